@@ -1,0 +1,1 @@
+"""The ``reval`` command line: a thin layer over the library (the only click user)."""

@@ -1,0 +1,21 @@
+"""Documented exit codes of every ``reval`` command (see README, "Exit codes")."""
+
+from __future__ import annotations
+
+from retrieval_eval.errors import InfrastructureError, InputError, Interrupted, RevalError
+
+OK = 0
+REGRESSION = 1  # a regression (or an incomparable baseline) with --fail-on-regression
+BAD_INPUT = 2  # usage error or bad input: malformed set, unknown name, bad option
+FAILURE = 3  # retriever or infrastructure failure: unreachable server, database error
+INTERRUPTED = 130  # Ctrl-C; what was measured is kept
+
+
+def for_error(error: RevalError) -> int:
+    if isinstance(error, Interrupted):
+        return INTERRUPTED
+    if isinstance(error, InputError):
+        return BAD_INPUT
+    if isinstance(error, InfrastructureError):
+        return FAILURE
+    return FAILURE

@@ -1,0 +1,1 @@
+"""Generated from proto/; regenerate with tools/gen_proto.py."""
