@@ -1,0 +1,1 @@
+"""Regression verdicts: is the current run worse than its baseline, and is it noise?"""
