@@ -1,0 +1,110 @@
+"""Call a user's retriever object the same way whether its methods are sync or async.
+
+Used by the gRPC server SDK and by in-process plugins, so that both accept the same
+objects: ``retrieve`` may be a plain function (run in a worker thread so that it never
+blocks the event loop) or a coroutine function; it may return ``RetrievedItem`` records
+or plain string ids.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import inspect
+from collections.abc import Awaitable, Callable, Iterable
+from typing import Any
+
+from retrieval_eval.retrievers.types import RetrievedItem, RetrieverDescription
+
+RetrieveFn = Callable[[str, int], Awaitable[list[RetrievedItem]]]
+
+
+def make_retrieve(obj: Any) -> RetrieveFn:
+    """An async ``(question, limit) -> items`` for ``obj.retrieve``, decided once.
+
+    Raises ``TypeError`` when ``obj`` has no callable ``retrieve``.
+    """
+    method = getattr(obj, "retrieve", None)
+    if not callable(method):
+        raise TypeError(f"{type(obj).__name__} has no callable retrieve(question, limit)")
+    if inspect.iscoroutinefunction(method):
+
+        async def call_async(question: str, limit: int) -> list[RetrievedItem]:
+            return normalize_items(await method(question, limit), limit)
+
+        return call_async
+
+    async def call_sync(question: str, limit: int) -> list[RetrievedItem]:
+        result = await asyncio.to_thread(method, question, limit)
+        if inspect.isawaitable(result):  # a sync wrapper that hands back a coroutine
+            result = await result
+        return normalize_items(result, limit)
+
+    return call_sync
+
+
+async def call_retrieve(obj: Any, question: str, limit: int) -> list[RetrievedItem]:
+    """Call ``obj.retrieve(question, limit)`` (sync or async) and validate the results.
+
+    Raises ``TypeError`` for results of the wrong type and ``ValueError`` for empty ids
+    or more than ``limit`` results.
+    """
+    return await make_retrieve(obj)(question, limit)
+
+
+def normalize_items(result: Any, limit: int) -> list[RetrievedItem]:
+    """Validate what ``retrieve`` returned and turn plain string ids into records."""
+    if isinstance(result, str | bytes) or not isinstance(result, Iterable):
+        raise TypeError(
+            f"retrieve() must return a list of RetrievedItem or str, got {type(result).__name__}"
+        )
+    items: list[RetrievedItem] = []
+    for rank, item in enumerate(result):
+        if isinstance(item, str):
+            item = RetrievedItem(item)
+        elif not isinstance(item, RetrievedItem):
+            raise TypeError(
+                f"retrieve() result {rank} is {type(item).__name__}, expected RetrievedItem or str"
+            )
+        if not item.document_id:
+            raise ValueError(f"retrieve() result {rank} has an empty document id")
+        items.append(item)
+    if len(items) > limit:
+        raise ValueError(f"retrieve() returned {len(items)} results, more than limit {limit}")
+    return items
+
+
+def describe_of(obj: Any, fallback: RetrieverDescription | None = None) -> RetrieverDescription:
+    """``obj.describe()`` if it has one, else ``fallback``, else the class name.
+
+    ``describe`` is called synchronously (use ``call_describe`` for an async one); it may
+    return a ``RetrieverDescription`` or a plain identifier string.
+    """
+    method = getattr(obj, "describe", None)
+    if not callable(method):
+        return fallback or RetrieverDescription(identifier=type(obj).__name__)
+    if inspect.iscoroutinefunction(method):
+        raise TypeError(f"{type(obj).__name__}.describe() is async; use call_describe()")
+    return _checked_description(obj, method())
+
+
+async def call_describe(
+    obj: Any, fallback: RetrieverDescription | None = None
+) -> RetrieverDescription:
+    """Like ``describe_of`` but also accepts an async ``describe``."""
+    method = getattr(obj, "describe", None)
+    if callable(method) and inspect.iscoroutinefunction(method):
+        return _checked_description(obj, await method())
+    return describe_of(obj, fallback)
+
+
+def _checked_description(obj: Any, described: Any) -> RetrieverDescription:
+    if isinstance(described, str):
+        described = RetrieverDescription(identifier=described)
+    if not isinstance(described, RetrieverDescription):
+        raise TypeError(
+            f"{type(obj).__name__}.describe() returned {type(described).__name__}, "
+            "expected RetrieverDescription"
+        )
+    if not described.identifier:
+        raise ValueError(f"{type(obj).__name__}.describe() returned an empty identifier")
+    return described
