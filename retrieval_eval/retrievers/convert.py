@@ -1,0 +1,70 @@
+"""Protobuf <-> plain records, in ``x_to_proto`` / ``x_from_proto`` pairs.
+
+The only place that maps between the generated messages and the records in ``types.py``,
+so that protobuf types never leave the retrievers package.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+
+from retrieval_eval.retrievers.types import RetrievedItem, RetrieverDescription
+from retrieval_eval.v1 import retriever_pb2 as pb
+
+
+def item_to_proto(item: RetrievedItem) -> pb.RetrievedItem:
+    return pb.RetrievedItem(
+        document_id=item.document_id, score=item.score, chunk_id=item.chunk_id or ""
+    )
+
+
+def item_from_proto(message: pb.RetrievedItem) -> RetrievedItem:
+    """An unset score stays ``None``; an empty chunk id becomes ``None``."""
+    score = message.score if message.HasField("score") else None
+    return RetrievedItem(message.document_id, score, message.chunk_id or None)
+
+
+def items_to_proto(items: Iterable[RetrievedItem]) -> pb.RetrieveResponse:
+    return pb.RetrieveResponse(results=[item_to_proto(item) for item in items])
+
+
+def items_from_proto(message: pb.RetrieveResponse) -> list[RetrievedItem]:
+    """Ranked records from a response, in rank order."""
+    return [item_from_proto(result) for result in message.results]
+
+
+def request_to_proto(question: str, limit: int) -> pb.RetrieveRequest:
+    return pb.RetrieveRequest(question=question, limit=limit)
+
+
+def request_from_proto(message: pb.RetrieveRequest) -> tuple[str, int]:
+    return message.question, message.limit
+
+
+def description_to_proto(description: RetrieverDescription) -> pb.DescribeResponse:
+    return pb.DescribeResponse(
+        identifier=description.identifier,
+        version=description.version,
+        chunk_separator=description.chunk_separator,
+        provenance=pb.Provenance(
+            corpus_revision=description.corpus_revision,
+            model_revision=description.model_revision,
+            chunking=description.chunking,
+            pipeline=description.pipeline,
+        ),
+        metadata=dict(description.metadata),
+    )
+
+
+def description_from_proto(message: pb.DescribeResponse) -> RetrieverDescription:
+    provenance = message.provenance
+    return RetrieverDescription(
+        identifier=message.identifier,
+        version=message.version,
+        chunk_separator=message.chunk_separator,
+        corpus_revision=provenance.corpus_revision,
+        model_revision=provenance.model_revision,
+        chunking=provenance.chunking,
+        pipeline=provenance.pipeline,
+        metadata=dict(message.metadata),
+    )

@@ -1,0 +1,61 @@
+"""Every proto <-> record pair round-trips, also through the wire bytes."""
+
+from __future__ import annotations
+
+import pytest
+
+from retrieval_eval.retrievers import convert
+from retrieval_eval.retrievers.types import RetrievedItem, RetrieverDescription
+from retrieval_eval.v1 import retriever_pb2 as pb
+
+ITEMS = [
+    RetrievedItem("doc-1"),
+    RetrievedItem("doc-2", score=0.0),
+    RetrievedItem("doc-3#2", score=-1.5, chunk_id="doc-3#2"),
+    RetrievedItem("ünïcode/ id", score=1e300, chunk_id=None),
+]
+
+
+@pytest.mark.parametrize("item", ITEMS, ids=repr)
+def test_item_round_trip(item: RetrievedItem) -> None:
+    wire = convert.item_to_proto(item).SerializeToString()
+    assert convert.item_from_proto(pb.RetrievedItem.FromString(wire)) == item
+
+
+def test_score_zero_is_kept_apart_from_no_score() -> None:
+    assert convert.item_to_proto(RetrievedItem("a", score=0.0)).HasField("score")
+    assert not convert.item_to_proto(RetrievedItem("a")).HasField("score")
+
+
+@pytest.mark.parametrize("items", [[], ITEMS, list(reversed(ITEMS))], ids=["empty", "fwd", "rev"])
+def test_items_round_trip_keeps_rank_order(items: list[RetrievedItem]) -> None:
+    wire = convert.items_to_proto(items).SerializeToString()
+    assert convert.items_from_proto(pb.RetrieveResponse.FromString(wire)) == items
+
+
+@pytest.mark.parametrize("question, limit", [("what is bm25?", 12), ("x" * 5000, 1000)])
+def test_request_round_trip(question: str, limit: int) -> None:
+    wire = convert.request_to_proto(question, limit).SerializeToString()
+    assert convert.request_from_proto(pb.RetrieveRequest.FromString(wire)) == (question, limit)
+
+
+DESCRIPTIONS = [
+    RetrieverDescription("bm25"),
+    RetrieverDescription(
+        "acme-dense",
+        version="2.1.0",
+        chunk_separator="#",
+        corpus_revision="c0ffee",
+        model_revision="e5-large@3",
+        chunking="words-200-overlap-20",
+        pipeline="rerank-v2",
+        metadata={"k1": "0.9", "b": "0.4"},
+    ),
+]
+
+
+@pytest.mark.parametrize("description", DESCRIPTIONS, ids=lambda d: d.identifier)
+def test_description_round_trip(description: RetrieverDescription) -> None:
+    wire = convert.description_to_proto(description).SerializeToString()
+    back = convert.description_from_proto(pb.DescribeResponse.FromString(wire))
+    assert back == description
