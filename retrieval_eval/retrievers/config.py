@@ -1,0 +1,147 @@
+"""Named retrievers from ``reval.toml``: a short name stands for an address plus options.
+
+Example::
+
+    [retrievers.prod]
+    address = "grpcs://search.internal:443"
+    timeout = 5.0                 # seconds per call
+    token_env = "PROD_TOKEN"      # bearer token read from this environment variable
+    tls_ca = "certs/ca.pem"       # relative paths are relative to reval.toml
+    tls_cert = "certs/client.pem" # client certificate and key: mutual TLS
+    tls_key = "certs/client.key"
+    tls_server_name = "search.internal"
+
+Only the ``[retrievers]`` table is read here; other tables belong to other parts of reval.
+Every problem is a ``ConfigError`` naming the file and the key.
+"""
+
+from __future__ import annotations
+
+import difflib
+import re
+import tomllib
+from collections.abc import Mapping
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from retrieval_eval.errors import ConfigError
+
+CONFIG_FILE_NAME = "reval.toml"
+SECTION = "retrievers"
+NAME_PATTERN = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.-]*$")
+_STRING_KEYS = ("address", "token_env", "tls_server_name")
+_PATH_KEYS = ("tls_ca", "tls_cert", "tls_key")
+KEYS = ("address", "timeout", *_STRING_KEYS[1:], *_PATH_KEYS)
+
+
+@dataclass(frozen=True, slots=True)
+class RetrieverConfig:
+    """One ``[retrievers.NAME]`` entry; paths are already absolute."""
+
+    name: str
+    address: str
+    source: Path
+    timeout_s: float | None = None
+    token_env: str | None = None
+    tls_ca: Path | None = None
+    tls_cert: Path | None = None
+    tls_key: Path | None = None
+    tls_server_name: str | None = None
+
+    @property
+    def where(self) -> str:
+        """``reval.toml [retrievers.NAME]``, for messages."""
+        return f"{self.source} [{SECTION}.{self.name}]"
+
+    @property
+    def uses_tls_files(self) -> bool:
+        return any(v is not None for v in (self.tls_ca, self.tls_cert, self.tls_key))
+
+
+def default_config_path() -> Path:
+    """``./reval.toml`` in the working directory."""
+    return Path.cwd() / CONFIG_FILE_NAME
+
+
+def load_config(path: Path | None = None) -> dict[str, RetrieverConfig]:
+    """The named retrievers of ``path`` (default ``./reval.toml``), by name.
+
+    A missing default file means "no named retrievers"; a missing explicit file is an error.
+    """
+    explicit = path is not None
+    path = Path(path) if path is not None else default_config_path()
+    if not path.is_file():
+        if explicit:
+            raise ConfigError(f"{path}: configuration file not found")
+        return {}
+    try:
+        with path.open("rb") as f:
+            document = tomllib.load(f)
+    except tomllib.TOMLDecodeError as e:
+        raise ConfigError(f"{path}: invalid TOML: {e}") from e
+    except OSError as e:
+        raise ConfigError(f"{path}: cannot read: {e.strerror or e}") from e
+    return _parse_document(document, path)
+
+
+def _parse_document(document: Mapping[str, Any], path: Path) -> dict[str, RetrieverConfig]:
+    for key in document:
+        if key != SECTION and difflib.get_close_matches(key, [SECTION], n=1, cutoff=0.75):
+            raise ConfigError(f"{path}: unknown table [{key}]; did you mean [{SECTION}]?")
+    section = document.get(SECTION, {})
+    if not isinstance(section, dict):
+        raise ConfigError(f"{path}: [{SECTION}] must be a table of named retrievers")
+    entries = {}
+    for name, table in section.items():
+        where = f"{path} [{SECTION}.{name}]"
+        if not NAME_PATTERN.match(name):
+            raise ConfigError(
+                f"{where}: invalid retriever name {name!r}; use letters, digits, '_', '.', '-'"
+            )
+        if not isinstance(table, dict):
+            raise ConfigError(f"{where}: must be a table with at least 'address'")
+        entries[name] = _parse_entry(name, table, path, where)
+    return entries
+
+
+def _parse_entry(name: str, table: Mapping[str, Any], path: Path, where: str) -> RetrieverConfig:
+    for key in table:
+        if key not in KEYS:
+            close = difflib.get_close_matches(key, KEYS, n=1)
+            hint = f"; did you mean {close[0]!r}?" if close else f"; expected one of {KEYS}"
+            raise ConfigError(f"{where}: unknown key {key!r}{hint}")
+    if "address" not in table:
+        raise ConfigError(f"{where}: missing required key 'address'")
+    values: dict[str, Any] = {}
+    for key in _STRING_KEYS:
+        if key in table:
+            values[key] = _non_empty_string(table[key], where, key)
+    for key in _PATH_KEYS:
+        if key in table:
+            values[key] = (path.parent / _non_empty_string(table[key], where, key)).resolve()
+    if "timeout" in table:
+        values["timeout_s"] = _positive_number(table["timeout"], where, "timeout")
+    entry = RetrieverConfig(name=name, source=path, **values)
+    if (entry.tls_cert is None) != (entry.tls_key is None):
+        raise ConfigError(f"{where}: 'tls_cert' and 'tls_key' must be given together")
+    if entry.uses_tls_files and entry.address.startswith("grpc://"):
+        raise ConfigError(
+            f"{where}: key 'address': TLS files are set but {entry.address!r} is plaintext; "
+            "use grpcs://"
+        )
+    return entry
+
+
+def _non_empty_string(value: Any, where: str, key: str) -> str:
+    if not isinstance(value, str) or not value.strip():
+        raise ConfigError(f"{where}: key {key!r} must be a non-empty string, got {value!r}")
+    return value.strip()
+
+
+def _positive_number(value: Any, where: str, key: str) -> float:
+    if isinstance(value, bool) or not isinstance(value, int | float) or not value > 0:
+        raise ConfigError(
+            f"{where}: key {key!r} must be a positive number of seconds, got {value!r}"
+        )
+    return float(value)
