@@ -1,0 +1,74 @@
+"""What every report renders: a run, its verdict, and helpers shared by the formats."""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass
+
+from retrieval_eval.evaluation.results import GroupMetrics, QuestionOutcome, RunResult
+from retrieval_eval.regression.types import Verdict
+
+
+@dataclass(frozen=True, slots=True)
+class RunReport:
+    """One run as reported; ``verdict`` is None when no regression check was made."""
+
+    run: RunResult
+    verdict: Verdict | None = None
+
+
+_METRIC_KEY = re.compile(r"^(?P<name>[a-z_0-9]+?)(?:@(?P<k>\d+))?$")
+_FAMILY_ORDER = {"top1_hit_rate": 0, "top3_hit_rate": 1, "hit_rate": 2, "mrr": 3}
+_FAMILY_ORDER |= {"recall": 4, "ndcg": 5}
+
+
+def metric_sort_key(name: str) -> tuple[int, int, str]:
+    """Top-1, top-3, then hit_rate@k, mrr@k, recall@k, ndcg@k by k; unknown ones last."""
+    match = _METRIC_KEY.match(name)
+    if match is None:
+        return (99, 0, name)
+    family = _FAMILY_ORDER.get(match["name"], 98)
+    return (family, int(match["k"] or 0), name)
+
+
+def ordered_metrics(values: Mapping[str, float]) -> list[str]:
+    return sorted(values, key=metric_sort_key)
+
+
+def rate_names(metrics: GroupMetrics) -> list[str]:
+    """The hit-rate metrics that carry intervals, in display order."""
+    return sorted(metrics.intervals, key=metric_sort_key)
+
+
+def run_title(run: RunResult) -> str:
+    """``set × retriever`` as people say it, used as a heading and a JUnit suite name."""
+    return f"{run.set_name} × {retriever_label(run)}"
+
+
+def retriever_label(run: RunResult) -> str:
+    version = f" {run.retriever.version}" if run.retriever.version else ""
+    return f"{run.retriever.identifier}{version}"
+
+
+def hit_mark(hit: bool | None) -> str:
+    return "-" if hit is None else ("hit" if hit else "miss")
+
+
+def question_flips(report: RunReport) -> dict[str, list[str]]:
+    """question id -> descriptions of its hit->miss flips (e.g. ``["top-1"]``)."""
+    flips: dict[str, list[str]] = {}
+    if report.verdict is None:
+        return flips
+    for flip in report.verdict.flips:
+        if flip.direction == "hit->miss":
+            flips.setdefault(flip.question_id, []).append(f"top-{flip.k}")
+    return flips
+
+
+def misses(questions: Iterable[QuestionOutcome]) -> list[QuestionOutcome]:
+    return [q for q in questions if q.answered and not q.hits.get(max(q.hits, default=3), True)]
+
+
+def duration_s(run: RunResult) -> float:
+    return max(0.0, (run.finished_at - run.started_at).total_seconds())

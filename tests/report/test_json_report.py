@@ -1,0 +1,142 @@
+from __future__ import annotations
+
+import json
+
+from retrieval_eval.report import RunReport
+from retrieval_eval.report.json_report import (
+    SCHEMA_VERSION,
+    render_json,
+    run_to_dict,
+    runs_to_document,
+)
+
+RUN_KEYS = {
+    "run_id",
+    "set",
+    "set_fingerprint",
+    "retriever",
+    "state",
+    "complete",
+    "started_at",
+    "finished_at",
+    "duration_s",
+    "labels",
+    "parameters",
+    "metrics",
+    "errors",
+    "underfilled",
+    "no_answer",
+    "by_form",
+    "by_hard_class",
+    "latency_ms",
+    "questions",
+    "regression",
+}
+QUESTION_KEYS = {
+    "id",
+    "form",
+    "hard_class",
+    "expected_document_ids",
+    "top1_hit",
+    "top3_hit",
+    "hits",
+    "ranked_document_ids",
+    "raw_ids",
+    "latency_ms",
+    "error",
+    "underfilled",
+}
+
+
+def test_run_shape_carries_every_documented_key(current_run):
+    d = run_to_dict(current_run, None)
+    assert set(d) == RUN_KEYS
+    assert d["retriever"] == {
+        "identifier": "bm25",
+        "version": "1.2",
+        "target": "grpc://127.0.0.1:5000",
+        "provenance": {
+            "corpus_revision": "c1",
+            "model_revision": "",
+            "chunking": "",
+            "pipeline": "",
+            "chunk_separator": "#",
+            "metadata": {},
+        },
+    }
+    assert d["regression"] is None
+    assert d["state"] == "incomplete" and d["complete"] is False
+    assert d["errors"] == 1
+    assert d["latency_ms"]["p95"] == 9.0 and set(d["latency_ms"]) >= {"p50", "p95", "p99"}
+    assert d["parameters"]["ks"] == [1, 3] and d["parameters"]["limit"] == 12
+    assert d["labels"] == {"git_sha": "abc123"}
+    assert d["duration_s"] == 2.5
+
+
+def test_metrics_are_numbers_with_intervals_beside_them(current_run):
+    m = run_to_dict(current_run, None)["metrics"]
+    # 5 answered: q1 hit@1, q2 miss@1 hit@3? (d5 is 4th distinct -> miss), q3 hit@3 only,
+    # q4 empty->hit, q5 non-empty for no-answer -> miss.
+    assert m["count"] == 5 and m["errors"] == 1
+    assert m["top1_hit_rate"] == 2 / 5
+    assert m["top3_hit_rate"] == 3 / 5
+    assert list(m)[:4] == ["count", "errors", "top1_hit_rate", "top3_hit_rate"]
+    assert m["intervals"]["top3_hit_rate"]["successes"] == 3
+    assert m["intervals"]["top3_hit_rate"]["count"] == 5
+    assert m["no_answer"] == {"count": 2, "correctly_empty": 1, "returned_something": 1}
+
+
+def test_breakdowns_have_counts_and_the_same_metrics(current_run):
+    d = run_to_dict(current_run, None)
+    assert set(d["by_form"]) == {"MATCH", "GAP"}
+    gap = d["by_form"]["GAP"]
+    assert gap["count"] == 2 and gap["top1_hit_rate"] == 0.0 and gap["top3_hit_rate"] == 0.5
+    nd = d["by_hard_class"]["near-duplicate"]
+    assert nd["count"] == 2 and nd["top1_hit_rate"] == 0.5
+
+
+def test_questions_keep_distinct_and_raw_rankings_and_errors(current_run):
+    qs = {q["id"]: q for q in run_to_dict(current_run, None)["questions"]}
+    assert set(qs["q1"]) == QUESTION_KEYS
+    assert qs["q1"]["raw_ids"] == ["d1#0", "d1#1", "d2"]
+    assert qs["q1"]["ranked_document_ids"] == ["d1", "d2"]
+    assert qs["q1"]["hits"] == {"1": True, "3": True}
+    assert qs["q6"]["error"] == {"kind": "timeout", "message": "timeout while answering q6"}
+    assert qs["q6"]["top1_hit"] is None and qs["q6"]["top3_hit"] is None
+    assert qs["q6"]["ranked_document_ids"] == []
+
+
+def test_regression_object(current_run, regression_verdict):
+    r = run_to_dict(current_run, regression_verdict)["regression"]
+    assert r["verdict"] == "regression" and r["fails"] is True
+    assert r["baseline_run_id"] == "r-baseline"
+    top1 = r["deltas"][0]
+    assert top1["metric"] == "top1_hit_rate" and abs(top1["delta"] - -0.2) < 1e-12
+    assert [f["question_id"] for f in r["flips"] if f["direction"] == "hit->miss"] == ["q2", "q2"]
+    assert r["p_values"] == {"1": 1.0, "3": 1.0}
+    assert r["tests"][1] == {
+        "k": 3,
+        "wins": 0,
+        "losses": 1,
+        "ties": 4,
+        "p_value": 1.0,
+        "significant": False,
+    }
+    assert r["warnings"] == ["set too small: one question moves top-1 by 0.200"]
+
+
+def test_document_summary_and_round_trip_through_json(current_run, regression_verdict):
+    reports = [RunReport(current_run, regression_verdict), RunReport(current_run, None)]
+    text = render_json(reports, warnings=["run not saved"])
+    doc = json.loads(text)
+    assert doc == json.loads(json.dumps(runs_to_document(reports, ["run not saved"])))
+    assert doc["schema_version"] == SCHEMA_VERSION == 1
+    assert len(doc["runs"]) == 2
+    assert doc["summary"] == {
+        "runs": 2,
+        "incomplete": 2,
+        "interrupted": 0,
+        "verdicts": {"regression": 1},
+        "failing": 1,
+    }
+    assert doc["warnings"] == ["run not saved"]
