@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Awaitable, Mapping
 from dataclasses import dataclass, field
-from typing import Protocol, runtime_checkable
+from typing import Any, Protocol, runtime_checkable
 
 
 @dataclass(frozen=True, slots=True)
@@ -55,3 +55,14 @@ class AsyncRetriever(Protocol):
     async def describe(self) -> RetrieverDescription: ...
 
     async def close(self) -> None: ...
+
+
+class RetrieverFactory(Protocol):
+    """The object behind an entry point in ``retrieval_eval.retrievers``.
+
+    Called with the text after ``NAME:`` in a spec (``bm25:/path/to/index`` -> the index
+    path), or ``None`` for a bare ``NAME``. Returns an object with ``retrieve(question,
+    limit)`` (sync or async), and optionally ``describe()`` and ``close()``.
+    """
+
+    def __call__(self, argument: str | None) -> Any: ...
