@@ -1,0 +1,69 @@
+from __future__ import annotations
+
+import re
+
+from retrieval_eval.report import RunReport
+from retrieval_eval.report.terminal import ALL_QUESTIONS_UP_TO, render_text
+
+from .conftest import build_run, outcome
+
+ANSI = re.compile(r"\x1b\[[0-9;]*m")
+
+
+def test_plain_report_has_every_section_and_no_escape_codes(current_run, regression_verdict):
+    text = render_text([RunReport(current_run, regression_verdict)], width=120)
+    assert "\x1b[" not in text
+    assert text.isascii() is False or "×" in text  # the title uses the multiplication sign
+    assert "faq × bm25 1.2 — incomplete (1 errors)" in text
+    # aggregate rates with intervals and counts
+    assert re.search(r"top1_hit_rate\s+0\.400\s+\[0\.200, 0\.600\]\s+2/5", text)
+    assert re.search(r"top3_hit_rate\s+0\.600\s+\[0\.400, 0\.800\]\s+3/5", text)
+    assert "no-answer questions: 2 · correctly empty 1 · returned something 1" in text
+    assert "errors: 1 (rates are over answered questions)" in text
+    assert "by form" in text and "by hard class" in text
+    assert re.search(r"GAP\s+2\s+0\.000 \(0/2\)\s+0\.500 \(1/2\)\s+0", text)
+    assert "latency ms: p50 5.0 · p95 9.0 · p99 9.5" in text
+    # per-question: misses show their top distinct documents, errors their kind
+    assert "expected d5; got d2, d3, d4" in text
+    assert "ERROR timeout: timeout while answering q6" in text
+    assert "was a hit at top-1, top-3" in text
+    # verdict with deltas, flips and the paired test
+    assert "regression verdict: REGRESSION vs baseline r-baseline" in text
+    assert re.search(
+        r"overall\s+top1_hit_rate\s+0\.800\s+0\.600\s+-0\.200\s+0\.100\s+REGRESSED", text
+    )
+    assert "flipped hit->miss: 2" in text and "flipped miss->hit: 1" in text
+    assert "q2 @top-1: expected d5; now d2, d3, d4; was d5, d2" in text
+    assert "McNemar top-3: 0 miss->hit, 1 hit->miss, 4 unchanged; p = 1.0000" in text
+    assert "warning: set too small" in text
+
+
+def test_color_report_has_styles_and_the_same_words(current_run, regression_verdict):
+    reports = [RunReport(current_run, regression_verdict)]
+    colored = render_text(reports, color=True, width=120)
+    assert "\x1b[" in colored
+    assert "REGRESSION" in ANSI.sub("", colored)
+    assert "expected d5; got d2, d3, d4" in ANSI.sub("", colored)
+
+
+def test_user_text_with_brackets_is_not_taken_for_markup():
+    run = build_run([outcome("[bold]q", ["[d1]"], ["[x]"], hard_class="[red]c")])
+    text = render_text([RunReport(run)], width=120)
+    assert "[bold]q" in text and "expected [d1]; got [x]" in text and "[red]c" in text
+
+
+def test_large_sets_list_only_misses_and_errors():
+    n = ALL_QUESTIONS_UP_TO + 10
+    outcomes = [outcome(f"q{i}", ["d1"], ["d1"]) for i in range(n)]
+    outcomes[7] = outcome("q7", ["d1"], ["d2"])
+    outcomes[9] = outcome("q9", ["d1"], error="unavailable")
+    text = render_text([RunReport(build_run(outcomes))], width=120)
+    assert "questions that missed or failed" in text
+    listed = re.findall(r"^\s*(q\d+)\s", text, flags=re.M)
+    assert listed == ["q7", "q9"]
+
+
+def test_no_verdict_means_no_regression_section_and_warnings_are_printed(current_run):
+    text = render_text([RunReport(current_run)], warnings=["run not saved: db down"])
+    assert "regression verdict" not in text
+    assert text.rstrip().endswith("warning: run not saved: db down")
