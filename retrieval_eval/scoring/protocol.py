@@ -1,0 +1,120 @@
+"""The scoring protocol for one question (the methodology; keep it exact).
+
+1. Ask for ``max(ks) * overfetch`` results (defaults 3 * 4 = 12).
+2. Map each result id to its document id: with a chunk separator, cut at the LAST
+   occurrence of the separator (``"doc#1#7"`` with ``"#"`` -> ``"doc#1"``). An id whose
+   document part would be empty is kept whole. Empty ids are skipped.
+3. Collapse duplicate documents to their first occurrence: the ranking is over distinct
+   documents, best first.
+4. Hit at k: one of the k best distinct documents is expected. A question with no
+   expected documents is a hit (at every k) only when no document came back.
+5. ``underfilled``: the retriever returned a full ``limit`` yet fewer than ``max(ks)``
+   distinct documents, so the overfetch multiplier was too small for this question.
+
+A failed retrieval is an error, never a miss: its outcome carries no hits at all.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Sequence
+
+from retrieval_eval.errors import InputError
+from retrieval_eval.evaluation.results import QuestionOutcome, RetrievalFailure
+from retrieval_eval.questions.model import GoldenQuestion
+from retrieval_eval.retrievers.types import RetrievedItem
+
+#: The cutoffs that are always scored, whatever the user asks for (the methodology's).
+REQUIRED_KS = (1, 3)
+#: The server contract's ceiling on ``limit``.
+MAX_LIMIT = 1000
+
+
+def normalize_ks(ks: Iterable[int]) -> tuple[int, ...]:
+    """Sorted distinct cutoffs, always including 1 and 3; rejects non-positive values."""
+    values = set(REQUIRED_KS)
+    for k in ks:
+        if isinstance(k, bool) or not isinstance(k, int) or k < 1:
+            raise InputError(f"invalid cutoff k={k!r}: every k must be a positive integer")
+        values.add(k)
+    return tuple(sorted(values))
+
+
+def request_limit(ks: Iterable[int], overfetch: int) -> int:
+    """Results to request per question: the deepest k times the overfetch multiplier."""
+    if isinstance(overfetch, bool) or not isinstance(overfetch, int) or overfetch < 1:
+        raise InputError(f"invalid overfetch {overfetch!r}: it must be an integer >= 1")
+    limit = max(normalize_ks(ks)) * overfetch
+    if limit > MAX_LIMIT:
+        raise InputError(
+            f"deepest k times overfetch is {limit}, above the contract's limit of "
+            f"{MAX_LIMIT}; lower --k or --overfetch"
+        )
+    return limit
+
+
+def document_id(result_id: str, separator: str) -> str:
+    """The document a result id belongs to: cut at the last separator, if any."""
+    if separator:
+        head, found, _ = result_id.rpartition(separator)
+        if found and head:
+            return head
+    return result_id
+
+
+def distinct_documents(result_ids: Iterable[str], separator: str) -> tuple[str, ...]:
+    """Distinct document ids in rank order: empty ids skipped, first occurrence kept."""
+    seen: dict[str, None] = {}
+    for rid in result_ids:
+        if rid:
+            seen.setdefault(document_id(rid, separator))
+    return tuple(seen)
+
+
+def hits_at(ranked: Sequence[str], expected: Iterable[str], ks: Sequence[int]) -> dict[int, bool]:
+    """k -> hit within the k best distinct documents (no expected docs: hit iff empty)."""
+    targets = frozenset(expected)
+    if not targets:
+        nothing = not ranked
+        return {k: nothing for k in ks}
+    first = next((i for i, doc in enumerate(ranked) if doc in targets), None)
+    return {k: first is not None and first < k for k in ks}
+
+
+def score_question(
+    q: GoldenQuestion,
+    items: Sequence[RetrievedItem] | None,
+    *,
+    ks: Sequence[int],
+    limit: int,
+    separator: str,
+    latency_ms: float | None,
+    error: RetrievalFailure | None,
+) -> QuestionOutcome:
+    """Score one question's response; ``ks`` must already be normalized.
+
+    ``items`` beyond ``limit`` (a retriever breaking the contract) are recorded in
+    ``raw_ids`` but not scored, so that every retriever is scored over the same depth.
+    """
+    if error is not None or items is None:
+        failure = error or RetrievalFailure("internal", "no response recorded")
+        return QuestionOutcome(
+            question_id=q.id,
+            form=q.form,
+            hard_class=q.hard_class,
+            expected_document_ids=q.expected_document_ids,
+            latency_ms=latency_ms,
+            error=failure,
+        )
+    raw = tuple(item.document_id for item in items)
+    ranked = distinct_documents(raw[:limit], separator)
+    return QuestionOutcome(
+        question_id=q.id,
+        form=q.form,
+        hard_class=q.hard_class,
+        expected_document_ids=q.expected_document_ids,
+        raw_ids=raw,
+        ranked_document_ids=ranked,
+        hits=hits_at(ranked, q.expected_document_ids, ks),
+        latency_ms=latency_ms,
+        underfilled=len(raw) >= limit and len(ranked) < max(ks),
+    )
