@@ -1,0 +1,172 @@
+"""``reval bm25``: index a corpus, serve an index over gRPC. Thin layer over the library."""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+from typing import Any
+
+import click
+
+from reval_bm25.errors import Bm25IndexError
+
+
+@click.group()
+def bm25() -> None:
+    """Reference BM25 retriever (tantivy): build an index, then evaluate or serve it.
+
+    \b
+    reval bm25 index corpus.jsonl.gz --out index/
+    reval eval --retriever bm25:index/ ...        (in-process, no server)
+    reval bm25 serve index/ --address 127.0.0.1:50051
+    """
+
+
+@bm25.command("index")
+@click.argument("corpus", type=click.Path(path_type=Path))
+@click.option(
+    "--out",
+    "out",
+    required=True,
+    type=click.Path(path_type=Path),
+    help="Index directory (replaced atomically if it holds an index).",
+)
+@click.option(
+    "--chunk-words",
+    type=click.IntRange(min=1),
+    default=None,
+    help="Split documents into chunks of N words (ids '<doc id>#<n>').",
+)
+@click.option(
+    "--chunk-overlap",
+    type=click.IntRange(min=0),
+    default=0,
+    show_default=True,
+    help="Words shared by consecutive chunks.",
+)
+@click.option(
+    "--update",
+    is_flag=True,
+    help="Bring an existing index in line with CORPUS: add, replace, delete.",
+)
+def index_command(
+    corpus: Path, out: Path, chunk_words: int | None, chunk_overlap: int, update: bool
+) -> None:
+    """Index CORPUS: a BEIR-style JSONL file (_id, title, text; .gz ok) or a directory
+    of .txt/.md files (id = relative path)."""
+    from reval_bm25.index import build_index, update_index
+    from reval_bm25.metadata import read_metadata
+
+    with _RichProgress() as progress:
+        if update:
+            _check_update_chunking(read_metadata(out).chunking, chunk_words, chunk_overlap)
+            info = update_index(corpus, out, progress=progress)
+        else:
+            info = build_index(
+                corpus, out, chunk_words=chunk_words, chunk_overlap=chunk_overlap,
+                progress=progress,
+            )  # fmt: skip
+    chunks = f" in {info.chunks:,} chunks ({info.chunking.label()})" if info.chunking else ""
+    if update:
+        click.echo(
+            f"updated {out}: {info.added:,} added, {info.replaced:,} replaced, "
+            f"{info.deleted:,} deleted, {info.unchanged:,} unchanged; "
+            f"{info.documents:,} documents{chunks} in {info.seconds:.1f} s"
+        )
+    else:
+        click.echo(
+            f"indexed {info.documents:,} documents{chunks} into {out} in {info.seconds:.1f} s"
+        )
+    click.echo(f"corpus revision {info.corpus_revision}, {info.segments} segment(s)")
+
+
+def _check_update_chunking(existing, chunk_words: int | None, chunk_overlap: int) -> None:  # type: ignore[no-untyped-def]
+    """--update keeps the index's chunking; a different request needs a rebuild."""
+    if chunk_words is None and not chunk_overlap:
+        return
+    built = "no chunking" if existing is None else existing.label()
+    if existing is None or (existing.words, existing.overlap) != (chunk_words, chunk_overlap):
+        raise Bm25IndexError(
+            f"--update keeps the index's chunking ({built}); to change it, rebuild without --update"
+        )
+
+
+@bm25.command("serve")
+@click.argument("index_dir", metavar="DIR", type=click.Path(path_type=Path))
+@click.option(
+    "--address",
+    default="127.0.0.1:0",
+    show_default=True,
+    help="host:port to bind (port 0 picks a free port).",
+)
+@click.option(
+    "--token-env",
+    metavar="VAR",
+    default=None,
+    help="Require 'authorization: Bearer <token>', the token read from $VAR.",
+)
+@click.option(
+    "--max-concurrency",
+    type=click.IntRange(min=1),
+    default=64,
+    show_default=True,
+    help="Requests answered at once.",
+)
+def serve_command(
+    index_dir: Path, address: str, token_env: str | None, max_concurrency: int
+) -> None:
+    """Serve the index at DIR over gRPC (health and reflection included) until Ctrl-C."""
+    from retrieval_eval import serve
+    from reval_bm25.retriever import open_index
+
+    token = None
+    if token_env is not None:
+        token = os.environ.get(token_env)
+        if not token:
+            raise click.UsageError(f"--token-env {token_env}: environment variable is not set")
+    retriever = open_index(index_dir)
+    handle = serve(
+        retriever, address, describe=retriever.describe(), token=token,
+        max_concurrency=max_concurrency,
+    )  # fmt: skip
+    description = retriever.describe()
+    click.echo(
+        f"serving {index_dir} ({description.metadata['documents']} documents, corpus revision "
+        f"{description.corpus_revision}) on {handle.address}; Ctrl-C to stop",
+    )
+    try:
+        handle.wait()
+    except KeyboardInterrupt:
+        click.echo("stopping", err=True)
+    finally:
+        handle.stop()
+        retriever.close()
+
+
+class _RichProgress:
+    """The library's Progress shape on a rich progress bar (stderr, transient)."""
+
+    _bar: Any = None
+
+    def __enter__(self) -> _RichProgress:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        if self._bar is not None:
+            self._bar.stop()
+
+    def start(self, label: str, total: int) -> object:
+        """Shown from the first task on, so that an early error prints nothing else."""
+        if self._bar is None:
+            from rich.console import Console
+            from rich.progress import BarColumn, MofNCompleteColumn, Progress, TimeRemainingColumn
+
+            self._bar = Progress(
+                "[progress.description]{task.description}", BarColumn(), MofNCompleteColumn(),
+                TimeRemainingColumn(), console=Console(stderr=True), transient=True,
+            )  # fmt: skip
+            self._bar.start()
+        return self._bar.add_task(label, total=total)
+
+    def advance(self, task: object, n: int = 1) -> None:
+        self._bar.advance(task, n)  # type: ignore[arg-type]

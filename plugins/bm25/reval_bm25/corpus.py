@@ -1,0 +1,138 @@
+"""Read a corpus: BEIR-style JSONL (``_id``, ``title``, ``text``; gzip accepted) or a
+directory of ``.txt`` / ``.md`` files (id = path relative to the directory).
+
+A corpus is read twice: ``scan_corpus`` validates everything and fingerprints it before
+anything is written, then ``iter_documents`` streams it into the index. Neither pass
+holds the texts in memory.
+"""
+
+from __future__ import annotations
+
+import gzip
+import hashlib
+import io
+import json
+from collections.abc import Iterator
+from dataclasses import dataclass
+from pathlib import Path
+from typing import IO
+
+from reval_bm25.errors import CorpusError
+
+TEXT_SUFFIXES = (".txt", ".md", ".markdown")
+
+
+@dataclass(frozen=True, slots=True)
+class CorpusDocument:
+    id: str
+    title: str
+    text: str
+    #: Where it came from, for messages: ``file:line`` or the file path.
+    location: str
+
+    @property
+    def content_hash(self) -> str:
+        """Stable hash of what is indexed; ``--update`` replaces a document when it changes."""
+        data = f"{self.title}\0{self.text}".encode()
+        return hashlib.sha256(data).hexdigest()[:32]
+
+
+@dataclass(frozen=True, slots=True)
+class CorpusScan:
+    """What a validated corpus holds: id -> content hash, and the corpus fingerprint."""
+
+    hashes: dict[str, str]
+    fingerprint: str
+
+    @property
+    def documents(self) -> int:
+        return len(self.hashes)
+
+
+def corpus_fingerprint(hashes: dict[str, str]) -> str:
+    """Order-independent fingerprint: equal for equal content, however it was indexed."""
+    digest = hashlib.sha256()
+    for doc_id in sorted(hashes):
+        digest.update(f"{doc_id}\t{hashes[doc_id]}\n".encode())
+    return digest.hexdigest()[:16]
+
+
+def scan_corpus(path: Path) -> CorpusScan:
+    """Validate the whole corpus; raise ``CorpusError`` on the first problem."""
+    hashes: dict[str, str] = {}
+    seen_at: dict[str, str] = {}
+    for doc in iter_documents(path):
+        if doc.id in hashes:
+            raise CorpusError(
+                f"duplicate document id {doc.id!r}: {seen_at[doc.id]} and {doc.location}"
+            )
+        hashes[doc.id] = doc.content_hash
+        seen_at[doc.id] = doc.location
+    if not hashes:
+        raise CorpusError(f"{path}: empty corpus, no documents to index")
+    return CorpusScan(hashes, corpus_fingerprint(hashes))
+
+
+def iter_documents(path: Path) -> Iterator[CorpusDocument]:
+    """Every document of the corpus at ``path`` (a JSONL file or a directory)."""
+    if path.is_dir():
+        yield from _iter_directory(path)
+    elif path.is_file():
+        yield from _iter_jsonl(path)
+    else:
+        raise CorpusError(f"corpus not found: {path}")
+
+
+def _open_text(path: Path) -> IO[str]:
+    with path.open("rb") as probe:
+        gzipped = probe.read(2) == b"\x1f\x8b"
+    raw: IO[bytes] = gzip.open(path, "rb") if gzipped else path.open("rb")  # noqa: SIM115
+    return io.TextIOWrapper(raw, encoding="utf-8", newline=None)
+
+
+def _iter_jsonl(path: Path) -> Iterator[CorpusDocument]:
+    try:
+        with _open_text(path) as lines:
+            for number, line in enumerate(lines, start=1):
+                if line.strip():
+                    yield _parse_line(line, f"{path}:{number}")
+    except UnicodeDecodeError as e:
+        raise CorpusError(f"{path}: not UTF-8 text ({e.reason} at byte {e.start})") from e
+    except (gzip.BadGzipFile, EOFError) as e:
+        raise CorpusError(f"{path}: corrupt gzip file: {e}") from e
+
+
+def _parse_line(line: str, location: str) -> CorpusDocument:
+    try:
+        record = json.loads(line)
+    except json.JSONDecodeError as e:
+        raise CorpusError(f"{location}: malformed JSON: {e.msg} (column {e.colno})") from e
+    if not isinstance(record, dict):
+        raise CorpusError(f"{location}: expected a JSON object with '_id' and 'text'")
+    doc_id = record.get("_id", record.get("id"))
+    if isinstance(doc_id, int) and not isinstance(doc_id, bool):
+        doc_id = str(doc_id)
+    if not isinstance(doc_id, str) or not doc_id:
+        raise CorpusError(f"{location}: missing or empty '_id' (a non-empty string)")
+    title, text = record.get("title") or "", record.get("text")
+    if not isinstance(text, str):
+        raise CorpusError(f"{location}: document {doc_id!r}: 'text' must be a string")
+    if not isinstance(title, str):
+        raise CorpusError(f"{location}: document {doc_id!r}: 'title' must be a string")
+    return CorpusDocument(doc_id, title, text, location)
+
+
+def _iter_directory(root: Path) -> Iterator[CorpusDocument]:
+    files = sorted(
+        p
+        for p in root.rglob("*")
+        if p.is_file()
+        and p.suffix.lower() in TEXT_SUFFIXES
+        and not any(part.startswith(".") for part in p.relative_to(root).parts)
+    )
+    for file in files:
+        try:
+            text = file.read_text(encoding="utf-8")
+        except UnicodeDecodeError as e:
+            raise CorpusError(f"{file}: not UTF-8 text ({e.reason} at byte {e.start})") from e
+        yield CorpusDocument(file.relative_to(root).as_posix(), "", text, str(file))

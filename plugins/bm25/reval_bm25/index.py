@@ -1,0 +1,271 @@
+"""Build and update an index directory; nothing half-written, ever.
+
+Both operations work in a temporary sibling directory and swap it in with renames, so
+an error (or Ctrl-C) leaves the previous index, or nothing, in place. A static corpus
+is written by one writer thread with a large heap, which yields a single segment
+(about 30% faster queries at scale than many small segments).
+"""
+
+from __future__ import annotations
+
+import logging
+import os
+import shutil
+import time
+import uuid
+from collections.abc import Iterator
+from contextlib import contextmanager
+from dataclasses import dataclass
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import Protocol
+
+import tantivy
+
+from reval_bm25 import __version__
+from reval_bm25.analyzer import TOKENIZER_NAME, AnalyzerSettings, tantivy_version
+from reval_bm25.chunking import Chunking
+from reval_bm25.corpus import CorpusDocument, CorpusScan, iter_documents, scan_corpus
+from reval_bm25.errors import Bm25IndexError
+from reval_bm25.metadata import (
+    ENGINE_DIR,
+    METADATA_FILE,
+    IndexMetadata,
+    read_hashes,
+    read_metadata,
+    write_metadata,
+)
+
+log = logging.getLogger(__name__)
+
+#: Writer heap (one thread). Large enough that typical corpora end up in one segment.
+WRITER_HEAP_BYTES = 1_000_000_000
+#: Indexed fields: ``id`` (stored: the result id, a chunk id when chunked), ``doc_id``
+#: (the document, for deletes on update) and ``body`` (BM25; term frequencies only).
+ID, DOC_ID, BODY = "id", "doc_id", "body"
+
+
+class Progress(Protocol):
+    """The evaluation engine's progress shape: a task per phase, advanced per document."""
+
+    def start(self, label: str, total: int) -> object: ...
+
+    def advance(self, task: object, n: int = 1) -> None: ...
+
+
+@dataclass(frozen=True, slots=True)
+class IndexInfo:
+    """What a build or update did. ``added``/``replaced``/``deleted``/``unchanged`` count
+    documents (not chunks); a fresh build adds every document."""
+
+    path: Path
+    documents: int
+    chunks: int
+    corpus_revision: str
+    chunking: Chunking | None
+    segments: int
+    seconds: float
+    added: int = 0
+    replaced: int = 0
+    deleted: int = 0
+    unchanged: int = 0
+
+
+def build_index(
+    corpus: Path,
+    out: Path,
+    *,
+    chunk_words: int | None = None,
+    chunk_overlap: int = 0,
+    progress: Progress | None = None,
+    analyzer: AnalyzerSettings | None = None,
+) -> IndexInfo:
+    """Index ``corpus`` into ``out`` (replacing an existing bm25 index there)."""
+    started = time.perf_counter()
+    chunking = Chunking(chunk_words, chunk_overlap) if chunk_words is not None else None
+    if chunk_words is None and chunk_overlap:
+        raise Bm25IndexError("--chunk-overlap needs --chunk-words")
+    settings = analyzer or AnalyzerSettings()
+    out = Path(out)
+    _check_target(out)
+    scan = scan_corpus(Path(corpus))
+    with _staging(out, "build") as stage:
+        index = _new_index(stage / ENGINE_DIR, settings)
+        writer = index.writer(heap_size=WRITER_HEAP_BYTES, num_threads=1)
+        _add_all(writer, iter_documents(Path(corpus)), chunking, scan.documents, progress)
+        chunks, segments = _finish(index, writer)
+        now = _now()
+        meta = _metadata(settings, chunking, scan, chunks, str(corpus), now, "")
+        write_metadata(stage, meta, scan.hashes)
+    log.info("indexed %d documents (%d chunks) into %s", scan.documents, chunks, out)
+    return IndexInfo(
+        out, scan.documents, chunks, scan.fingerprint, chunking, segments,
+        time.perf_counter() - started, added=scan.documents,
+    )  # fmt: skip
+
+
+def update_index(corpus: Path, index_dir: Path, *, progress: Progress | None = None) -> IndexInfo:
+    """Bring the index at ``index_dir`` in line with ``corpus`` without a rebuild: add new
+    ids, replace documents whose content changed, delete ids no longer in the corpus."""
+    started = time.perf_counter()
+    index_dir = Path(index_dir)
+    meta = read_metadata(index_dir)
+    old = read_hashes(index_dir)
+    scan = scan_corpus(Path(corpus))
+    new = scan.hashes
+    deleted = [d for d in old if d not in new]
+    replaced = [d for d in new if d in old and old[d] != new[d]]
+    added = [d for d in new if d not in old]
+    counts = {"added": len(added), "replaced": len(replaced), "deleted": len(deleted)}
+    unchanged = len(new) - len(added) - len(replaced)
+    if not (added or replaced or deleted):
+        return IndexInfo(
+            index_dir, meta.documents, meta.chunks, meta.corpus_fingerprint, meta.chunking,
+            _segments(index_dir), time.perf_counter() - started, unchanged=unchanged,
+        )  # fmt: skip
+    with _staging(index_dir, "update") as stage:
+        shutil.copytree(index_dir, stage, dirs_exist_ok=True)
+        index = _open_engine(stage / ENGINE_DIR, meta.analyzer)
+        writer = index.writer(heap_size=WRITER_HEAP_BYTES, num_threads=1)
+        for doc_id in (*deleted, *replaced):
+            writer.delete_documents_by_term(DOC_ID, doc_id)
+        wanted = {*added, *replaced}
+        todo = (d for d in iter_documents(Path(corpus)) if d.id in wanted)
+        _add_all(writer, todo, meta.chunking, len(wanted), progress)
+        chunks, segments = _finish(index, writer)
+        new_meta = _metadata(
+            meta.analyzer, meta.chunking, scan, chunks, str(corpus), meta.built_at, _now()
+        )
+        write_metadata(stage, new_meta, new)
+    return IndexInfo(
+        index_dir, scan.documents, chunks, scan.fingerprint, meta.chunking, segments,
+        time.perf_counter() - started, unchanged=unchanged, **counts,
+    )  # fmt: skip
+
+
+def _schema() -> tantivy.Schema:
+    builder = tantivy.SchemaBuilder()
+    builder.add_text_field(ID, stored=True, tokenizer_name="raw", index_option="basic")
+    builder.add_text_field(DOC_ID, stored=False, tokenizer_name="raw", index_option="basic")
+    builder.add_text_field(BODY, stored=False, tokenizer_name=TOKENIZER_NAME, index_option="freq")
+    return builder.build()
+
+
+def _new_index(path: Path, settings: AnalyzerSettings) -> tantivy.Index:
+    path.mkdir()
+    index = tantivy.Index(_schema(), path=str(path), reuse=False)
+    index.register_tokenizer(TOKENIZER_NAME, settings.build())
+    return index
+
+
+def _open_engine(path: Path, settings: AnalyzerSettings) -> tantivy.Index:
+    """Open tantivy's files (memory-mapped), with our analyzer registered."""
+    try:
+        index = tantivy.Index.open(str(path))
+    except Exception as e:  # tantivy raises ValueError/OSError subclasses inconsistently
+        raise Bm25IndexError(f"{path.parent}: corrupt or unreadable index files: {e}") from e
+    index.register_tokenizer(TOKENIZER_NAME, settings.build())
+    return index
+
+
+def _add_all(
+    writer: tantivy.IndexWriter,
+    docs: Iterator[CorpusDocument],
+    chunking: Chunking | None,
+    total: int,
+    progress: Progress | None,
+) -> None:
+    task = progress.start("indexing", total) if progress is not None else None
+    for doc in docs:
+        if chunking is None:
+            writer.add_document(tantivy.Document(id=doc.id, doc_id=doc.id, body=_body(doc)))
+        else:
+            for chunk_id, body in chunking.split(doc.id, doc.title, doc.text):
+                writer.add_document(tantivy.Document(id=chunk_id, doc_id=doc.id, body=body))
+        if progress is not None:
+            progress.advance(task)
+
+
+def _body(doc: CorpusDocument) -> str:
+    return f"{doc.title}\n{doc.text}" if doc.title else doc.text
+
+
+def _finish(index: tantivy.Index, writer: tantivy.IndexWriter) -> tuple[int, int]:
+    """Commit, wait for merges, drop unused files; return (live chunks, segments)."""
+    writer.commit()
+    writer.wait_merging_threads()
+    index.reload()
+    searcher = index.searcher()
+    return searcher.num_docs, searcher.num_segments
+
+
+def _segments(index_dir: Path) -> int:
+    meta = read_metadata(index_dir)
+    return int(_open_engine(index_dir / ENGINE_DIR, meta.analyzer).searcher().num_segments)
+
+
+def _metadata(
+    settings: AnalyzerSettings,
+    chunking: Chunking | None,
+    scan: CorpusScan,
+    chunks: int,
+    source: str,
+    built_at: str,
+    updated_at: str,
+) -> IndexMetadata:
+    return IndexMetadata(
+        analyzer=settings,
+        chunking=chunking,
+        tantivy_version=tantivy_version(),
+        plugin_version=__version__,
+        corpus_fingerprint=scan.fingerprint,
+        documents=scan.documents,
+        chunks=chunks,
+        corpus_source=source,
+        built_at=built_at or updated_at,
+        updated_at=updated_at,
+    )
+
+
+def _now() -> str:
+    return datetime.now(UTC).isoformat(timespec="seconds")
+
+
+def _check_target(out: Path) -> None:
+    """Refuse to replace anything but an empty directory or an existing bm25 index."""
+    if out.exists() and not out.is_dir():
+        raise Bm25IndexError(f"--out {out}: exists and is not a directory")
+    if out.is_dir() and any(out.iterdir()) and not (out / METADATA_FILE).is_file():
+        raise Bm25IndexError(f"--out {out}: directory is not empty and not a bm25 index")
+
+
+@contextmanager
+def _staging(target: Path, purpose: str) -> Iterator[Path]:
+    """A temp dir beside ``target`` (same filesystem) that replaces it on success."""
+    target.parent.mkdir(parents=True, exist_ok=True)
+    stage = _fresh_dir(target, purpose)
+    try:
+        yield stage
+        _swap_in(stage, target)
+    except BaseException:
+        shutil.rmtree(stage, ignore_errors=True)
+        raise
+
+
+def _fresh_dir(target: Path, purpose: str) -> Path:
+    """A new hidden sibling of ``target``, created with the user's umask."""
+    path = target.parent / f".{target.name}.{purpose}-{uuid.uuid4().hex[:8]}"
+    path.mkdir()
+    return path
+
+
+def _swap_in(stage: Path, target: Path) -> None:
+    if target.is_dir() and any(target.iterdir()):
+        retired = _fresh_dir(target, "old")
+        os.rename(target, retired / "index")
+        os.rename(stage, target)
+        shutil.rmtree(retired, ignore_errors=True)
+    else:
+        if target.is_dir():
+            target.rmdir()
+        os.rename(stage, target)

@@ -1,0 +1,118 @@
+"""The index directory's layout and its metadata, validated on every open.
+
+DIR/metadata.json   format version, parameters, corpus fingerprint, counts, versions
+DIR/documents.json  document id -> content hash (what ``--update`` compares against)
+DIR/tantivy/        the engine's files (memory-mapped when searching)
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from reval_bm25.analyzer import AnalyzerSettings
+from reval_bm25.chunking import Chunking
+from reval_bm25.errors import Bm25IndexError
+
+FORMAT = "reval-bm25-index"
+#: Bumped when the layout, the schema or the meaning of a field changes; an index with
+#: another version is refused with a clear error (rebuild it).
+FORMAT_VERSION = 1
+METADATA_FILE = "metadata.json"
+DOCUMENTS_FILE = "documents.json"
+ENGINE_DIR = "tantivy"
+
+
+@dataclass(frozen=True, slots=True)
+class IndexMetadata:
+    analyzer: AnalyzerSettings
+    chunking: Chunking | None
+    tantivy_version: str
+    plugin_version: str
+    corpus_fingerprint: str
+    documents: int
+    chunks: int
+    corpus_source: str = ""
+    built_at: str = ""
+    updated_at: str = ""
+
+    def to_dict(self) -> dict[str, Any]:
+        chunking = self.chunking
+        return {
+            "format": FORMAT,
+            "format_version": FORMAT_VERSION,
+            "tantivy_version": self.tantivy_version,
+            "plugin_version": self.plugin_version,
+            "analyzer": self.analyzer.to_dict(),
+            "chunking": None
+            if chunking is None
+            else {"words": chunking.words, "overlap": chunking.overlap},
+            "corpus": {
+                "fingerprint": self.corpus_fingerprint,
+                "source": self.corpus_source,
+                "documents": self.documents,
+            },
+            "chunks": self.chunks,
+            "built_at": self.built_at,
+            "updated_at": self.updated_at,
+        }
+
+    @classmethod
+    def from_dict(cls, data: dict[str, Any]) -> IndexMetadata:
+        chunking = data["chunking"]
+        corpus = data["corpus"]
+        return cls(
+            analyzer=AnalyzerSettings.from_dict(data["analyzer"]),
+            chunking=None if chunking is None else Chunking(chunking["words"], chunking["overlap"]),
+            tantivy_version=str(data["tantivy_version"]),
+            plugin_version=str(data.get("plugin_version", "")),
+            corpus_fingerprint=str(corpus["fingerprint"]),
+            documents=int(corpus["documents"]),
+            chunks=int(data["chunks"]),
+            corpus_source=str(corpus.get("source", "")),
+            built_at=str(data.get("built_at", "")),
+            updated_at=str(data.get("updated_at", "")),
+        )
+
+
+def write_metadata(directory: Path, meta: IndexMetadata, hashes: dict[str, str]) -> None:
+    (directory / DOCUMENTS_FILE).write_text(json.dumps(hashes, ensure_ascii=False), "utf-8")
+    (directory / METADATA_FILE).write_text(json.dumps(meta.to_dict(), indent=2) + "\n", "utf-8")
+
+
+def read_metadata(directory: Path) -> IndexMetadata:
+    """Validated metadata of the index at ``directory``; ``Bm25IndexError`` otherwise."""
+    if not directory.exists():
+        raise Bm25IndexError(f"index not found: {directory} (build it with 'reval bm25 index')")
+    path = directory / METADATA_FILE
+    if not directory.is_dir() or not path.is_file():
+        raise Bm25IndexError(f"{directory}: not a bm25 index (no {METADATA_FILE})")
+    try:
+        data = json.loads(path.read_text("utf-8"))
+    except (OSError, UnicodeDecodeError, json.JSONDecodeError) as e:
+        raise Bm25IndexError(f"{path}: corrupt index metadata: {e}") from e
+    if not isinstance(data, dict) or data.get("format") != FORMAT:
+        raise Bm25IndexError(f"{path}: not a bm25 index metadata file")
+    found = data.get("format_version")
+    if found != FORMAT_VERSION:
+        raise Bm25IndexError(
+            f"{directory}: index format version {found} is not supported (this version reads "
+            f"{FORMAT_VERSION}); rebuild it with 'reval bm25 index'"
+        )
+    try:
+        return IndexMetadata.from_dict(data)
+    except (KeyError, TypeError, ValueError) as e:
+        raise Bm25IndexError(f"{path}: corrupt index metadata: missing or bad {e}") from e
+
+
+def read_hashes(directory: Path) -> dict[str, str]:
+    path = directory / DOCUMENTS_FILE
+    try:
+        hashes = json.loads(path.read_text("utf-8"))
+    except (OSError, UnicodeDecodeError, json.JSONDecodeError) as e:
+        raise Bm25IndexError(f"{path}: corrupt or missing document list: {e}") from e
+    if not isinstance(hashes, dict):
+        raise Bm25IndexError(f"{path}: corrupt document list (expected an object)")
+    return hashes

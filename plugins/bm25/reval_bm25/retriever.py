@@ -1,0 +1,99 @@
+"""Search an index: questions become a disjunction of term queries over the analyzer's
+tokens, never a query-parser string (questions contain ``:``, ``(``, ``"``, ``-``).
+
+Safe to call from many threads at once (the gRPC server does): the tantivy searcher is
+shared and immutable; each thread analyses with its own analyzer.
+"""
+
+from __future__ import annotations
+
+import threading
+from pathlib import Path
+
+import tantivy
+
+from retrieval_eval.retrievers.types import RetrievedItem, RetrieverDescription
+from reval_bm25 import __version__
+from reval_bm25.chunking import CHUNK_SEPARATOR
+from reval_bm25.index import BODY, ID, _open_engine
+from reval_bm25.metadata import ENGINE_DIR, IndexMetadata, read_metadata
+
+IDENTIFIER = "bm25"
+#: tantivy's BM25 parameters (fixed by the engine).
+BM25_K1, BM25_B = 1.2, 0.75
+
+
+class Bm25Retriever:
+    """A loaded, memory-mapped index. ``retrieve`` is synchronous and thread-safe."""
+
+    def __init__(self, path: Path, meta: IndexMetadata, index: tantivy.Index) -> None:
+        self.path, self.meta = path, meta
+        index.config_reader(reload_policy="manual")  # a snapshot: no reloads mid-run
+        self._index = index
+        self._schema = index.schema
+        self._searcher = index.searcher()
+        self._local = threading.local()
+        self._chunked = meta.chunking is not None
+
+    def tokens(self, question: str) -> list[str]:
+        """The analyzer's tokens for ``question`` (repeats kept: they weigh the term)."""
+        analyzer = getattr(self._local, "analyzer", None)
+        if analyzer is None:
+            analyzer = self._local.analyzer = self.meta.analyzer.build()
+        return list(analyzer.analyze(question))
+
+    def retrieve(self, question: str, limit: int) -> list[RetrievedItem]:
+        """The ``limit`` best chunks (or documents), best first; [] when no token remains."""
+        if limit < 1:
+            raise ValueError(f"limit must be at least 1, got {limit}")
+        tokens = self.tokens(question)
+        if not tokens:
+            return []
+        schema, should = self._schema, tantivy.Occur.Should
+        query = tantivy.Query.boolean_query(
+            [
+                (should, tantivy.Query.term_query(schema, BODY, t, index_option="freq"))
+                for t in tokens
+            ]
+        )
+        searcher = self._searcher
+        hits = searcher.search(query, limit=limit, count=False).hits
+        chunked = self._chunked
+        items = []
+        for score, address in hits:
+            result_id = searcher.doc(address).get_first(ID)
+            items.append(RetrievedItem(result_id, float(score), result_id if chunked else None))
+        return items
+
+    def describe(self) -> RetrieverDescription:
+        meta = self.meta
+        analyzer = meta.analyzer.label()
+        chunking = meta.chunking.label() if meta.chunking is not None else ""
+        return RetrieverDescription(
+            identifier=IDENTIFIER,
+            version=__version__,
+            chunk_separator=CHUNK_SEPARATOR if meta.chunking is not None else "",
+            corpus_revision=meta.corpus_fingerprint,
+            chunking=chunking,
+            pipeline=f"tantivy-{meta.tantivy_version} bm25(k1={BM25_K1},b={BM25_B}) {analyzer}",
+            metadata={
+                "analyzer": analyzer,
+                "tantivy_version": meta.tantivy_version,
+                "documents": str(meta.documents),
+                "chunks": str(meta.chunks),
+            },
+        )
+
+    def close(self) -> None:
+        """Release the searcher (the mapped files are unmapped once unreferenced)."""
+        self._searcher = None  # type: ignore[assignment]
+        self._index = None  # type: ignore[assignment]
+
+
+def open_index(path: Path) -> Bm25Retriever:
+    """Open the index at ``path`` for searching; ``Bm25IndexError`` when it is missing,
+    corrupt or from an incompatible version."""
+    path = Path(path)
+    meta = read_metadata(path)
+    index = _open_engine(path / ENGINE_DIR, meta.analyzer)
+    return Bm25Retriever(path, meta, index)
