@@ -1,0 +1,274 @@
+"""Reading and writing set files: YAML (safe loading only), JSON and JSONL, gzip optional.
+
+The file format (field names are the same in every format)::
+
+    # YAML / JSON: one mapping
+    reval_question_set: 1          # optional format version
+    name: support-faq              # optional; default: the file name without suffixes
+    description: Questions our support team answers daily   # optional
+    questions:
+      - id: q1                     # required, a string, unique in the set
+        question: How do I reset my password?        # required, not empty
+        form: match                # MATCH | GAP | UNLABELLED, any case; missing: UNLABELLED
+        expected_document_ids: [kb-12, kb-40]        # required; [] = nothing should be found
+        hard_class: near-duplicate # optional, free-form
+        answer_gist: Settings > Security > Reset     # optional, never scored
+
+    # JSONL: an optional header object on the first line, then one question per line
+    {"reval_question_set": 1, "name": "support-faq", "description": "..."}
+    {"id": "q1", "question": "How do I reset my password?", "form": "MATCH", ...}
+
+A YAML/JSON document may also be a bare list of questions. Reading only parses: it yields
+a ``RawSet`` (the parsed data plus a ``Locator`` for line numbers); ``validate`` checks it.
+"""
+
+from __future__ import annotations
+
+import gzip
+import json
+import os
+import tempfile
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import yaml
+
+from retrieval_eval.questions.locate import (
+    JsonLines,
+    JsonlLines,
+    Locator,
+    NoLines,
+    YamlLines,
+    duplicate_yaml_keys,
+)
+from retrieval_eval.questions.model import GoldenQuestion, GoldenQuestionSet
+from retrieval_eval.questions.problems import Problem
+
+HEADER_KEY = "reval_question_set"
+FORMAT_VERSION = 1
+FORMATS = {".yaml": "yaml", ".yml": "yaml", ".json": "json", ".jsonl": "jsonl"}
+_SafeLoader = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
+_SafeDumper = getattr(yaml, "CSafeDumper", yaml.SafeDumper)
+
+
+@dataclass(frozen=True, slots=True)
+class RawSet:
+    """A parsed but unchecked set: what a file (or a provider) said, and where."""
+
+    source: str
+    default_name: str
+    #: Set-level keys (name, description, ...); ``questions`` is kept apart.
+    header: dict[str, Any]
+    #: The ``questions`` value as found (normally a list); ``None`` when absent.
+    questions: Any
+    locator: Locator = field(default_factory=NoLines)
+    #: Problems found while reading (syntax, encoding); fatal for the set.
+    problems: list[Problem] = field(default_factory=list)
+    #: Keys given twice in one mapping: question index (-1: header) -> [(key, line)].
+    duplicate_keys: dict[int, list[tuple[str, int | None]]] = field(default_factory=dict)
+
+
+class _DuplicateKeys(dict):  # type: ignore[type-arg]
+    """A JSON object in which some key appeared more than once (the last one won)."""
+
+    duplicates: list[str]
+
+
+def _pairs_hook(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
+    data = dict(pairs)
+    if len(data) == len(pairs):
+        return data
+    marked = _DuplicateKeys(data)
+    seen: set[str] = set()
+    marked.duplicates = [k for k, _ in pairs if k in seen or seen.add(k)]  # type: ignore[func-returns-value]
+    return marked
+
+
+_JSON = json.JSONDecoder(object_pairs_hook=_pairs_hook)
+
+
+def set_format(path: Path) -> str | None:
+    """``yaml``, ``json`` or ``jsonl`` from the suffix (``.gz`` allowed after it)."""
+    suffixes = [s.lower() for s in path.suffixes]
+    if suffixes and suffixes[-1] == ".gz":
+        suffixes.pop()
+    return FORMATS.get(suffixes[-1]) if suffixes else None
+
+
+def stem_name(path: Path) -> str:
+    name = path.name
+    for _ in range(2):
+        base, dot, suffix = name.rpartition(".")
+        if dot and ("." + suffix.lower() in FORMATS or suffix.lower() == "gz"):
+            name = base
+    return name
+
+
+def read_text(path: Path) -> str:
+    """The file's text; gzip by suffix; raises ``OSError``/``UnicodeDecodeError``."""
+    data = path.read_bytes()
+    if path.suffix.lower() == ".gz":
+        try:
+            data = gzip.decompress(data)
+        except (OSError, EOFError) as e:
+            raise OSError(f"not a valid gzip file ({e})") from e
+    return data.decode("utf-8-sig")
+
+
+def read_set_file(path: Path) -> RawSet:
+    """Parse one set file; every failure becomes a ``Problem`` in the result."""
+    source, name = str(path), stem_name(path)
+    fmt = set_format(path)
+    if fmt is None:
+        known = ", ".join(sorted(FORMATS))
+        message = f"unknown set file type; expected one of {known} (optionally .gz)"
+        return RawSet(source, name, {}, None, problems=[Problem(source, None, message)])
+    try:
+        text = read_text(path)
+    except UnicodeDecodeError as e:
+        problem = Problem(source, None, f"not UTF-8 text (byte {e.start})")
+        return RawSet(source, name, {}, None, problems=[problem])
+    except OSError as e:
+        problem = Problem(source, None, f"cannot read: {e.strerror or e}")
+        return RawSet(source, name, {}, None, problems=[problem])
+    parse = {"yaml": parse_yaml, "json": parse_json, "jsonl": parse_jsonl}[fmt]
+    return parse(text, source, name)
+
+
+def _split_document(data: Any) -> tuple[dict[str, Any], Any]:
+    if isinstance(data, list):
+        return {}, data
+    if isinstance(data, dict):
+        header = dict(data)
+        return header, header.pop("questions", None)
+    return {"": data}, None  # the validator reports the wrong top-level type
+
+
+def parse_yaml(text: str, source: str, default_name: str) -> RawSet:
+    loader = _SafeLoader(text)
+    try:
+        root = loader.get_single_node()
+        data = loader.construct_document(root) if root is not None else None
+    except yaml.MarkedYAMLError as e:
+        mark = e.problem_mark or e.context_mark
+        line = mark.line + 1 if mark is not None else None
+        what = e.problem or e.context or "syntax error"
+        return RawSet(
+            source, default_name, {}, None, problems=[_syntax(source, line, "YAML", what)]
+        )
+    except yaml.YAMLError as e:
+        return RawSet(source, default_name, {}, None, problems=[_syntax(source, None, "YAML", e)])
+    finally:
+        loader.dispose()
+    header, questions = _split_document(data)
+    locator = YamlLines(root)
+    dups: dict[int, list[tuple[str, int | None]]] = {}
+    if isinstance(root, yaml.MappingNode):
+        dups[-1] = list(duplicate_yaml_keys(root))
+    for index, node in enumerate(locator.items):
+        found = duplicate_yaml_keys(node)
+        if found:
+            dups[index] = list(found)
+    dups = {k: v for k, v in dups.items() if v}
+    return RawSet(source, default_name, header, questions, locator, duplicate_keys=dups)
+
+
+def parse_json(text: str, source: str, default_name: str) -> RawSet:
+    try:
+        data = _JSON.decode(text)
+    except json.JSONDecodeError as e:
+        problem = _syntax(source, e.lineno, "JSON", f"{e.msg} (column {e.colno})")
+        return RawSet(source, default_name, {}, None, problems=[problem])
+    header, questions = _split_document(data)
+    dups: dict[int, list[tuple[str, int | None]]] = {}
+    locator = JsonLines(text)
+    if isinstance(data, _DuplicateKeys):
+        dups[-1] = [(k, locator.header_line(k)) for k in data.duplicates]
+    if isinstance(questions, list):
+        for index, q in enumerate(questions):
+            if isinstance(q, _DuplicateKeys):
+                dups[index] = [(k, locator.question_line(index)) for k in q.duplicates]
+    return RawSet(source, default_name, header, questions, locator, duplicate_keys=dups)
+
+
+def parse_jsonl(text: str, source: str, default_name: str) -> RawSet:
+    header: dict[str, Any] = {}
+    header_line: int | None = None
+    questions: list[Any] = []
+    lines: list[int] = []
+    problems: list[Problem] = []
+    dups: dict[int, list[tuple[str, int | None]]] = {}
+    decode = _JSON.decode
+    first = True
+    for number, line in enumerate(text.split("\n"), 1):
+        if not line or line.isspace():
+            continue
+        try:
+            obj = decode(line)
+        except json.JSONDecodeError as e:
+            problems.append(_syntax(source, number, "JSON", f"{e.msg} (column {e.colno})"))
+            first = False
+            continue
+        if first and isinstance(obj, dict) and HEADER_KEY in obj:
+            header, header_line = dict(obj), number
+            if isinstance(obj, _DuplicateKeys):
+                dups[-1] = [(k, number) for k in obj.duplicates]
+        else:
+            if isinstance(obj, _DuplicateKeys):
+                dups[len(questions)] = [(k, number) for k in obj.duplicates]
+            questions.append(obj)
+            lines.append(number)
+        first = False
+    locator = JsonlLines(lines, header_line)
+    return RawSet(source, default_name, header, questions, locator, problems, dups)
+
+
+def _syntax(source: str, line: int | None, fmt: str, what: object) -> Problem:
+    return Problem(source, line, f"invalid {fmt}: {what}")
+
+
+def question_to_dict(q: GoldenQuestion) -> dict[str, Any]:
+    record: dict[str, Any] = {
+        "id": q.id,
+        "question": q.question,
+        "form": q.form.value,
+        "expected_document_ids": list(q.expected_document_ids),
+    }
+    if q.hard_class is not None:
+        record["hard_class"] = q.hard_class
+    if q.answer_gist is not None:
+        record["answer_gist"] = q.answer_gist
+    return record
+
+
+def write_question_set(qs: GoldenQuestionSet, path: Path) -> None:
+    """Write ``qs`` in the format its suffix names (gzip after ``.gz``), atomically."""
+    path = Path(path)
+    fmt = set_format(path)
+    if fmt is None:
+        raise ValueError(f"{path}: unknown set file type; use .yaml, .yml, .json or .jsonl")
+    header = {HEADER_KEY: FORMAT_VERSION, "name": qs.name, "description": qs.description}
+    records = [question_to_dict(q) for q in qs.questions]
+    if fmt == "jsonl":
+        lines = [json.dumps(r, ensure_ascii=False) for r in [header, *records]]
+        text = "\n".join(lines) + "\n"
+    elif fmt == "json":
+        text = json.dumps({**header, "questions": records}, ensure_ascii=False, indent=2) + "\n"
+    else:
+        document = {**header, "questions": records}
+        text = yaml.dump(
+            document, Dumper=_SafeDumper, sort_keys=False, allow_unicode=True, width=100
+        )
+    data = text.encode("utf-8")
+    if path.suffix.lower() == ".gz":
+        data = gzip.compress(data, mtime=0)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", dir=path.parent)
+    try:
+        with os.fdopen(fd, "wb") as f:
+            f.write(data)
+        os.replace(tmp, path)
+    except BaseException:
+        Path(tmp).unlink(missing_ok=True)
+        raise

@@ -1,0 +1,254 @@
+"""Checking a parsed set and building the model: every problem at once, or nothing.
+
+Rules (see ``formats`` for the layout): ``id`` is a non-empty string unique in the set;
+``question`` is non-empty text; ``form`` is MATCH, GAP or UNLABELLED in any case, and a
+missing (or null) form means UNLABELLED — a label never made is not invented;
+``expected_document_ids`` must be present (``[]`` says no document answers) and hold
+distinct non-empty strings; ``hard_class`` and ``answer_gist`` are optional strings.
+Unknown keys are errors, with a "did you mean" suggestion, because a misspelt key would
+otherwise silently drop a label.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Set
+from typing import Any
+
+from retrieval_eval.questions.formats import FORMAT_VERSION, HEADER_KEY, RawSet
+from retrieval_eval.questions.model import Form, GoldenQuestion, GoldenQuestionSet
+from retrieval_eval.questions.problems import Problem
+from retrieval_eval.questions.suggest import did_you_mean
+
+QUESTION_KEYS = ("id", "question", "form", "expected_document_ids", "hard_class", "answer_gist")
+HEADER_KEYS = (HEADER_KEY, "name", "description", "questions")
+SYNONYMS = {
+    "text": "question",
+    "query": "question",
+    "_id": "id",
+    "qid": "id",
+    "query_id": "id",
+    "expected": "expected_document_ids",
+    "expected_ids": "expected_document_ids",
+    "document_ids": "expected_document_ids",
+    "doc_ids": "expected_document_ids",
+    "relevant": "expected_document_ids",
+    "targets": "expected_document_ids",
+    "gist": "answer_gist",
+    "answer": "answer_gist",
+    "class": "hard_class",
+    "category": "hard_class",
+    "title": "name",
+}
+_KEYS = frozenset(QUESTION_KEYS)
+_FORMS = {f.value.lower(): f for f in Form}
+_FORM_NAMES = ", ".join(f.value for f in Form)
+
+
+def kind(value: object) -> str:
+    """A type name people recognise from YAML/JSON, with the value for scalars."""
+    names = {bool: "a boolean", int: "an integer", float: "a number", str: "a string"}
+    if value is None:
+        return "null"
+    if isinstance(value, list):
+        return "a list"
+    if isinstance(value, dict):
+        return "a mapping"
+    return f"{names.get(type(value), type(value).__name__)} ({value!r})"
+
+
+def _label(data: Any) -> str | None:
+    """The question's id when it is usable as a name in messages."""
+    qid = data.get("id") if isinstance(data, dict) else None
+    return qid if isinstance(qid, str) and qid.strip() else None
+
+
+class _Checker:
+    """Collects problems for one raw set; locates lines only for problems found."""
+
+    def __init__(self, raw: RawSet, corpus: Set[str] | None, corpus_name: str) -> None:
+        self.raw, self.corpus, self.corpus_name = raw, corpus, corpus_name
+        self.problems: list[Problem] = list(raw.problems)
+
+    def add(
+        self, index: int, key: str | None, qid: str | None, message: str, line: int | None = None
+    ) -> None:
+        loc = self.raw.locator
+        if line is None:
+            line = loc.key_line(index, key) if key else loc.question_line(index)
+        position = None if qid is not None else index + 1
+        self.problems.append(Problem(self.raw.source, line, message, qid, position))
+
+    def add_header(self, key: str, message: str) -> None:
+        line = self.raw.locator.header_line(key)
+        self.problems.append(Problem(self.raw.source, line, message))
+
+    def header(self) -> tuple[str, str]:
+        raw = self.raw
+        for key, line in raw.duplicate_keys.get(-1, []):
+            self.problems.append(Problem(raw.source, line, f"key {key!r} given twice"))
+        if "" in raw.header:
+            got = kind(raw.header[""])
+            self.add_header("", f"expected a mapping with a 'questions' list, got {got}")
+            return raw.default_name, ""
+        for key in raw.header:
+            if key not in HEADER_KEYS:
+                hint = did_you_mean(key, HEADER_KEYS, synonyms=SYNONYMS)
+                self.add_header(key, f"unknown set key {key!r}{hint}")
+        version = raw.header.get(HEADER_KEY, FORMAT_VERSION)
+        if version != FORMAT_VERSION or isinstance(version, bool):
+            message = f"{HEADER_KEY} is {version!r}; this reval reads version {FORMAT_VERSION}"
+            self.add_header(HEADER_KEY, message)
+        name = raw.header.get("name", raw.default_name)
+        if not isinstance(name, str) or not name.strip():
+            self.add_header("name", f"'name' must be a non-empty string, got {kind(name)}")
+            name = raw.default_name
+        description = raw.header.get("description") or ""
+        if not isinstance(description, str):
+            self.add_header(
+                "description", f"'description' must be a string, got {kind(description)}"
+            )
+            description = ""
+        return name, description
+
+    def questions(self) -> list[GoldenQuestion]:
+        items = self.raw.questions
+        if items is None:
+            if not self.raw.problems:
+                self.add_header("questions", "no 'questions' list")
+            return []
+        if not isinstance(items, list):
+            self.add_header("questions", f"'questions' must be a list, got {kind(items)}")
+            return []
+        if not items and not self.raw.problems:
+            self.add_header("questions", "the set has no questions")
+        built: list[GoldenQuestion] = []
+        first_index: dict[str, int] = {}
+        for index, data in enumerate(items):
+            label = _label(data)
+            if label is not None:
+                earlier = first_index.setdefault(label, index)
+                if earlier != index:
+                    line = self.raw.locator.question_line(earlier)
+                    where = f"line {line}" if line is not None else f"question #{earlier + 1}"
+                    self.add(index, "id", label, f"duplicate question id (first at {where})")
+            question = self.question(index, data, label)
+            if question is not None:
+                built.append(question)
+        return built
+
+    def question(self, index: int, data: Any, label: str | None) -> GoldenQuestion | None:
+        if not isinstance(data, dict):
+            self.add(index, None, None, f"expected a mapping of fields, got {kind(data)}")
+            return None
+        before = len(self.problems)
+        qid = data.get("id")
+        if qid is None:
+            self.add(index, None, None, "missing 'id'")
+        elif not isinstance(qid, str):
+            self.add(index, "id", None, f"'id' must be a string, got {kind(qid)}; quote it")
+        elif label is None:
+            self.add(index, "id", None, "empty 'id'")
+        if not data.keys() <= _KEYS:
+            self.unknown_keys(index, label, data)
+        for key, line in self.raw.duplicate_keys.get(index, []):
+            message = f"key {key!r} given twice (the last one would win)"
+            self.add(index, key, label, message, line)
+        text = data.get("question")
+        if text is None:
+            self.add(index, None, label, "missing 'question' text")
+        elif not isinstance(text, str):
+            self.add(index, "question", label, f"'question' must be text, got {kind(text)}")
+        elif not text.strip():
+            self.add(index, "question", label, "empty 'question' text")
+        form = self.form(index, label, data.get("form"))
+        expected = self.expected(index, label, data)
+        hard_class = self.optional_text(index, label, data, "hard_class")
+        gist = self.optional_text(index, label, data, "answer_gist")
+        if len(self.problems) > before or label is None or form is None or expected is None:
+            return None
+        return GoldenQuestion(label, text, form, expected, hard_class, gist)  # type: ignore[arg-type]
+
+    def unknown_keys(self, index: int, label: str | None, data: dict[str, Any]) -> None:
+        for key in data:
+            if key in _KEYS:
+                continue
+            if key == HEADER_KEY:
+                self.add(index, key, label, f"the {HEADER_KEY} header must be the first line")
+                continue
+            hint = did_you_mean(str(key), QUESTION_KEYS, synonyms=SYNONYMS)
+            self.add(index, str(key), label, f"unknown key {key!r}{hint}")
+
+    def form(self, index: int, label: str | None, value: Any) -> Form | None:
+        if value is None:
+            return Form.UNLABELLED
+        if not isinstance(value, str):
+            self.add(
+                index, "form", label, f"'form' must be one of {_FORM_NAMES}, got {kind(value)}"
+            )
+            return None
+        form = _FORMS.get(value.strip().lower())
+        if form is None:
+            hint = did_you_mean(value.strip().upper(), [f.value for f in Form])
+            message = f"unknown form {value!r}; expected {_FORM_NAMES} (any case){hint}"
+            self.add(index, "form", label, message)
+        return form
+
+    def expected(
+        self, index: int, label: str | None, data: dict[str, Any]
+    ) -> tuple[str, ...] | None:
+        key = "expected_document_ids"
+        if key not in data:
+            message = f"missing {key!r} (write [] when no document answers the question)"
+            self.add(index, None, label, message)
+            return None
+        ids = data[key]
+        if not isinstance(ids, list):
+            hint = " (write [] when no document answers the question)" if ids is None else ""
+            self.add(index, key, label, f"{key!r} must be a list of ids, got {kind(ids)}{hint}")
+            return None
+        ok = True
+        seen: set[str] = set()
+        for position, doc in enumerate(ids, 1):
+            if not isinstance(doc, str):
+                message = f"{key} item {position} must be a string, got {kind(doc)}; quote it"
+                self.add(index, key, label, message)
+                ok = False
+            elif not doc.strip():
+                self.add(index, key, label, f"{key} item {position} is an empty id")
+                ok = False
+            elif doc in seen:
+                self.add(index, key, label, f"{key} lists {doc!r} twice")
+                ok = False
+            else:
+                seen.add(doc)
+        if ok and self.corpus is not None:
+            for doc in ids:
+                if doc not in self.corpus:
+                    message = f"expected document {doc!r} is not in the corpus {self.corpus_name}"
+                    self.add(index, key, label, message)
+        return tuple(ids) if ok else None
+
+    def optional_text(
+        self, index: int, label: str | None, data: dict[str, Any], key: str
+    ) -> str | None:
+        value = data.get(key)
+        if value is None or (isinstance(value, str) and value.strip()):
+            return value
+        got = "an empty string" if isinstance(value, str) else kind(value)
+        self.add(index, key, label, f"{key!r} must be non-empty text or absent, got {got}")
+        return None
+
+
+def check_raw_set(
+    raw: RawSet, *, corpus: Set[str] | None = None, corpus_name: str = ""
+) -> tuple[GoldenQuestionSet | None, list[Problem]]:
+    """Build the set from ``raw``; ``None`` and every problem when anything is wrong.
+
+    With ``corpus`` (a set of document ids) expected ids missing from it are problems too.
+    """
+    checker = _Checker(raw, corpus, corpus_name)
+    name, description = checker.header()
+    questions = checker.questions()
+    if checker.problems:
+        return None, sorted(checker.problems, key=lambda p: p.line or 0)
+    return GoldenQuestionSet(name, tuple(questions), description, raw.source), []
