@@ -1,0 +1,256 @@
+"""Turn what a user typed into a retriever: an address, a name from reval.toml, or a plugin.
+
+Resolution order for a spec:
+
+1. ``grpc://HOST:PORT`` (plaintext) or ``grpcs://HOST[:PORT]`` (TLS, port 443 by default);
+2. a raw gRPC target: ``dns:///host:port``, ``ipv4:a:p,b:p``, ``ipv6:...``, ``unix:path``,
+   ``unix-abstract:name``, ``vsock:cid:port`` (plaintext);
+3. a name from ``[retrievers.NAME]`` in ``./reval.toml`` (or ``config_path``);
+4. an in-process plugin from the entry-point namespace ``retrieval_eval.retrievers``:
+   ``NAME`` or ``NAME:ARGUMENT`` (e.g. ``bm25:/path/to/index``).
+"""
+
+from __future__ import annotations
+
+import difflib
+import os
+from dataclasses import dataclass, replace
+from pathlib import Path
+from typing import TYPE_CHECKING
+from urllib.parse import urlsplit
+
+from retrieval_eval.errors import (
+    ConfigError,
+    InputError,
+    PluginError,
+    RevalError,
+    UnknownNameError,
+)
+from retrieval_eval.retrievers.config import RetrieverConfig, load_config
+from retrieval_eval.retrievers.types import AsyncRetriever
+
+if TYPE_CHECKING:
+    from retrieval_eval.retrievers.client import ClientOptions
+    from retrieval_eval.retrievers.in_process import InProcessRetriever
+
+SCHEMES = ("grpc://", "grpcs://")
+RAW_TARGET_PREFIXES = ("dns:", "ipv4:", "ipv6:", "unix:", "unix-abstract:", "vsock:")
+KIND_CONFIG = "config"
+KIND_PLUGIN = "plugin"
+
+
+@dataclass(frozen=True, slots=True)
+class Endpoint:
+    """A remote retriever: what to dial and how."""
+
+    #: What messages and the run store show, e.g. ``grpc://127.0.0.1:5000``.
+    display: str
+    #: What gRPC dials, e.g. ``127.0.0.1:5000`` or ``dns:///search.internal:443``.
+    channel_target: str
+    secure: bool = False
+    timeout_s: float | None = None
+    token: str | None = None
+    ca_cert: Path | None = None
+    client_cert: Path | None = None
+    client_key: Path | None = None
+    server_name: str | None = None
+
+    def client_options(self) -> ClientOptions:
+        from retrieval_eval.retrievers.client import ClientOptions, TlsConfig
+
+        tls = None
+        if self.secure:
+            tls = TlsConfig(self.ca_cert, self.client_cert, self.client_key, self.server_name)
+        if self.timeout_s is None:
+            return ClientOptions(token=self.token, tls=tls)
+        return ClientOptions(timeout_s=self.timeout_s, token=self.token, tls=tls)
+
+
+@dataclass(frozen=True, slots=True)
+class PluginSpec:
+    """An in-process retriever: entry point ``name`` called with ``argument``."""
+
+    display: str
+    name: str
+    argument: str | None = None
+    timeout_s: float | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class RetrieverInfo:
+    """One resolvable name, for ``reval retrievers list``."""
+
+    name: str
+    #: ``config`` (a reval.toml entry) or ``plugin`` (an installed entry point).
+    kind: str
+    #: Where it comes from: the reval.toml path, or the distribution providing the plugin.
+    source: str
+    #: The address (config) or the entry point's ``module:attr`` (plugin).
+    detail: str
+
+
+def parse_address(address: str) -> Endpoint | None:
+    """An ``Endpoint`` for a ``grpc://``/``grpcs://`` address or raw gRPC target, or
+    ``None`` when ``address`` is neither (it may then be a name).
+
+    Raises ``InputError`` for a malformed address.
+    """
+    if address.startswith(SCHEMES):
+        return _parse_url(address)
+    if address.startswith(RAW_TARGET_PREFIXES):
+        if address.partition(":")[2].strip("/") == "":
+            raise InputError(f"invalid gRPC target {address!r}: nothing after the scheme")
+        return Endpoint(display=address, channel_target=address)
+    return None
+
+
+def _parse_url(address: str) -> Endpoint:
+    secure = address.startswith("grpcs://")
+    example = "grpcs://HOST[:PORT]" if secure else "grpc://HOST:PORT"
+    try:
+        parts = urlsplit(address)
+        port = parts.port
+    except ValueError as e:
+        raise InputError(f"invalid retriever address {address!r}: {e}; expected {example}") from e
+    if not parts.hostname or parts.path not in ("", "/") or parts.query or parts.fragment:
+        raise InputError(f"invalid retriever address {address!r}; expected {example}")
+    if port is None and not secure:
+        raise InputError(f"retriever address {address!r} has no port; expected {example}")
+    host = f"[{parts.hostname}]" if ":" in parts.hostname else parts.hostname
+    target = f"{host}:{port if port is not None else 443}"
+    return Endpoint(
+        display=f"{address[: address.index('//') + 2]}{target}",
+        channel_target=target,
+        secure=secure,
+    )
+
+
+def resolve(
+    spec: str,
+    *,
+    timeout_s: float | None = None,
+    token: str | None = None,
+    config_path: Path | None = None,
+) -> Endpoint | PluginSpec:
+    """What ``spec`` names, without connecting or importing any plugin.
+
+    Raises ``UnknownNameError`` (with suggestions) when nothing matches, ``ConfigError`` for
+    a bad reval.toml entry, ``InputError`` for a malformed address.
+    """
+    spec = spec.strip()
+    if not spec:
+        raise InputError("empty retriever spec; give grpc://HOST:PORT, a name or a plugin")
+    endpoint = parse_address(spec)
+    if endpoint is not None:
+        return _with_options(endpoint, timeout_s=timeout_s, token=token)
+    configs = load_config(config_path)
+    if spec in configs:
+        return _from_config(configs[spec], timeout_s=timeout_s, token=token)
+    from retrieval_eval.plugins import RETRIEVERS, list_plugins
+
+    name, sep, argument = spec.partition(":")
+    plugins = [p.name for p in list_plugins(RETRIEVERS)]
+    if name in plugins:
+        return PluginSpec(spec, name, argument if sep else None, timeout_s)
+    suggestions = difflib.get_close_matches(name, [*configs, *plugins], n=3)
+    if sep and argument.isdigit():
+        suggestions.insert(0, f"grpc://{spec}")
+    raise UnknownNameError("retriever", spec, suggestions)
+
+
+def _with_options(endpoint: Endpoint, **changes: object) -> Endpoint:
+    return replace(endpoint, **{k: v for k, v in changes.items() if v is not None})
+
+
+def _from_config(entry: RetrieverConfig, *, timeout_s: float | None, token: str | None) -> Endpoint:
+    try:
+        endpoint = parse_address(entry.address)
+    except InputError as e:
+        raise ConfigError(f"{entry.where}: key 'address': {e}") from e
+    if endpoint is None:
+        raise ConfigError(
+            f"{entry.where}: key 'address': {entry.address!r} is not a gRPC address; "
+            "use grpc://HOST:PORT, grpcs://HOST[:PORT] or a raw target such as dns:///HOST:PORT"
+        )
+    if token is None and entry.token_env is not None:
+        token = os.environ.get(entry.token_env)
+        if not token:
+            raise ConfigError(
+                f"{entry.where}: key 'token_env': environment variable {entry.token_env} is not set"
+            )
+    for key in ("tls_ca", "tls_cert", "tls_key"):
+        path = getattr(entry, key)
+        if path is not None and not path.is_file():
+            raise ConfigError(f"{entry.where}: key {key!r}: file not found: {path}")
+    return Endpoint(
+        display=f"{entry.name} ({endpoint.display})",
+        channel_target=endpoint.channel_target,
+        secure=endpoint.secure or entry.uses_tls_files,
+        timeout_s=timeout_s if timeout_s is not None else entry.timeout_s,
+        token=token,
+        ca_cert=entry.tls_ca,
+        client_cert=entry.tls_cert,
+        client_key=entry.tls_key,
+        server_name=entry.tls_server_name,
+    )
+
+
+def open_retriever(
+    spec: str,
+    *,
+    timeout_s: float | None = None,
+    config_path: Path | None = None,
+    token: str | None = None,
+) -> AsyncRetriever:
+    """An ``AsyncRetriever`` for ``spec``; remote ones are not yet connected (await
+    ``describe()`` to find out whether it answers)."""
+    resolved = resolve(spec, timeout_s=timeout_s, token=token, config_path=config_path)
+    if isinstance(resolved, PluginSpec):
+        return open_plugin(resolved)
+    from retrieval_eval.retrievers.client import GrpcRetrieverClient
+
+    return GrpcRetrieverClient(
+        resolved.channel_target, resolved.client_options(), display=resolved.display
+    )
+
+
+def open_plugin(spec: PluginSpec) -> InProcessRetriever:
+    """Load the entry point, call its factory with the argument, wrap the result.
+
+    Errors a factory raises on purpose (e.g. a missing index -> ``InputError``) pass
+    through; anything else becomes a ``PluginError`` naming the plugin.
+    """
+    from retrieval_eval.plugins import RETRIEVERS, load_plugin
+    from retrieval_eval.retrievers.in_process import InProcessRetriever
+
+    factory = load_plugin(RETRIEVERS, spec.name, kind="retriever")
+    try:
+        obj = factory(spec.argument)
+    except RevalError:
+        raise
+    except Exception as e:
+        raise PluginError(
+            f"retriever plugin {spec.name!r} could not be created from {spec.display!r}: "
+            f"{type(e).__name__}: {e}"
+        ) from e
+    if not callable(getattr(obj, "retrieve", None)):
+        raise PluginError(
+            f"retriever plugin {spec.name!r} returned {type(obj).__name__}, "
+            "which has no retrieve(question, limit)"
+        )
+    return InProcessRetriever(obj, target=spec.display, timeout_s=spec.timeout_s)
+
+
+def list_retrievers(config_path: Path | None = None) -> list[RetrieverInfo]:
+    """Every resolvable name: reval.toml entries first (they win on a clash), then plugins."""
+    from retrieval_eval.plugins import RETRIEVERS, list_plugins
+
+    infos = [
+        RetrieverInfo(entry.name, KIND_CONFIG, str(entry.source), entry.address)
+        for entry in load_config(config_path).values()
+    ]
+    infos += [
+        RetrieverInfo(p.name, KIND_PLUGIN, f"entry point in {p.distribution}", p.target)
+        for p in list_plugins(RETRIEVERS)
+    ]
+    return infos
