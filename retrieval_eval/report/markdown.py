@@ -1,0 +1,118 @@
+"""A Markdown summary (``--format markdown``) fit for a pull-request comment.
+
+A headline verdict, one table row per set × retriever (rates, deltas against the
+baseline, p-value, verdict), then for each run that did not pass the reasons and the
+questions that flipped, folded in ``<details>`` so the comment stays short.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+from retrieval_eval.regression.types import Verdict, VerdictKind
+from retrieval_eval.report.model import RunReport, retriever_label, run_title
+from retrieval_eval.report.terminal_regression import describe_flip
+
+MAX_FLIPS = 30
+_ICON = {
+    VerdictKind.PASS: "✅ pass",
+    VerdictKind.REGRESSION: "❌ regression",
+    VerdictKind.INCOMPARABLE: "⚠️ incomparable",
+    VerdictKind.NO_BASELINE: "➖ no baseline",
+}
+
+
+def render_markdown(reports: Sequence[RunReport], warnings: Sequence[str] = ()) -> str:
+    failing = [r for r in reports if r.verdict is not None and r.verdict.fails()]
+    incomplete = [r for r in reports if not r.run.complete]
+    if failing:
+        headline = f"❌ {len(failing)} of {len(reports)} runs regressed or are incomparable"
+    else:
+        headline = f"✅ no regression in {len(reports)} runs"
+    lines = ["### reval: " + headline, ""]
+    if incomplete:
+        lines += [
+            f"> {len(incomplete)} runs are incomplete (retrieval errors); "
+            "their rates are over answered questions.",
+            "",
+        ]
+    lines += [
+        "| set | retriever | questions | top-1 | top-3 | Δ top-1 | Δ top-3 | p (top-1) | verdict |",
+        "|---|---|--:|--:|--:|--:|--:|--:|---|",
+    ]
+    lines += [_row(r) for r in reports]
+    for report in reports:
+        if report.verdict is not None and report.verdict.kind is not VerdictKind.PASS:
+            lines += ["", *_details(report, report.verdict)]
+    lines += [""] + [f"> warning: {_cell(w)}" for w in warnings]
+    return "\n".join(lines).rstrip() + "\n"
+
+
+def _row(report: RunReport) -> str:
+    run, verdict = report.run, report.verdict
+    m = run.metrics
+    errors = f" ({run.error_count} errors)" if run.error_count else ""
+    cells = [
+        _cell(run.set_name),
+        _cell(retriever_label(run)),
+        f"{len(run.questions)}{errors}",
+        _rate(m.values.get("top1_hit_rate")),
+        _rate(m.values.get("top3_hit_rate")),
+        _delta(verdict, "top1_hit_rate"),
+        _delta(verdict, "top3_hit_rate"),
+        _p_value(verdict, 1),
+        _ICON[verdict.kind] if verdict is not None else "not checked",
+    ]
+    return "| " + " | ".join(cells) + " |"
+
+
+def _details(report: RunReport, verdict: Verdict) -> list[str]:
+    lines = [
+        f"<details><summary>{_cell(run_title(report.run))}: {verdict.kind.value}</summary>",
+        "",
+    ]
+    if verdict.baseline_run_id:
+        lines.append(f"Baseline run `{verdict.baseline_run_id}`.")
+    lines += [f"- {_cell(reason)}" for reason in verdict.reasons]
+    regressed = [d for d in verdict.deltas if d.regressed and d.group != "overall"]
+    lines += [
+        f"- {_cell(d.group)} {d.metric}: {d.baseline:.3f} → {d.current:.3f}" for d in regressed
+    ]
+    flips = [f for f in verdict.flips if f.direction == "hit->miss"]
+    if flips:
+        lines += ["", f"Flipped hit → miss ({len(flips)}):", ""]
+        lines += [f"- `{_code(describe_flip(f))}`" for f in flips[:MAX_FLIPS]]
+        if len(flips) > MAX_FLIPS:
+            lines.append(f"- … {len(flips) - MAX_FLIPS} more")
+    lines += [f"- ⚠️ {_cell(w)}" for w in verdict.warnings]
+    return [*lines, "", "</details>"]
+
+
+def _delta(verdict: Verdict | None, metric: str) -> str:
+    if verdict is None:
+        return ""
+    for d in verdict.deltas:
+        if d.group == "overall" and d.metric == metric:
+            mark = " ❌" if d.regressed else ""
+            return f"{d.delta:+.3f}{mark}"
+    return ""
+
+
+def _p_value(verdict: Verdict | None, k: int) -> str:
+    for t in verdict.tests if verdict is not None else ():
+        if t.k == k:
+            return f"{t.p_value:.3f}"
+    return ""
+
+
+def _rate(value: float | None) -> str:
+    return "–" if value is None else f"{value:.3f}"
+
+
+def _cell(text: str) -> str:
+    """Text that cannot break a table row or open HTML in a comment."""
+    return text.replace("|", "\\|").replace("<", "&lt;").replace("\n", " ")
+
+
+def _code(text: str) -> str:
+    return text.replace("`", "'")
