@@ -1,0 +1,305 @@
+"""The coordinator: every set against every retriever, concurrently, in one call.
+
+Concurrency model: per retriever, a fixed pool of ``concurrency`` worker tasks pulls
+(run, question) jobs from one shared iterator that spans all sets, so at most
+``concurrency`` calls are in flight per retriever whatever the number of sets, and no
+task, queue or semaphore is created per question. Every pool runs at once on one event
+loop. Each call gets the per-call deadline; retries are the client's business.
+
+Failures: a retriever whose Describe fails at the start stops everything before any
+question is asked (``RetrieverUnavailable`` naming it -> exit 3). A question whose
+retrieval fails is recorded as ``QuestionOutcome.error`` and its run is INCOMPLETE.
+
+Interruption: when the evaluation is cancelled (Ctrl-C under ``evaluate``, or
+``task.cancel()`` on ``evaluate_all``), in-flight calls are cancelled and
+``EvaluationInterrupted`` is raised carrying every run built from what was measured:
+unfinished runs have state INTERRUPTED and hold only their measured questions.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import functools
+import inspect
+import logging
+import time
+from collections.abc import Awaitable, Callable, Iterator, Mapping, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Protocol
+
+from retrieval_eval.errors import (
+    InputError,
+    Interrupted,
+    RetrieverError,
+    RetrieverTimeout,
+    RetrieverUnavailable,
+)
+from retrieval_eval.evaluation.accumulate import RunAccumulator
+from retrieval_eval.evaluation.results import (
+    DEFAULT_KS,
+    DEFAULT_OVERFETCH,
+    RetrievalFailure,
+    RunParameters,
+    RunResult,
+)
+from retrieval_eval.questions.model import GoldenQuestionSet
+from retrieval_eval.retrievers.types import AsyncRetriever, RetrievedItem, RetrieverDescription
+from retrieval_eval.scoring.protocol import normalize_ks, request_limit
+
+log = logging.getLogger(__name__)
+
+Call = Callable[[str, int], Awaitable[list[RetrievedItem]]]
+
+
+@dataclass(frozen=True, slots=True)
+class EvalOptions:
+    ks: tuple[int, ...] = DEFAULT_KS
+    #: Results requested per question = max(ks) * overfetch.
+    overfetch: int = DEFAULT_OVERFETCH
+    #: Chunk-id separator; None = the one each retriever's Describe declares, "" = none.
+    doc_id_separator: str | None = None
+    #: Calls in flight per retriever.
+    concurrency: int = 8
+    #: Deadline of each call, in seconds.
+    timeout_s: float = 10.0
+    labels: Mapping[str, str] = field(default_factory=dict)
+
+
+class Progress(Protocol):
+    """What the coordinator reports progress to (the CLI implements it with rich)."""
+
+    def start(self, label: str, total: int) -> object: ...
+
+    def advance(self, task: object, n: int = 1) -> None: ...
+
+
+class EvaluationInterrupted(Interrupted):
+    """The evaluation was stopped; ``runs`` holds every run with what was measured."""
+
+    def __init__(self, runs: list[RunResult]) -> None:
+        measured = sum(len(r.questions) for r in runs)
+        super().__init__(f"evaluation interrupted after {measured} measured questions")
+        self.runs = runs
+
+
+def check_options(options: EvalOptions) -> RunParameters:
+    """Validate the options (``InputError`` naming the option) and fix the parameters."""
+    if options.concurrency < 1:
+        raise InputError(f"invalid --concurrency {options.concurrency}: it must be >= 1")
+    if not options.timeout_s > 0:
+        raise InputError(f"invalid --timeout {options.timeout_s}: it must be > 0 seconds")
+    ks = normalize_ks(options.ks)
+    return RunParameters(
+        ks=ks,
+        overfetch=options.overfetch,
+        limit=request_limit(ks, options.overfetch),
+        concurrency=options.concurrency,
+        timeout_s=options.timeout_s,
+    )
+
+
+async def evaluate_set(
+    qs: GoldenQuestionSet,
+    retriever: AsyncRetriever,
+    options: EvalOptions = EvalOptions(),
+    *,
+    progress: Progress | None = None,
+) -> RunResult:
+    """One set against one retriever (see ``evaluate_all``)."""
+    (run,) = await evaluate_all([qs], [retriever], options, progress=progress)
+    return run
+
+
+async def evaluate_all(
+    sets: Sequence[GoldenQuestionSet],
+    retrievers: Sequence[AsyncRetriever],
+    options: EvalOptions = EvalOptions(),
+    *,
+    progress: Progress | None = None,
+) -> list[RunResult]:
+    """Every set against every retriever; runs in set-major order
+    ``[(s0, r0), (s0, r1), (s1, r0), ...]``. The caller owns (and closes) the retrievers.
+
+    Raises ``RetrieverError`` if a Describe fails at the start, ``EvaluationInterrupted``
+    if cancelled midway.
+    """
+    base = check_options(options)
+    try:
+        descriptions = await asyncio.gather(*(_describe(r, base.timeout_s) for r in retrievers))
+    except asyncio.CancelledError:
+        raise EvaluationInterrupted([]) from None
+    grid = [
+        [RunAccumulator(qs, r.target, d) for r, d in zip(retrievers, descriptions, strict=True)]
+        for qs in sets
+    ]
+    if progress is not None:
+        for acc in (a for row in grid for a in row):
+            acc.task = progress.start(f"{acc.qs.name} × {acc.target}", len(acc.responses))
+    separators = [
+        d.chunk_separator if options.doc_id_separator is None else options.doc_id_separator
+        for d in descriptions
+    ]
+    try:
+        async with asyncio.TaskGroup() as group:
+            for column, retriever in enumerate(retrievers):
+                column_runs = [row[column] for row in grid]
+                _start_pool(group, retriever, column_runs, base, progress)
+    except asyncio.CancelledError:
+        raise EvaluationInterrupted(_results(grid, separators, base, options)) from None
+    return _results(grid, separators, base, options)
+
+
+def _results(
+    grid: list[list[RunAccumulator]],
+    separators: list[str],
+    base: RunParameters,
+    options: EvalOptions,
+) -> list[RunResult]:
+    return [
+        acc.result(_with_separator(base, separators[column]), options.labels)
+        for row in grid
+        for column, acc in enumerate(row)
+    ]
+
+
+def _with_separator(base: RunParameters, separator: str) -> RunParameters:
+    return RunParameters(
+        ks=base.ks,
+        overfetch=base.overfetch,
+        limit=base.limit,
+        doc_id_separator=separator,
+        concurrency=base.concurrency,
+        timeout_s=base.timeout_s,
+    )
+
+
+def _start_pool(
+    group: asyncio.TaskGroup,
+    retriever: AsyncRetriever,
+    runs: list[RunAccumulator],
+    base: RunParameters,
+    progress: Progress | None,
+) -> None:
+    jobs = ((acc, i) for acc in runs for i in range(len(acc.responses)))
+    total = sum(len(acc.responses) for acc in runs)
+    call = _with_deadline(retriever, base.timeout_s)
+    for _ in range(min(base.concurrency, total)):
+        group.create_task(_work(call, iter(jobs), base.limit, retriever.target, progress))
+
+
+async def _work(
+    call: Call,
+    jobs: Iterator[tuple[RunAccumulator, int]],
+    limit: int,
+    target: str,
+    progress: Progress | None,
+) -> None:
+    """Pull jobs from the shared iterator until it is exhausted; one call at a time."""
+    clock = time.perf_counter
+    for acc, index in jobs:
+        question = acc.qs.questions[index]
+        started = clock()
+        try:
+            items = await call(question.question, limit)
+        except RetrieverError as e:
+            acc.responses[index] = (None, _failure(e), (clock() - started) * 1000)
+        except Exception as e:
+            log.debug("retriever %s raised for %s", target, question.id, exc_info=True)
+            failure = RetrievalFailure("internal", f"{type(e).__name__}: {e}")
+            acc.responses[index] = (None, failure, (clock() - started) * 1000)
+        else:
+            acc.responses[index] = (items, None, (clock() - started) * 1000)
+        acc.done += 1
+        if progress is not None:
+            progress.advance(acc.task)
+
+
+def _failure(error: RetrieverError) -> RetrievalFailure:
+    code = f"{error.code}: " if error.code else ""
+    return RetrievalFailure(error.kind, code + error.details)
+
+
+def _accepts_timeout(method: Callable[..., object]) -> bool:
+    try:
+        parameters = inspect.signature(method).parameters.values()
+    except (TypeError, ValueError):
+        return False
+    return any(p.name == "timeout_s" or p.kind is p.VAR_KEYWORD for p in parameters)
+
+
+def _with_deadline(retriever: AsyncRetriever, timeout_s: float) -> Call:
+    """``retrieve`` bound to the deadline: passed through when the retriever takes a
+    ``timeout_s`` (our gRPC client and in-process adapter do), else enforced here."""
+    retrieve = retriever.retrieve
+    if _accepts_timeout(retrieve):
+        return functools.partial(retrieve, timeout_s=timeout_s)
+
+    async def bounded(question: str, limit: int) -> list[RetrievedItem]:
+        try:
+            async with asyncio.timeout(timeout_s):
+                return await retrieve(question, limit)
+        except TimeoutError as e:
+            raise RetrieverTimeout(
+                retriever.target, f"no answer within {timeout_s:g} s", "DEADLINE_EXCEEDED"
+            ) from e
+
+    return bounded
+
+
+async def _describe(retriever: AsyncRetriever, timeout_s: float) -> RetrieverDescription:
+    """Describe, once, at the start: a retriever that cannot answer it stops the run."""
+    describe = retriever.describe
+    try:
+        if _accepts_timeout(describe):
+            return await describe(timeout_s=timeout_s)  # type: ignore[call-arg]
+        async with asyncio.timeout(timeout_s):
+            return await describe()
+    except (RetrieverTimeout, TimeoutError) as e:
+        raise RetrieverUnavailable(
+            retriever.target, f"no answer to Describe within {timeout_s:g} s; is it running?"
+        ) from e
+
+
+def evaluate(
+    sets: Sequence[GoldenQuestionSet],
+    retriever_specs: Sequence[str],
+    options: EvalOptions = EvalOptions(),
+    *,
+    progress: Progress | None = None,
+    config_path: Path | None = None,
+    token: str | None = None,
+) -> list[RunResult]:
+    """Synchronous entry: open each retriever spec (``open_retriever``), evaluate, close.
+
+    Ctrl-C raises ``EvaluationInterrupted`` (an ``Interrupted``: exit 130) whose ``runs``
+    hold what was measured. Not for use inside a running event loop (use ``evaluate_all``).
+    """
+    return asyncio.run(
+        _open_and_evaluate(sets, retriever_specs, options, progress, config_path, token)
+    )
+
+
+async def _open_and_evaluate(
+    sets: Sequence[GoldenQuestionSet],
+    specs: Sequence[str],
+    options: EvalOptions,
+    progress: Progress | None,
+    config_path: Path | None,
+    token: str | None,
+) -> list[RunResult]:
+    from retrieval_eval.retrievers.resolve import open_retriever
+
+    check_options(options)
+    opened: list[AsyncRetriever] = []
+    try:
+        for spec in specs:
+            opened.append(
+                open_retriever(
+                    spec, timeout_s=options.timeout_s, config_path=config_path, token=token
+                )
+            )
+        return await evaluate_all(sets, opened, options, progress=progress)
+    finally:
+        for retriever in opened:
+            await asyncio.shield(retriever.close())
