@@ -4,6 +4,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from retrieval_eval.errors import QuestionSetError
+
 
 @dataclass(frozen=True, slots=True)
 class Problem:
@@ -36,3 +38,22 @@ class Problem:
             "position": self.position,
             "message": self.message,
         }
+
+
+class QuestionSetProblems(QuestionSetError):
+    """A ``QuestionSetError`` that keeps the located problems, for reports and ``--format json``."""
+
+    #: How many problems the one-line-per-problem message shows; ``problems`` holds all.
+    SHOWN = 50
+
+    def __init__(self, source: str, details: list[Problem]) -> None:
+        self.source, self.details = source, details
+        lines = [str(p) for p in details]
+        if len(lines) == 1:
+            message = lines[0]
+        else:
+            shown = lines[: self.SHOWN]
+            if len(lines) > self.SHOWN:
+                shown.append(f"... and {len(lines) - self.SHOWN} more")
+            message = f"{len(lines)} problems in {source}:\n  " + "\n  ".join(shown)
+        super().__init__(message, lines)

@@ -16,7 +16,7 @@ from typing import Any
 
 from retrieval_eval.questions.formats import FORMAT_VERSION, HEADER_KEY, RawSet
 from retrieval_eval.questions.model import Form, GoldenQuestion, GoldenQuestionSet
-from retrieval_eval.questions.problems import Problem
+from retrieval_eval.questions.problems import Problem, QuestionSetProblems
 from retrieval_eval.questions.suggest import did_you_mean
 
 QUESTION_KEYS = ("id", "question", "form", "expected_document_ids", "hard_class", "answer_gist")
@@ -252,3 +252,11 @@ def check_raw_set(
     if checker.problems:
         return None, sorted(checker.problems, key=lambda p: p.line or 0)
     return GoldenQuestionSet(name, tuple(questions), description, raw.source), []
+
+
+def build_set(raw: RawSet) -> GoldenQuestionSet:
+    """The set, or ``QuestionSetProblems`` listing every problem (nothing half-loaded)."""
+    qs, problems = check_raw_set(raw)
+    if qs is None:
+        raise QuestionSetProblems(raw.source, problems)
+    return qs

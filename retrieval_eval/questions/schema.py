@@ -1,0 +1,97 @@
+"""A JSON Schema (draft 2020-12) of the set format, for editors that validate as you type.
+
+``question_set_schema()`` describes a YAML/JSON set document; its ``$defs`` hold
+``question`` (one JSONL line) and ``header`` (the optional first JSONL line). The loader is
+the authority (it also checks unique ids and prints line numbers); the schema catches the
+same shape mistakes early. VS Code (YAML extension): ``# yaml-language-server: $schema=...``.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from retrieval_eval.questions.formats import FORMAT_VERSION, HEADER_KEY
+from retrieval_eval.questions.model import Form
+
+SCHEMA_ID = "https://retrieval-eval.invalid/schemas/question-set-v1.json"
+
+
+def _forms() -> list[str]:
+    values = [f.value for f in Form]
+    return values + [v.lower() for v in values] + [v.capitalize() for v in values]
+
+
+def question_schema() -> dict[str, Any]:
+    text = {"type": "string", "pattern": r"\S"}
+    return {
+        "type": "object",
+        "description": "One golden question.",
+        "required": ["id", "question", "expected_document_ids"],
+        "additionalProperties": False,
+        "properties": {
+            "id": {**text, "description": "Unique in the set."},
+            "question": {**text, "description": "The question as a user would ask it."},
+            "form": {
+                "enum": [*_forms(), None],
+                "description": "MATCH (phrased like the answering text), GAP (in the user's "
+                "own words) or UNLABELLED; any case; missing or null means UNLABELLED.",
+            },
+            "expected_document_ids": {
+                "type": "array",
+                "items": text,
+                "uniqueItems": True,
+                "description": "Every document that answers the question (any one counts); "
+                "[] declares that no document answers it.",
+            },
+            "hard_class": {
+                **text,
+                "type": ["string", "null"],
+                "description": "Free-form: near-duplicate, specific-vs-general, prose-free, "
+                "boilerplate, normal, ...",
+            },
+            "answer_gist": {
+                "type": ["string", "null"],
+                "description": "Notes for the labeller; never scored.",
+            },
+        },
+    }
+
+
+def header_schema() -> dict[str, Any]:
+    return {
+        "type": "object",
+        "description": "The optional first line of a JSONL set.",
+        "required": [HEADER_KEY],
+        "additionalProperties": False,
+        "properties": {
+            HEADER_KEY: {"const": FORMAT_VERSION, "description": "Format version."},
+            "name": {"type": "string", "pattern": r"\S"},
+            "description": {"type": ["string", "null"]},
+        },
+    }
+
+
+def question_set_schema() -> dict[str, Any]:
+    header = header_schema()
+    return {
+        "$schema": "https://json-schema.org/draft/2020-12/schema",
+        "$id": SCHEMA_ID,
+        "title": "reval golden question set",
+        "oneOf": [
+            {
+                "type": "object",
+                "required": ["questions"],
+                "additionalProperties": False,
+                "properties": {
+                    **header["properties"],
+                    "questions": {
+                        "type": "array",
+                        "minItems": 1,
+                        "items": {"$ref": "#/$defs/question"},
+                    },
+                },
+            },
+            {"type": "array", "minItems": 1, "items": {"$ref": "#/$defs/question"}},
+        ],
+        "$defs": {"question": question_schema(), "header": header},
+    }
