@@ -1,0 +1,124 @@
+"""Engines for the run store and the translation of database failures into StoreError.
+
+SQLite: WAL journal (readers never block the writer), a busy timeout, and transactions
+that reval begins itself, ``BEGIN IMMEDIATE`` for writes so that concurrent writers queue
+on the lock instead of failing half-way. PostgreSQL: psycopg 3 with a connect timeout.
+"""
+
+from __future__ import annotations
+
+import logging
+import random
+import time
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
+from typing import Any, TypeVar
+
+from sqlalchemy import Connection, Engine, create_engine, event
+from sqlalchemy.engine import URL
+from sqlalchemy.exc import DBAPIError, SQLAlchemyError
+
+from retrieval_eval.errors import StoreError
+from retrieval_eval.store.url import mask, sqlite_path
+
+log = logging.getLogger(__name__)
+T = TypeVar("T")
+
+#: Execution option read by the SQLite ``begin`` hook: "DEFERRED" or "IMMEDIATE".
+BEGIN_MODE = "reval_sqlite_begin"
+CONNECT_TIMEOUT_S = 10
+
+
+def create_store_engine(url: URL, lock_timeout_s: float) -> Engine:
+    if url.get_backend_name() == "sqlite":
+        return _sqlite_engine(url, lock_timeout_s)
+    connect_args: dict[str, Any] = {"connect_timeout": CONNECT_TIMEOUT_S}
+    return create_engine(url, pool_pre_ping=True, connect_args=connect_args)
+
+
+def _sqlite_engine(url: URL, lock_timeout_s: float) -> Engine:
+    in_memory = sqlite_path(url) is None
+    engine = create_engine(url, connect_args={"timeout": lock_timeout_s})
+    busy_ms = int(lock_timeout_s * 1000)
+
+    @event.listens_for(engine, "connect")
+    def _on_connect(dbapi_connection: Any, _record: Any) -> None:
+        dbapi_connection.isolation_level = None  # the "begin" hook below emits BEGIN
+        cursor = dbapi_connection.cursor()
+        try:
+            cursor.execute(f"PRAGMA busy_timeout = {busy_ms}")
+            cursor.execute("PRAGMA foreign_keys = ON")
+            if not in_memory:
+                cursor.execute("PRAGMA journal_mode = WAL")
+                cursor.execute("PRAGMA synchronous = NORMAL")
+        finally:
+            cursor.close()
+
+    @event.listens_for(engine, "begin")
+    def _on_begin(connection: Connection) -> None:
+        mode = connection.get_execution_options().get(BEGIN_MODE, "DEFERRED")
+        connection.exec_driver_sql(f"BEGIN {mode}")
+
+    return engine
+
+
+def is_locked(error: BaseException) -> bool:
+    text = str(getattr(error, "orig", error)).lower()
+    return "database is locked" in text or "database is busy" in text or "sqlite_busy" in text
+
+
+def store_error(url: URL, error: BaseException, action: str) -> StoreError:
+    """One clear line naming the database (password masked) and what went wrong."""
+    where = mask(url)
+    orig = getattr(error, "orig", None) or error
+    detail = str(orig).strip().splitlines()[0] if str(orig).strip() else type(orig).__name__
+    lowered = detail.lower()
+    if is_locked(error):
+        return StoreError(
+            f"run store {where} is locked: {action} gave up waiting for another writer ({detail})"
+        )
+    if "not a database" in lowered or "malformed" in lowered or "corrupt" in lowered:
+        return StoreError(
+            f"run store {where} is corrupted or not a reval database ({detail}); "
+            "move the file away or choose another with --db / REVAL_DATABASE_URL"
+        )
+    if (isinstance(error, DBAPIError) and error.connection_invalidated) or _unreachable(lowered):
+        return StoreError(f"cannot reach run store {where}: {detail}")
+    return StoreError(f"run store {where}: {action} failed: {detail}")
+
+
+def _unreachable(lowered: str) -> bool:
+    needles = ("connection refused", "could not connect", "connection failed", "timeout expired",
+               "could not translate host", "unable to open database", "server closed")  # fmt: skip
+    return any(n in lowered for n in needles)
+
+
+@contextmanager
+def translated(url: URL, action: str) -> Iterator[None]:
+    """Turn any database failure inside the block into a StoreError."""
+    try:
+        yield
+    except StoreError:
+        raise
+    except (SQLAlchemyError, OSError) as e:
+        raise store_error(url, e, action) from e
+
+
+def with_retry(url: URL, action: str, lock_timeout_s: float, work: Callable[[], T]) -> T:
+    """Run ``work`` (one whole transaction), retrying while the database is locked.
+
+    SQLite already waits ``busy_timeout`` inside each statement; this loop also covers the
+    cases where SQLite reports busy without waiting, until ``lock_timeout_s`` is spent.
+    """
+    deadline = time.monotonic() + lock_timeout_s
+    delay = 0.01
+    while True:
+        try:
+            with translated(url, action):
+                return work()
+        except StoreError as e:
+            if not (e.__cause__ and is_locked(e.__cause__)) or time.monotonic() >= deadline:
+                raise
+            log.debug("run store %s locked during %s; retrying", mask(url), action)
+            time.sleep(min(delay * (1 + random.random()), max(0.0, deadline - time.monotonic())))
+            delay = min(delay * 2, 0.5)

@@ -1,0 +1,1 @@
+"""Alembic migrations of the run store, run programmatically by ``RunStore.open``."""

@@ -1,0 +1,86 @@
+"""Private ORM models of the run store. The schema itself is created by the migrations;
+these classes describe it for queries (a test checks both agree).
+
+Structured parts of a run (metrics, breakdowns, parameters, description) are stored as
+JSON text: exact float round trip on every backend and no dialect-specific JSON quirks
+(PostgreSQL's JSON rejects NaN). Columns that listings and baselines filter or sort on are
+real columns. Per-question outcomes are one row each, written in bulk.
+"""
+
+from __future__ import annotations
+
+from sqlalchemy import Boolean, Double, ForeignKey, Index, Integer, String, Text
+from sqlalchemy.orm import DeclarativeBase, Mapped, mapped_column
+
+
+class Base(DeclarativeBase):
+    pass
+
+
+class RunRow(Base):
+    __tablename__ = "reval_runs"
+
+    pk: Mapped[int] = mapped_column(Integer, primary_key=True, autoincrement=True)
+    run_id: Mapped[str] = mapped_column(String(40), unique=True)
+    set_name: Mapped[str] = mapped_column(String(255))
+    set_fingerprint: Mapped[str] = mapped_column(String(100))
+    retriever_identifier: Mapped[str] = mapped_column(String(255))
+    retriever_version: Mapped[str] = mapped_column(String(255))
+    retriever_target: Mapped[str] = mapped_column(Text)
+    state: Mapped[str] = mapped_column(String(20))
+    #: ISO 8601 text, exactly as recorded (time zone included); *_ts are UTC epoch seconds
+    #: for ordering.
+    started_at: Mapped[str] = mapped_column(String(40))
+    finished_at: Mapped[str] = mapped_column(String(40))
+    started_ts: Mapped[float] = mapped_column(Double)
+    finished_ts: Mapped[float] = mapped_column(Double)
+    question_count: Mapped[int] = mapped_column(Integer)
+    error_count: Mapped[int] = mapped_column(Integer)
+    underfilled_count: Mapped[int] = mapped_column(Integer)
+    top1_hit_rate: Mapped[float | None] = mapped_column(Double, nullable=True)
+    top3_hit_rate: Mapped[float | None] = mapped_column(Double, nullable=True)
+    pinned: Mapped[bool] = mapped_column(Boolean, default=False)
+    retriever_json: Mapped[str] = mapped_column(Text)
+    parameters_json: Mapped[str] = mapped_column(Text)
+    metrics_json: Mapped[str] = mapped_column(Text)
+    by_form_json: Mapped[str] = mapped_column(Text)
+    by_hard_class_json: Mapped[str] = mapped_column(Text)
+    latency_json: Mapped[str | None] = mapped_column(Text, nullable=True)
+
+    __table_args__ = (Index("ix_reval_runs_set_retriever", "set_name", "retriever_identifier"),)
+
+
+class LabelRow(Base):
+    __tablename__ = "reval_run_labels"
+
+    run_pk: Mapped[int] = mapped_column(
+        ForeignKey("reval_runs.pk", ondelete="CASCADE"), primary_key=True
+    )
+    key: Mapped[str] = mapped_column(String(255), primary_key=True)
+    value: Mapped[str] = mapped_column(Text)
+
+    __table_args__ = (Index("ix_reval_run_labels_key_value", "key", "value"),)
+
+
+class OutcomeRow(Base):
+    """One question of one run, in the run's question order (``position``)."""
+
+    __tablename__ = "reval_outcomes"
+
+    run_pk: Mapped[int] = mapped_column(
+        ForeignKey("reval_runs.pk", ondelete="CASCADE"), primary_key=True
+    )
+    position: Mapped[int] = mapped_column(Integer, primary_key=True)
+    question_id: Mapped[str] = mapped_column(Text)
+    form: Mapped[str] = mapped_column(String(20))
+    hard_class: Mapped[str | None] = mapped_column(Text, nullable=True)
+    #: JSON arrays of ids.
+    expected_ids: Mapped[str] = mapped_column(Text)
+    raw_ids: Mapped[str] = mapped_column(Text)
+    ranked_ids: Mapped[str] = mapped_column(Text)
+    #: "k:0|1" pairs, comma separated, e.g. "1:0,3:1"; empty when the retrieval failed.
+    hits: Mapped[str] = mapped_column(String(255))
+    latency_ms: Mapped[float | None] = mapped_column(Double, nullable=True)
+    error_kind: Mapped[str | None] = mapped_column(String(40), nullable=True)
+    error_message: Mapped[str | None] = mapped_column(Text, nullable=True)
+    underfilled: Mapped[bool] = mapped_column(Boolean, default=False)

@@ -1,0 +1,192 @@
+"""RunResult <-> database rows. Pure functions, exact round trip (``loaded == saved``)."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterable, Mapping
+from dataclasses import fields
+from datetime import UTC, datetime
+from typing import Any
+
+from retrieval_eval.evaluation.results import (
+    GroupMetrics,
+    LatencySummary,
+    NoAnswerStats,
+    QuestionOutcome,
+    RateEstimate,
+    RetrievalFailure,
+    RunParameters,
+    RunResult,
+    RunState,
+)
+from retrieval_eval.questions.model import Form
+from retrieval_eval.retrievers.types import RetrieverDescription
+
+_dumps = json.JSONEncoder(ensure_ascii=False, separators=(",", ":")).encode
+_loads = json.loads
+
+
+def epoch(moment: datetime) -> float:
+    """Seconds since the epoch; a naive datetime is taken as UTC."""
+    if moment.tzinfo is None:
+        moment = moment.replace(tzinfo=UTC)
+    return moment.timestamp()
+
+
+def group_to_json(group: GroupMetrics) -> dict[str, Any]:
+    return {
+        "count": group.count,
+        "errors": group.errors,
+        "values": dict(group.values),
+        "intervals": {
+            name: [e.rate, e.low, e.high, e.successes, e.count]
+            for name, e in group.intervals.items()
+        },
+        "no_answer": (
+            None
+            if group.no_answer is None
+            else [group.no_answer.count, group.no_answer.correctly_empty,
+                  group.no_answer.returned_something]
+        ),
+    }  # fmt: skip
+
+
+def group_from_json(data: Mapping[str, Any]) -> GroupMetrics:
+    no_answer = data["no_answer"]
+    return GroupMetrics(
+        count=data["count"],
+        errors=data["errors"],
+        values=dict(data["values"]),
+        intervals={name: RateEstimate(*parts) for name, parts in data["intervals"].items()},
+        no_answer=None if no_answer is None else NoAnswerStats(*no_answer),
+    )
+
+
+def _record_to_json(record: object) -> dict[str, Any]:
+    """A flat dataclass (parameters, description) as JSON-ready data, field by field."""
+    out: dict[str, Any] = {}
+    for f in fields(record):  # type: ignore[arg-type]
+        value = getattr(record, f.name)
+        if isinstance(value, tuple):
+            value = list(value)
+        elif isinstance(value, Mapping):
+            value = dict(value)
+        out[f.name] = value
+    return out
+
+
+def _record_from_json(cls: type, data: Mapping[str, Any]) -> Any:
+    """Rebuild a flat dataclass; lists become tuples; fields unknown to this version are
+    ignored so that a newer reval's rows still load."""
+    known = {f.name for f in fields(cls)}
+    kwargs = {k: tuple(v) if isinstance(v, list) else v for k, v in data.items() if k in known}
+    return cls(**kwargs)
+
+
+def encode_hits(hits: Mapping[int, bool]) -> str:
+    return ",".join(f"{k}:{int(v)}" for k, v in hits.items())
+
+
+def decode_hits(text: str) -> dict[int, bool]:
+    if not text:
+        return {}
+    pairs = (part.split(":") for part in text.split(","))
+    return {int(k): v == "1" for k, v in pairs}
+
+
+def run_row(run: RunResult, run_id: str) -> dict[str, Any]:
+    """The ``reval_runs`` row of a run (without the generated primary key)."""
+    return {
+        "run_id": run_id,
+        "set_name": run.set_name,
+        "set_fingerprint": run.set_fingerprint,
+        "retriever_identifier": run.retriever.identifier,
+        "retriever_version": run.retriever.version,
+        "retriever_target": run.retriever_target,
+        "state": run.state.value,
+        "started_at": run.started_at.isoformat(),
+        "finished_at": run.finished_at.isoformat(),
+        "started_ts": epoch(run.started_at),
+        "finished_ts": epoch(run.finished_at),
+        "question_count": len(run.questions),
+        "error_count": run.error_count,
+        "underfilled_count": run.underfilled_count,
+        "top1_hit_rate": run.metrics.values.get("top1_hit_rate"),
+        "top3_hit_rate": run.metrics.values.get("top3_hit_rate"),
+        "pinned": False,
+        "retriever_json": _dumps(_record_to_json(run.retriever)),
+        "parameters_json": _dumps(_record_to_json(run.parameters)),
+        "metrics_json": _dumps(group_to_json(run.metrics)),
+        "by_form_json": _dumps({k: group_to_json(g) for k, g in run.by_form.items()}),
+        "by_hard_class_json": _dumps({k: group_to_json(g) for k, g in run.by_hard_class.items()}),
+        "latency_json": None if run.latency is None else _dumps(_record_to_json(run.latency)),
+    }
+
+
+def outcome_rows(run_pk: int, outcomes: Iterable[QuestionOutcome]) -> list[dict[str, Any]]:
+    """``reval_outcomes`` rows for bulk insertion, in question order."""
+    return [
+        {
+            "run_pk": run_pk,
+            "position": position,
+            "question_id": q.question_id,
+            "form": q.form.value,
+            "hard_class": q.hard_class,
+            "expected_ids": _dumps(q.expected_document_ids),
+            "raw_ids": _dumps(q.raw_ids),
+            "ranked_ids": _dumps(q.ranked_document_ids),
+            "hits": encode_hits(q.hits),
+            "latency_ms": q.latency_ms,
+            "error_kind": None if q.error is None else q.error.kind,
+            "error_message": None if q.error is None else q.error.message,
+            "underfilled": q.underfilled,
+        }
+        for position, q in enumerate(outcomes)
+    ]
+
+
+#: Column order expected by :func:`outcome_from_tuple`.
+OUTCOME_COLUMNS = (
+    "question_id", "form", "hard_class", "expected_ids", "raw_ids", "ranked_ids", "hits",
+    "latency_ms", "error_kind", "error_message", "underfilled",
+)  # fmt: skip
+
+
+def outcome_from_tuple(row: tuple[Any, ...]) -> QuestionOutcome:
+    qid, form, hard_class, expected, raw, ranked, hits, latency, kind, message, under = row
+    return QuestionOutcome(
+        question_id=qid,
+        form=Form(form),
+        hard_class=hard_class,
+        expected_document_ids=tuple(_loads(expected)),
+        raw_ids=tuple(_loads(raw)),
+        ranked_document_ids=tuple(_loads(ranked)),
+        hits=decode_hits(hits),
+        latency_ms=latency,
+        error=None if kind is None else RetrievalFailure(kind, message or ""),
+        underfilled=bool(under),
+    )
+
+
+def run_from_row(
+    row: Mapping[str, Any], labels: Mapping[str, str], outcomes: tuple[QuestionOutcome, ...]
+) -> RunResult:
+    latency = row["latency_json"]
+    return RunResult(
+        set_name=row["set_name"],
+        set_fingerprint=row["set_fingerprint"],
+        retriever_target=row["retriever_target"],
+        retriever=_record_from_json(RetrieverDescription, _loads(row["retriever_json"])),
+        parameters=_record_from_json(RunParameters, _loads(row["parameters_json"])),
+        started_at=datetime.fromisoformat(row["started_at"]),
+        finished_at=datetime.fromisoformat(row["finished_at"]),
+        state=RunState(row["state"]),
+        metrics=group_from_json(_loads(row["metrics_json"])),
+        by_form={k: group_from_json(g) for k, g in _loads(row["by_form_json"]).items()},
+        by_hard_class={k: group_from_json(g) for k, g in _loads(row["by_hard_class_json"]).items()},
+        latency=None if latency is None else _record_from_json(LatencySummary, _loads(latency)),
+        questions=outcomes,
+        underfilled_count=row["underfilled_count"],
+        labels=dict(labels),
+        run_id=row["run_id"],
+    )

@@ -1,0 +1,333 @@
+"""RunStore: runs in, runs out, by id; history listings, baselines, pins and retention.
+
+Every write is one short transaction (all rows prepared before it begins), retried while
+another writer holds the lock, so concurrent ``reval eval`` processes all get stored.
+"""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Mapping
+from datetime import datetime
+from functools import partial
+from typing import Any
+
+from sqlalchemy import Connection, Engine, delete, insert, select, update
+from sqlalchemy.engine import URL
+from sqlalchemy.exc import IntegrityError
+
+from retrieval_eval.errors import InputError, UnknownNameError
+from retrieval_eval.evaluation.results import RunResult, RunState
+from retrieval_eval.store import serialize
+from retrieval_eval.store.engine import BEGIN_MODE, create_store_engine, translated, with_retry
+from retrieval_eval.store.ids import new_run_id
+from retrieval_eval.store.models import LabelRow, OutcomeRow, RunRow
+from retrieval_eval.store.schema import ensure_schema
+from retrieval_eval.store.types import RunSummary
+from retrieval_eval.store.url import is_default_location, mask, resolve_url, sqlite_path
+
+log = logging.getLogger(__name__)
+
+DEFAULT_LOCK_TIMEOUT_S = 30.0
+_OUTCOME_COLUMNS = [getattr(OutcomeRow, c) for c in serialize.OUTCOME_COLUMNS]
+_BATCH = 500  # ids per IN (...) clause
+
+
+class RunStore:
+    """Persisted evaluation runs. Build with :meth:`open`; close when done."""
+
+    def __init__(self, engine: Engine, url: URL, lock_timeout_s: float) -> None:
+        self._engine, self._url, self._lock_timeout_s = engine, url, lock_timeout_s
+
+    @classmethod
+    def open(
+        cls, url: str | None = None, *, lock_timeout_s: float = DEFAULT_LOCK_TIMEOUT_S
+    ) -> RunStore:
+        """Open (creating and migrating if needed) the store at ``url``, else at
+        $REVAL_DATABASE_URL, else the SQLite file ``$REVAL_HOME/runs.sqlite``."""
+        resolved = resolve_url(url)
+        path = sqlite_path(resolved)
+        if path is not None:
+            _prepare_directory(resolved, path)
+        engine = create_store_engine(resolved, lock_timeout_s)
+        try:
+            ensure_schema(engine, resolved, lock_timeout_s)
+        except BaseException:
+            engine.dispose()
+            raise
+        return cls(engine, resolved, lock_timeout_s)
+
+    @property
+    def url(self) -> str:
+        """The store's URL with any password masked."""
+        return mask(self._url)
+
+    def close(self) -> None:
+        self._engine.dispose()
+
+    def __enter__(self) -> RunStore:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+    # --- writing -------------------------------------------------------------------------
+
+    def _write(self, action: str, work: Any) -> Any:
+        def attempt() -> Any:
+            options = {BEGIN_MODE: "IMMEDIATE"}
+            with self._engine.connect().execution_options(**options) as conn, conn.begin():
+                return work(conn)
+
+        return with_retry(self._url, action, self._lock_timeout_s, attempt)
+
+    def save(self, run: RunResult) -> str:
+        """Store a run with all its outcomes; returns its id (``run.run_id`` if set, else
+        a new one)."""
+        outcomes = serialize.outcome_rows(0, run.questions)
+        for _ in range(5):
+            run_id = run.run_id or new_run_id(run.started_at)
+            row = serialize.run_row(run, run_id)
+            try:
+                self._write(
+                    f"saving run {run_id}",
+                    partial(_insert_run, row=row, run=run, outcomes=outcomes),
+                )
+            except Exception as e:
+                if isinstance(e.__cause__, IntegrityError) and _id_taken(e.__cause__):
+                    if run.run_id:
+                        taken = f"run {run.run_id!r} is already stored in {self.url}"
+                        raise InputError(taken) from e
+                    continue
+                raise
+            log.info("saved run %s (%d questions) to %s", run_id, len(outcomes), self.url)
+            return run_id
+        raise AssertionError("could not draw a free run id")  # pragma: no cover
+
+    def pin(self, run_id: str) -> str:
+        """Make a complete run the baseline of its set x retriever (replacing any other)."""
+        summary = self._summary(self.resolve_id(run_id))
+        if summary.state is not RunState.COMPLETE:
+            raise InputError(
+                f"run {summary.run_id} is {summary.state.value} ({summary.error_count} "
+                "failed retrievals): only complete runs can be pinned as baselines"
+            )
+
+        def work(conn: Connection) -> None:
+            same = (RunRow.set_name == summary.set_name) & (
+                RunRow.retriever_identifier == summary.retriever_identifier
+            )
+            conn.execute(update(RunRow).where(same).values(pinned=False))
+            conn.execute(update(RunRow).where(RunRow.run_id == summary.run_id).values(pinned=True))
+
+        self._write(f"pinning run {summary.run_id}", work)
+        return summary.run_id
+
+    def unpin(self, run_id: str) -> str:
+        full = self.resolve_id(run_id)
+        self._write(
+            f"unpinning run {full}",
+            lambda c: c.execute(update(RunRow).where(RunRow.run_id == full).values(pinned=False)),
+        )
+        return full
+
+    def prune(self, keep: int) -> int:
+        """Keep the ``keep`` newest runs of each set x retriever (plus every pinned run);
+        delete the rest. Returns how many runs were deleted."""
+        if keep < 0:
+            raise InputError(f"--keep must be 0 or more, got {keep}")
+
+        def work(conn: Connection) -> int:
+            rows = conn.execute(
+                select(RunRow.pk, RunRow.set_name, RunRow.retriever_identifier, RunRow.pinned)
+                .order_by(RunRow.started_ts.desc(), RunRow.pk.desc())
+            ).all()  # fmt: skip
+            seen: dict[tuple[str, str], int] = {}
+            doomed = []
+            for pk, set_name, retriever, pinned in rows:
+                rank = seen[(set_name, retriever)] = seen.get((set_name, retriever), 0) + 1
+                if rank > keep and not pinned:
+                    doomed.append(pk)
+            for i in range(0, len(doomed), _BATCH):
+                chunk = doomed[i : i + _BATCH]
+                conn.execute(delete(OutcomeRow).where(OutcomeRow.run_pk.in_(chunk)))
+                conn.execute(delete(LabelRow).where(LabelRow.run_pk.in_(chunk)))
+                conn.execute(delete(RunRow).where(RunRow.pk.in_(chunk)))
+            return len(doomed)
+
+        deleted: int = self._write("pruning runs", work)
+        log.info("pruned %d runs from %s", deleted, self.url)
+        return deleted
+
+    # --- reading -------------------------------------------------------------------------
+
+    def _read(self, action: str, work: Any) -> Any:
+        def attempt() -> Any:
+            with self._engine.connect() as conn, conn.begin():
+                return work(conn)
+
+        return with_retry(self._url, action, self._lock_timeout_s, attempt)
+
+    def resolve_id(self, run_id: str) -> str:
+        """The full id of the run that ``run_id`` names exactly or as a unique prefix."""
+        prefix = run_id.strip()
+        if not prefix:
+            raise InputError("empty run id")
+
+        def work(conn: Connection) -> list[str]:
+            exact = conn.scalar(select(RunRow.run_id).where(RunRow.run_id == prefix))
+            if exact is not None:
+                return [exact]
+            pattern = prefix.replace("\\", "\\\\").replace("%", "\\%").replace("_", "\\_")
+            query = select(RunRow.run_id).where(RunRow.run_id.like(pattern + "%", escape="\\"))
+            return list(conn.scalars(query.order_by(RunRow.run_id).limit(6)))
+
+        matches = self._read(f"looking up run {prefix}", work)
+        if not matches:
+            raise UnknownNameError("run", prefix)
+        if len(matches) > 1:
+            shown = ", ".join(matches[:5]) + (", ..." if len(matches) > 5 else "")
+            raise InputError(f"run id prefix {prefix!r} is ambiguous: matches {shown}")
+        return str(matches[0])
+
+    def get(self, run_id: str) -> RunResult:
+        """The stored run named by ``run_id`` (or a unique prefix), with every outcome."""
+        full = self.resolve_id(run_id)
+
+        def work(conn: Connection) -> RunResult:
+            row = conn.execute(select(RunRow).where(RunRow.run_id == full)).mappings().one()
+            labels = dict(conn.execute(
+                select(LabelRow.key, LabelRow.value).where(LabelRow.run_pk == row["pk"])
+            ).all())  # fmt: skip
+            result = conn.execute(
+                select(*_OUTCOME_COLUMNS)
+                .where(OutcomeRow.run_pk == row["pk"])
+                .order_by(OutcomeRow.position)
+            )  # fmt: skip
+            outcomes = tuple(map(serialize.outcome_from_tuple, result))
+            return serialize.run_from_row(row, labels, outcomes)
+
+        run: RunResult = self._read(f"loading run {full}", work)
+        return run
+
+    def list_runs(
+        self,
+        *,
+        set_name: str | None = None,
+        retriever: str | None = None,
+        labels: Mapping[str, str] | None = None,
+        state: RunState | None = None,
+        limit: int | None = 50,
+    ) -> list[RunSummary]:
+        """Runs newest first. ``retriever`` matches the identifier or the target; every
+        given label must match."""
+        query = select(RunRow)
+        if set_name is not None:
+            query = query.where(RunRow.set_name == set_name)
+        if retriever is not None:
+            query = query.where(
+                (RunRow.retriever_identifier == retriever) | (RunRow.retriever_target == retriever)
+            )
+        if state is not None:
+            query = query.where(RunRow.state == state.value)
+        for key, value in (labels or {}).items():
+            labelled = select(LabelRow.run_pk).where(LabelRow.key == key, LabelRow.value == value)
+            query = query.where(RunRow.pk.in_(labelled))
+        query = query.order_by(RunRow.started_ts.desc(), RunRow.pk.desc())
+        if limit is not None:
+            query = query.limit(limit)
+        return list(self._read("listing runs", lambda conn: _summaries(conn, query)))
+
+    def find_baseline(self, run: RunResult, baseline_id: str | None = None) -> RunResult | None:
+        """The run to judge ``run`` against: ``baseline_id`` if given; else the pinned run
+        of the same set and retriever identifier; else the latest *complete* run of them
+        that started no later than ``run``. Never ``run`` itself."""
+        if baseline_id is not None:
+            return self.get(baseline_id)
+        same = (RunRow.set_name == run.set_name) & (
+            RunRow.retriever_identifier == run.retriever.identifier
+        )
+        if run.run_id is not None:
+            same = same & (RunRow.run_id != run.run_id)
+        order = (RunRow.started_ts.desc(), RunRow.pk.desc())
+        pinned = select(RunRow.run_id).where(same, RunRow.pinned.is_(True))
+        pinned = pinned.order_by(*order).limit(1)
+        latest = (
+            select(RunRow.run_id)
+            .where(same, RunRow.state == RunState.COMPLETE.value)
+            .where(RunRow.started_ts <= serialize.epoch(run.started_at))
+            .order_by(*order)
+            .limit(1)
+        )
+
+        def work(conn: Connection) -> str | None:
+            return conn.scalar(pinned) or conn.scalar(latest)
+
+        found = self._read("finding the baseline", work)
+        return None if found is None else self.get(found)
+
+    def _summary(self, run_id: str) -> RunSummary:
+        query = select(RunRow).where(RunRow.run_id == run_id)
+        return self._read(f"loading run {run_id}", lambda conn: _summaries(conn, query))[0]
+
+
+def _prepare_directory(url: URL, path: Any) -> None:
+    """Create the default store's directory on first use; an explicit path's directory
+    must exist (a typo should not silently create a tree)."""
+    with translated(url, "creating the store directory"):
+        if is_default_location(url):
+            path.parent.mkdir(parents=True, exist_ok=True)
+        elif not path.parent.is_dir():
+            raise InputError(
+                f"directory {str(path.parent)!r} of run store {mask(url)} does not exist"
+            )
+
+
+def _insert_run(
+    conn: Connection, row: dict[str, Any], run: RunResult, outcomes: list[dict[str, Any]]
+) -> None:
+    pk = conn.execute(insert(RunRow), row).inserted_primary_key[0]
+    for outcome in outcomes:
+        outcome["run_pk"] = pk
+    if outcomes:
+        conn.execute(insert(OutcomeRow), outcomes)
+    if run.labels:
+        labels = [{"run_pk": pk, "key": k, "value": v} for k, v in run.labels.items()]
+        conn.execute(insert(LabelRow), labels)
+
+
+def _id_taken(error: IntegrityError) -> bool:
+    text = str(error.orig).lower()
+    return "run_id" in text or "reval_runs" in text
+
+
+def _summaries(conn: Connection, query: Any) -> list[RunSummary]:
+    rows = conn.execute(query).mappings().all()
+    labels: dict[int, dict[str, str]] = {}
+    pks = [r["pk"] for r in rows]
+    for i in range(0, len(pks), _BATCH):
+        chunk = select(LabelRow.run_pk, LabelRow.key, LabelRow.value).where(
+            LabelRow.run_pk.in_(pks[i : i + _BATCH])
+        )
+        for run_pk, key, value in conn.execute(chunk):
+            labels.setdefault(run_pk, {})[key] = value
+    return [
+        RunSummary(
+            run_id=r["run_id"],
+            set_name=r["set_name"],
+            set_fingerprint=r["set_fingerprint"],
+            retriever_identifier=r["retriever_identifier"],
+            retriever_version=r["retriever_version"],
+            retriever_target=r["retriever_target"],
+            state=RunState(r["state"]),
+            started_at=datetime.fromisoformat(r["started_at"]),
+            finished_at=datetime.fromisoformat(r["finished_at"]),
+            question_count=r["question_count"],
+            error_count=r["error_count"],
+            top1_hit_rate=r["top1_hit_rate"],
+            top3_hit_rate=r["top3_hit_rate"],
+            pinned=bool(r["pinned"]),
+            labels=labels.get(r["pk"], {}),
+        )
+        for r in rows
+    ]

@@ -1,0 +1,76 @@
+"""Where the run store lives: an explicit URL, else $REVAL_DATABASE_URL, else a SQLite file.
+
+The default is ``$REVAL_HOME/runs.sqlite`` (``REVAL_HOME`` defaults to ``~/.reval``), so a
+laptop needs no setup; a team or CI fleet points every runner at one PostgreSQL URL.
+"""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+from sqlalchemy.engine import URL, make_url
+from sqlalchemy.exc import ArgumentError
+
+from retrieval_eval.errors import ConfigError
+
+ENV_URL = "REVAL_DATABASE_URL"
+ENV_HOME = "REVAL_HOME"
+DEFAULT_FILE = "runs.sqlite"
+
+#: Bare or legacy PostgreSQL schemes -> the driver reval ships with (psycopg 3).
+_POSTGRES_ALIASES = {"postgres", "postgresql", "postgresql+psycopg2"}
+
+
+def reval_home() -> Path:
+    return Path(os.environ.get(ENV_HOME) or Path.home() / ".reval").expanduser()
+
+
+def default_url() -> str:
+    return f"sqlite:///{reval_home() / DEFAULT_FILE}"
+
+
+def resolve_url(url: str | None = None) -> URL:
+    """The database URL to use: ``url`` > $REVAL_DATABASE_URL > the default SQLite file.
+
+    A bare path (no ``://``) means a SQLite file; ``postgres://`` and ``postgresql://``
+    select psycopg 3.
+    """
+    raw = url or os.environ.get(ENV_URL) or default_url()
+    if "://" not in raw:
+        raw = f"sqlite:///{Path(raw).expanduser().resolve()}"
+    try:
+        parsed = make_url(raw)
+    except ArgumentError as e:
+        raise ConfigError(f"invalid database URL {mask(raw)!r}: {e}") from e
+    if parsed.drivername in _POSTGRES_ALIASES:
+        parsed = parsed.set(drivername="postgresql+psycopg")
+    backend = parsed.get_backend_name()
+    if backend not in ("sqlite", "postgresql"):
+        raise ConfigError(
+            f"unsupported database URL {mask(parsed)!r}: use sqlite:///PATH or "
+            "postgresql://USER@HOST/DB"
+        )
+    return parsed
+
+
+def mask(url: URL | str) -> str:
+    """The URL as text with any password replaced by ``***``, for messages and logs."""
+    if isinstance(url, str):
+        try:
+            url = make_url(url)
+        except ArgumentError:
+            return "<unparseable URL>" if "@" in url else url
+    return url.render_as_string(hide_password=True)
+
+
+def sqlite_path(url: URL) -> Path | None:
+    """The file behind a SQLite URL; None for in-memory databases and other backends."""
+    if url.get_backend_name() != "sqlite" or url.database in (None, "", ":memory:"):
+        return None
+    return Path(url.database)
+
+
+def is_default_location(url: URL) -> bool:
+    path = sqlite_path(url)
+    return path is not None and path == reval_home() / DEFAULT_FILE

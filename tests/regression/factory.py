@@ -1,0 +1,89 @@
+"""Build real RunResults for store and regression tests: real questions, real scoring
+(the engine's RunAccumulator), with each question's outcome given as a one-letter code.
+
+Codes: "1" top-1 hit, "3" hit at 3 but not at 1, "0" miss, "E" failed retrieval,
+"-" not measured (interrupted run). Question ``qN`` expects document ``dN``.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from collections.abc import Mapping, Sequence
+from datetime import UTC, datetime, timedelta
+
+from retrieval_eval.evaluation.accumulate import RunAccumulator
+from retrieval_eval.evaluation.results import RetrievalFailure, RunParameters, RunResult
+from retrieval_eval.questions.model import Form, GoldenQuestion, GoldenQuestionSet
+from retrieval_eval.retrievers.types import RetrievedItem, RetrieverDescription
+
+T0 = datetime(2026, 11, 30, 9, 0, 0, tzinfo=UTC)
+
+
+def question_set(
+    n: int,
+    *,
+    name: str = "faq",
+    forms: Sequence[Form] | None = None,
+    classes: Sequence[str | None] | None = None,
+    no_answer: Sequence[int] = (),
+) -> GoldenQuestionSet:
+    questions = tuple(
+        GoldenQuestion(
+            id=f"q{i}",
+            question=f"question number {i}?",
+            form=forms[i] if forms else (Form.MATCH if i % 2 == 0 else Form.GAP),
+            expected_document_ids=() if i in no_answer else (f"d{i}",),
+            hard_class=classes[i] if classes else None,
+        )
+        for i in range(n)
+    )
+    return GoldenQuestionSet(name=name, questions=questions)
+
+
+def _ranking(i: int, code: str, expects_nothing: bool) -> list[RetrievedItem]:
+    if expects_nothing:
+        return [] if code in "13" else [RetrievedItem("x0")]
+    target = RetrievedItem(f"d{i}", score=1.0, chunk_id=None)
+    others = [RetrievedItem(f"x{j}#c{j}") for j in range(4)]
+    if code == "1":
+        return [target, *others]
+    if code == "3":
+        return [others[0], others[0], others[1], target, others[2]]
+    return others
+
+
+def make_run(
+    codes: str,
+    *,
+    qs: GoldenQuestionSet | None = None,
+    identifier: str = "bm25",
+    started: datetime | int = 0,
+    latency_ms: float | Sequence[float] = 5.0,
+    parameters: RunParameters | None = None,
+    description: RetrieverDescription | None = None,
+    labels: Mapping[str, str] | None = None,
+) -> RunResult:
+    """A scored run of ``qs`` (default: ``len(codes)`` questions) with one code each.
+
+    ``started`` as an int is minutes after T0, so tests order runs explicitly.
+    """
+    qs = qs or question_set(len(codes))
+    assert len(codes) == len(qs.questions)
+    description = description or RetrieverDescription(
+        identifier=identifier, version="1.0", chunk_separator="#", metadata={"k": "v"}
+    )
+    parameters = parameters or RunParameters(doc_id_separator="#")
+    acc = RunAccumulator(qs, f"grpc://127.0.0.1:5{len(identifier)}", description)
+    for i, (q, code) in enumerate(zip(qs.questions, codes, strict=True)):
+        latency = latency_ms if isinstance(latency_ms, float | int) else latency_ms[i]
+        if code == "-":
+            continue
+        if code == "E":
+            failure = RetrievalFailure("timeout", f"deadline exceeded on {q.id}")
+            acc.responses[i] = (None, failure, float(latency))
+        else:
+            acc.responses[i] = (_ranking(i, code, q.expects_nothing), None, float(latency))
+        acc.done += 1
+    run = acc.result(parameters, labels or {})
+    start = T0 + timedelta(minutes=started) if isinstance(started, int) else started
+    return dataclasses.replace(run, started_at=start, finished_at=start + timedelta(seconds=3))
