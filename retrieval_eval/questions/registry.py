@@ -36,6 +36,16 @@ class SetInfo:
     source: str
 
 
+@dataclass(frozen=True, slots=True)
+class SetListing:
+    """A registered set after loading it: its size and fingerprint, or why it failed."""
+
+    info: SetInfo
+    questions: int | None = None
+    fingerprint: str | None = None
+    error: str | None = None
+
+
 class QuestionSetRegistry:
     """Providers found through entry points; each is imported and instantiated once."""
 
@@ -87,6 +97,19 @@ class QuestionSetRegistry:
             source = self._target(provider)
             infos.extend(SetInfo(n, provider, source) for n in names)
         return infos, failures
+
+    def inventory(self) -> tuple[list[SetListing], list[PluginError]]:
+        """Every registered set loaded once (for ``reval sets list``); failures kept apart."""
+        infos, failures = self.list_sets()
+        listings = []
+        for info in infos:
+            try:
+                qs = self.load_from(info)
+            except (QuestionSetError, PluginError) as e:
+                listings.append(SetListing(info, error=str(e).splitlines()[0]))
+                continue
+            listings.append(SetListing(info, len(qs), qs.fingerprint))
+        return listings, failures
 
     def resolve(self, name: str) -> SetInfo:
         """The one set called ``name`` or ``PROVIDER:SET``; unknown or ambiguous -> error."""
