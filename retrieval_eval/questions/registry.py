@@ -32,7 +32,7 @@ class SetInfo:
 
     name: str
     provider: str
-    #: The distribution and entry point behind the provider, e.g. ``acme-sets (acme.sets:Sets)``.
+    #: The distribution and entry point behind the provider, e.g. ``acme-sets, acme.sets:Sets``.
     source: str
 
 
@@ -166,7 +166,7 @@ class QuestionSetRegistry:
 
     def _target(self, provider: str) -> str:
         info = self._infos[provider]
-        return f"{info.distribution} ({info.target})"
+        return f"{info.distribution}, {info.target}"
 
     def _error(self, provider: str, what: str, e: BaseException) -> PluginError:
         return PluginError(

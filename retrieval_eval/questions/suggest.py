@@ -20,6 +20,12 @@ def suggest(
 ) -> list[str]:
     """The choices closest to ``word``, best first (empty when nothing is close)."""
     options = sorted(set(choices))
+    lowered: dict[str, list[str]] = {}
+    for choice in options:
+        lowered.setdefault(choice.lower(), []).append(choice)
+    whole = difflib.get_close_matches(word.lower(), list(lowered), n=n, cutoff=0.75)
+    if whole:
+        return [c for alias in whole for c in lowered[alias] if c != word][:n]
     aliases: dict[str, set[str]] = {}
     for choice in options:
         aliases.setdefault(choice.lower(), set()).add(choice)
