@@ -21,10 +21,10 @@ from typing import Any, Protocol, runtime_checkable
 from retrieval_eval.questions.model import GoldenQuestionSet
 
 #: What ``load_set`` may return: a ready set, a set file to read (package data, a cache),
-#: or the parsed document (the YAML/JSON layout as a mapping, e.g. fetched from a service).
-#: Files and mappings are validated exactly like user files; the set takes the name it was
-#: asked for.
-SetSource = GoldenQuestionSet | os.PathLike[str] | str | Mapping[str, Any]
+#: or the parsed document (the YAML/JSON layout as a mapping or a bare list of question
+#: mappings, e.g. fetched from a service). Files and documents are validated exactly like
+#: user files; whatever it returns, the set takes the name it was asked for.
+SetSource = GoldenQuestionSet | os.PathLike[str] | str | Mapping[str, Any] | list[Any]
 
 
 @runtime_checkable

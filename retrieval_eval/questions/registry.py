@@ -155,8 +155,9 @@ class QuestionSetRegistry:
             qs = build_set(read_set_file(Path(result)))
         elif isinstance(result, Mapping):
             header = dict(result)
-            raw = RawSet(where, info.name, header, header.pop("questions", None))
-            qs = build_set(raw)
+            qs = build_set(RawSet(where, info.name, header, header.pop("questions", None)))
+        elif isinstance(result, list):
+            qs = build_set(RawSet(where, info.name, {}, result))
         else:
             got = type(result).__name__
             raise PluginError(
