@@ -1,0 +1,70 @@
+"""Options shared by ``reval eval`` and ``reval runs``: parsing only, no work."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any, TypeVar
+
+import click
+
+F = TypeVar("F", bound=Callable[..., Any])
+
+
+def db_option(function: F) -> F:
+    return click.option(
+        "--db",
+        "db_url",
+        metavar="URL",
+        help="Run store URL (default: $REVAL_DATABASE_URL, else $REVAL_HOME/runs.sqlite, "
+        "REVAL_HOME defaulting to ~/.reval).",
+    )(function)
+
+
+def format_option(*choices: str) -> Callable[[F], F]:
+    def decorate(function: F) -> F:
+        return click.option(
+            "--format",
+            "fmt",
+            type=click.Choice(list(choices)),
+            default=choices[0],
+            show_default=True,
+            help="Report format.",
+        )(function)
+
+    return decorate
+
+
+def parse_labels(ctx: click.Context, param: click.Parameter, values: tuple[str, ...]) -> dict:
+    """``KEY=VALUE`` pairs; a later KEY wins."""
+    labels: dict[str, str] = {}
+    for item in values:
+        key, sep, value = item.partition("=")
+        if not sep or not key.strip():
+            raise click.BadParameter(f"{item!r} is not KEY=VALUE", ctx=ctx, param=param)
+        labels[key.strip()] = value
+    return labels
+
+
+def label_option(help_text: str) -> Callable[[F], F]:
+    def decorate(function: F) -> F:
+        return click.option(
+            "--label",
+            "labels",
+            multiple=True,
+            metavar="KEY=VALUE",
+            callback=parse_labels,
+            help=help_text,
+        )(function)
+
+    return decorate
+
+
+def parse_ks(ctx: click.Context, param: click.Parameter, value: str) -> tuple[int, ...]:
+    """A comma-separated list of cut-offs; 1 and 3 are always measured."""
+    try:
+        ks = {int(part) for part in value.split(",") if part.strip()}
+    except ValueError:
+        raise click.BadParameter(f"{value!r} is not a comma-separated list of integers") from None
+    if any(k < 1 or k > 1000 for k in ks):
+        raise click.BadParameter(f"{value!r}: every k must be between 1 and 1000")
+    return tuple(sorted(ks | {1, 3}))
