@@ -27,6 +27,7 @@ from __future__ import annotations
 import gzip
 import json
 import os
+import re
 import tempfile
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -154,8 +155,11 @@ def parse_yaml(text: str, source: str, default_name: str) -> RawSet:
         mark = e.problem_mark or e.context_mark
         line = mark.line + 1 if mark is not None else None
         what = e.problem or e.context or "syntax error"
+        started = e.context_mark
+        if e.problem and e.context and started is not None and started.line + 1 != line:
+            what = f"{what} ({e.context} at line {started.line + 1})"
         return RawSet(
-            source, default_name, {}, None, problems=[_syntax(source, line, "YAML", what)]
+            source, default_name, {}, None, problems=[_syntax(source, line, "YAML", what, text)]
         )
     except yaml.YAMLError as e:
         return RawSet(source, default_name, {}, None, problems=[_syntax(source, None, "YAML", e)])
@@ -178,7 +182,7 @@ def parse_json(text: str, source: str, default_name: str) -> RawSet:
     try:
         data = _JSON.decode(text)
     except json.JSONDecodeError as e:
-        problem = _syntax(source, e.lineno, "JSON", f"{e.msg} (column {e.colno})")
+        problem = _syntax(source, e.lineno, "JSON", f"{e.msg} (column {e.colno})", text)
         return RawSet(source, default_name, {}, None, problems=[problem])
     header, questions = _split_document(data)
     dups: dict[int, list[tuple[str, int | None]]] = {}
@@ -207,7 +211,8 @@ def parse_jsonl(text: str, source: str, default_name: str) -> RawSet:
         try:
             obj = decode(line)
         except json.JSONDecodeError as e:
-            problems.append(_syntax(source, number, "JSON", f"{e.msg} (column {e.colno})"))
+            what = f"{e.msg} (column {e.colno})"
+            problems.append(_syntax(source, number, "JSON", what, line, exact=True))
             first = False
             continue
         if first and isinstance(obj, dict) and HEADER_KEY in obj:
@@ -224,8 +229,26 @@ def parse_jsonl(text: str, source: str, default_name: str) -> RawSet:
     return RawSet(source, default_name, header, questions, locator, problems, dups)
 
 
-def _syntax(source: str, line: int | None, fmt: str, what: object) -> Problem:
-    return Problem(source, line, f"invalid {fmt}: {what}")
+_ID_NEAR = re.compile(r"""(?:^|[\s{,\-])["']?id["']?\s*:\s*["']?([^\s"',}{\[\]]+)""")
+
+
+def _syntax(
+    source: str, line: int | None, fmt: str, what: object, text: str = "", exact: bool = False
+) -> Problem:
+    """A syntax problem, naming the question it is in or after when an ``id`` can be seen.
+
+    ``text`` is the whole document, searched upwards from ``line`` (YAML, JSON), or with
+    ``exact`` the offending line itself (JSONL).
+    """
+    message = f"invalid {fmt}: {what}"
+    if line is not None and text:
+        window = [text] if exact else reversed(text.split("\n")[max(0, line - 40) : line])
+        for candidate in window:
+            found = _ID_NEAR.search(candidate)
+            if found:
+                where = "in" if exact else "in or after"
+                return Problem(source, line, f"{message} ({where} question {found.group(1)!r})")
+    return Problem(source, line, message)
 
 
 def question_to_dict(q: GoldenQuestion) -> dict[str, Any]:

@@ -57,8 +57,10 @@ def kind(value: object) -> str:
 
 
 def _label(data: Any) -> str | None:
-    """The question's id when it is usable as a name in messages."""
+    """The question's id as messages name it (a number id too, though it is rejected)."""
     qid = data.get("id") if isinstance(data, dict) else None
+    if isinstance(qid, int | float) and not isinstance(qid, bool):
+        return str(qid)
     return qid if isinstance(qid, str) and qid.strip() else None
 
 
@@ -145,7 +147,7 @@ class _Checker:
         if qid is None:
             self.add(index, None, None, "missing 'id'")
         elif not isinstance(qid, str):
-            self.add(index, "id", None, f"'id' must be a string, got {kind(qid)}; quote it")
+            self.add(index, "id", label, f"'id' must be a string, got {kind(qid)}; quote it")
         elif label is None:
             self.add(index, "id", None, "empty 'id'")
         if not data.keys() <= _KEYS:
@@ -164,9 +166,9 @@ class _Checker:
         expected = self.expected(index, label, data)
         hard_class = self.optional_text(index, label, data, "hard_class")
         gist = self.optional_text(index, label, data, "answer_gist")
-        if len(self.problems) > before or label is None or form is None or expected is None:
+        if len(self.problems) > before or form is None or expected is None:
             return None
-        return GoldenQuestion(label, text, form, expected, hard_class, gist)  # type: ignore[arg-type]
+        return GoldenQuestion(qid, text, form, expected, hard_class, gist)
 
     def unknown_keys(self, index: int, label: str | None, data: dict[str, Any]) -> None:
         for key in data:
