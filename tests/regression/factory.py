@@ -1,5 +1,5 @@
 """Build real RunResults for store and regression tests: real questions, real scoring
-(the engine's RunAccumulator), with each question's outcome given as a one-letter code.
+(the engine's protocol and metrics), with each question's outcome given as a one-letter code.
 
 Codes: "1" top-1 hit, "3" hit at 3 but not at 1, "0" miss, "E" failed retrieval,
 "-" not measured (interrupted run). Question ``qN`` expects document ``dN``.
@@ -7,14 +7,20 @@ Codes: "1" top-1 hit, "3" hit at 3 but not at 1, "0" miss, "E" failed retrieval,
 
 from __future__ import annotations
 
-import dataclasses
 from collections.abc import Mapping, Sequence
 from datetime import UTC, datetime, timedelta
 
-from retrieval_eval.evaluation.accumulate import RunAccumulator
-from retrieval_eval.evaluation.results import RetrievalFailure, RunParameters, RunResult
+from retrieval_eval.evaluation.latency import run_latency
+from retrieval_eval.evaluation.results import (
+    RetrievalFailure,
+    RunParameters,
+    RunResult,
+    RunState,
+)
 from retrieval_eval.questions.model import Form, GoldenQuestion, GoldenQuestionSet
 from retrieval_eval.retrievers.types import RetrievedItem, RetrieverDescription
+from retrieval_eval.scoring.metrics import breakdowns, summarize
+from retrieval_eval.scoring.protocol import score_question
 
 T0 = datetime(2026, 11, 30, 9, 0, 0, tzinfo=UTC)
 
@@ -63,7 +69,8 @@ def make_run(
     description: RetrieverDescription | None = None,
     labels: Mapping[str, str] | None = None,
 ) -> RunResult:
-    """A scored run of ``qs`` (default: ``len(codes)`` questions) with one code each.
+    """A run of ``qs`` (default: ``len(codes)`` questions) scored by the engine's own
+    protocol and metrics, one code per question.
 
     ``started`` as an int is minutes after T0, so tests order runs explicitly.
     """
@@ -72,18 +79,42 @@ def make_run(
     description = description or RetrieverDescription(
         identifier=identifier, version="1.0", chunk_separator="#", metadata={"k": "v"}
     )
-    parameters = parameters or RunParameters(doc_id_separator="#")
-    acc = RunAccumulator(qs, f"grpc://127.0.0.1:5{len(identifier)}", description)
+    p = parameters or RunParameters(doc_id_separator="#")
+    outcomes = []
     for i, (q, code) in enumerate(zip(qs.questions, codes, strict=True)):
-        latency = latency_ms if isinstance(latency_ms, float | int) else latency_ms[i]
+        latency = float(latency_ms if isinstance(latency_ms, float | int) else latency_ms[i])
         if code == "-":
             continue
-        if code == "E":
-            failure = RetrievalFailure("timeout", f"deadline exceeded on {q.id}")
-            acc.responses[i] = (None, failure, float(latency))
-        else:
-            acc.responses[i] = (_ranking(i, code, q.expects_nothing), None, float(latency))
-        acc.done += 1
-    run = acc.result(parameters, labels or {})
+        failure = (
+            RetrievalFailure("timeout", f"deadline exceeded on {q.id}") if code == "E" else None
+        )
+        items = None if failure else _ranking(i, code, q.expects_nothing)
+        outcomes.append(
+            score_question(q, items, ks=p.ks, limit=p.limit, separator=p.doc_id_separator,
+                           latency_ms=latency, error=failure)
+        )  # fmt: skip
+    if "-" in codes:
+        state = RunState.INTERRUPTED
+    elif "E" in codes:
+        state = RunState.INCOMPLETE
+    else:
+        state = RunState.COMPLETE
+    by_form, by_hard_class = breakdowns(outcomes, p.ks)
     start = T0 + timedelta(minutes=started) if isinstance(started, int) else started
-    return dataclasses.replace(run, started_at=start, finished_at=start + timedelta(seconds=3))
+    return RunResult(
+        set_name=qs.name,
+        set_fingerprint=qs.fingerprint,
+        retriever_target=f"grpc://127.0.0.1:50{len(identifier)}",
+        retriever=description,
+        parameters=p,
+        started_at=start,
+        finished_at=start + timedelta(seconds=3),
+        state=state,
+        metrics=summarize(outcomes, p.ks),
+        by_form=by_form,
+        by_hard_class=by_hard_class,
+        latency=run_latency(outcomes),
+        questions=tuple(outcomes),
+        underfilled_count=sum(o.underfilled for o in outcomes),
+        labels=dict(labels or {}),
+    )

@@ -1,0 +1,77 @@
+"""Question-by-question comparison of two runs: flips and the paired test per k.
+
+Only questions answered in both runs (same question id, no error on either side) are
+paired; a failed retrieval is neither a hit nor a miss.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+
+from retrieval_eval.evaluation.results import QuestionOutcome, RunResult
+from retrieval_eval.regression.stats import SIGNIFICANCE_LEVEL, mcnemar_exact, paired_counts
+from retrieval_eval.regression.types import Flip, PairedTest
+
+#: Cutoffs whose flips are listed (the methodology's top-1 and top-3).
+FLIP_KS = (1, 3)
+HIT_TO_MISS = "hit->miss"
+MISS_TO_HIT = "miss->hit"
+
+
+def paired_outcomes(
+    current: RunResult, baseline: RunResult
+) -> list[tuple[QuestionOutcome, QuestionOutcome]]:
+    """(current, baseline) outcome pairs answered in both runs, in current's order."""
+    before = {q.question_id: q for q in baseline.questions if q.answered}
+    return [(q, before[q.question_id]) for q in current.questions
+            if q.answered and q.question_id in before]  # fmt: skip
+
+
+def unpaired_count(current: RunResult, baseline: RunResult) -> int:
+    """Questions answered in one run but not in the other (left out of flips and tests)."""
+    now = {q.question_id for q in current.questions if q.answered}
+    before = {q.question_id for q in baseline.questions if q.answered}
+    return len(now ^ before)
+
+
+def common_ks(current: RunResult, baseline: RunResult) -> tuple[int, ...]:
+    return tuple(k for k in current.parameters.ks if k in baseline.parameters.ks)
+
+
+def flips(
+    pairs: Iterable[tuple[QuestionOutcome, QuestionOutcome]], ks: Iterable[int]
+) -> list[Flip]:
+    """Questions whose hit at k changed, for each k in ``ks`` (k-major order)."""
+    found: list[Flip] = []
+    pairs = list(pairs)
+    for k in ks:
+        for now, before in pairs:
+            hit_now, hit_before = now.hits.get(k), before.hits.get(k)
+            if hit_now is None or hit_before is None or hit_now == hit_before:
+                continue
+            found.append(
+                Flip(
+                    question_id=now.question_id,
+                    k=k,
+                    direction=MISS_TO_HIT if hit_now else HIT_TO_MISS,
+                    expected_document_ids=now.expected_document_ids,
+                    current_ranking=now.ranked_document_ids,
+                    baseline_ranking=before.ranked_document_ids,
+                )
+            )
+    return found
+
+
+def paired_tests(
+    pairs: Iterable[tuple[QuestionOutcome, QuestionOutcome]], ks: Iterable[int]
+) -> list[PairedTest]:
+    """The exact McNemar test at each k over the questions answered in both runs."""
+    pairs = list(pairs)
+    tests = []
+    for k in ks:
+        hits = [(before.hits[k], now.hits[k]) for now, before in pairs
+                if k in now.hits and k in before.hits]  # fmt: skip
+        wins, losses, ties = paired_counts(hits)
+        p = mcnemar_exact(wins, losses)
+        tests.append(PairedTest(k, wins, losses, ties, p, p < SIGNIFICANCE_LEVEL))
+    return tests
