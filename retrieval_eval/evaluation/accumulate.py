@@ -1,7 +1,8 @@
-"""One run in progress: the responses of one set against one retriever, then its record.
+"""One run in progress: the outcomes of one set against one retriever, then its record.
 
-The coordinator's workers only store raw responses here (the hot path stays a few
-attribute writes); scoring, metrics and latency are computed once, in ``result``.
+Each response is scored as soon as it arrives (``record``), so that only the compact
+outcome is kept, not the retriever's result records; aggregates, breakdowns and latency
+percentiles are computed once, in ``result``.
 """
 
 from __future__ import annotations
@@ -19,25 +20,37 @@ from retrieval_eval.evaluation.results import (
 )
 from retrieval_eval.questions.model import GoldenQuestionSet
 from retrieval_eval.retrievers.types import RetrievedItem, RetrieverDescription
-from retrieval_eval.scoring.metrics import breakdowns, summarize
+from retrieval_eval.scoring.metrics import summarize_with_breakdowns
 from retrieval_eval.scoring.protocol import score_question
-
-#: What a worker records for one question: results (or None) and a failure (or None).
-Response = tuple[list[RetrievedItem] | None, RetrievalFailure | None, float]
 
 
 class RunAccumulator:
-    """Collects one (set, retriever) pair's responses, in any order, by question index."""
+    """Collects one (set, retriever) pair's outcomes, in any order, by question index."""
 
-    __slots__ = ("description", "done", "qs", "responses", "started_at", "target", "task")
+    __slots__ = (
+        "description",
+        "done",
+        "outcomes",
+        "parameters",
+        "qs",
+        "started_at",
+        "target",
+        "task",
+    )
 
     def __init__(
-        self, qs: GoldenQuestionSet, target: str, description: RetrieverDescription
+        self,
+        qs: GoldenQuestionSet,
+        target: str,
+        description: RetrieverDescription,
+        parameters: RunParameters,
     ) -> None:
         self.qs = qs
         self.target = target
         self.description = description
-        self.responses: list[Response | None] = [None] * len(qs.questions)
+        #: Fixed for the run; ``doc_id_separator`` is the one actually used.
+        self.parameters = parameters
+        self.outcomes: list[QuestionOutcome | None] = [None] * len(qs.questions)
         self.done = 0
         self.started_at = datetime.now(UTC)
         #: The progress handle returned by ``Progress.start`` (None without progress).
@@ -45,44 +58,49 @@ class RunAccumulator:
 
     @property
     def finished(self) -> bool:
-        return self.done == len(self.responses)
+        return self.done == len(self.outcomes)
 
-    def result(self, parameters: RunParameters, labels: Mapping[str, str]) -> RunResult:
-        """Score what was measured. A run stopped before its last question is INTERRUPTED
-        and holds only the measured questions; one with failures is INCOMPLETE."""
-        outcomes: list[QuestionOutcome] = []
-        for question, response in zip(self.qs.questions, self.responses, strict=True):
-            if response is None:
-                continue
-            items, failure, latency_ms = response
-            outcomes.append(
-                score_question(
-                    question,
-                    items,
-                    ks=parameters.ks,
-                    limit=parameters.limit,
-                    separator=parameters.doc_id_separator,
-                    latency_ms=latency_ms,
-                    error=failure,
-                )
-            )
+    def record(
+        self,
+        index: int,
+        items: list[RetrievedItem] | None,
+        error: RetrievalFailure | None,
+        latency_ms: float,
+    ) -> None:
+        """Score question ``index``'s response (or failure) and keep the outcome."""
+        parameters = self.parameters
+        self.outcomes[index] = score_question(
+            self.qs.questions[index],
+            items,
+            ks=parameters.ks,
+            limit=parameters.limit,
+            separator=parameters.doc_id_separator,
+            latency_ms=latency_ms,
+            error=error,
+        )
+        self.done += 1
+
+    def result(self, labels: Mapping[str, str]) -> RunResult:
+        """The run's record. A run stopped before its last question is INTERRUPTED and
+        holds only the measured questions; one with failures is INCOMPLETE."""
+        outcomes = [o for o in self.outcomes if o is not None]
         if not self.finished:
             state = RunState.INTERRUPTED
         elif any(o.error is not None for o in outcomes):
             state = RunState.INCOMPLETE
         else:
             state = RunState.COMPLETE
-        by_form, by_hard_class = breakdowns(outcomes, parameters.ks)
+        metrics, by_form, by_hard_class = summarize_with_breakdowns(outcomes, self.parameters.ks)
         return RunResult(
             set_name=self.qs.name,
             set_fingerprint=self.qs.fingerprint,
             retriever_target=self.target,
             retriever=self.description,
-            parameters=parameters,
+            parameters=self.parameters,
             started_at=self.started_at,
             finished_at=datetime.now(UTC),
             state=state,
-            metrics=summarize(outcomes, parameters.ks),
+            metrics=metrics,
             by_form=by_form,
             by_hard_class=by_hard_class,
             latency=run_latency(outcomes),

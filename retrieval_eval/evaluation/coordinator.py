@@ -130,45 +130,38 @@ async def evaluate_all(
     except asyncio.CancelledError:
         raise EvaluationInterrupted([]) from None
     grid = [
-        [RunAccumulator(qs, r.target, d) for r, d in zip(retrievers, descriptions, strict=True)]
+        [
+            RunAccumulator(qs, r.target, d, _with_separator(base, d, options))
+            for r, d in zip(retrievers, descriptions, strict=True)
+        ]
         for qs in sets
     ]
     if progress is not None:
         for acc in (a for row in grid for a in row):
-            acc.task = progress.start(f"{acc.qs.name} × {acc.target}", len(acc.responses))
-    separators = [
-        d.chunk_separator if options.doc_id_separator is None else options.doc_id_separator
-        for d in descriptions
-    ]
+            acc.task = progress.start(f"{acc.qs.name} × {acc.target}", len(acc.outcomes))
     try:
         async with asyncio.TaskGroup() as group:
             for column, retriever in enumerate(retrievers):
-                column_runs = [row[column] for row in grid]
-                _start_pool(group, retriever, column_runs, base, progress)
+                _start_pool(group, retriever, [row[column] for row in grid], base, progress)
     except asyncio.CancelledError:
-        raise EvaluationInterrupted(_results(grid, separators, base, options)) from None
-    return _results(grid, separators, base, options)
+        raise EvaluationInterrupted(_results(grid, options)) from None
+    return _results(grid, options)
 
 
-def _results(
-    grid: list[list[RunAccumulator]],
-    separators: list[str],
-    base: RunParameters,
-    options: EvalOptions,
-) -> list[RunResult]:
-    return [
-        acc.result(_with_separator(base, separators[column]), options.labels)
-        for row in grid
-        for column, acc in enumerate(row)
-    ]
+def _results(grid: list[list[RunAccumulator]], options: EvalOptions) -> list[RunResult]:
+    return [acc.result(options.labels) for row in grid for acc in row]
 
 
-def _with_separator(base: RunParameters, separator: str) -> RunParameters:
+def _with_separator(
+    base: RunParameters, description: RetrieverDescription, options: EvalOptions
+) -> RunParameters:
+    """The run's parameters with the separator it uses: the option's, else Describe's."""
+    separator = options.doc_id_separator
     return RunParameters(
         ks=base.ks,
         overfetch=base.overfetch,
         limit=base.limit,
-        doc_id_separator=separator,
+        doc_id_separator=description.chunk_separator if separator is None else separator,
         concurrency=base.concurrency,
         timeout_s=base.timeout_s,
     )
@@ -181,8 +174,8 @@ def _start_pool(
     base: RunParameters,
     progress: Progress | None,
 ) -> None:
-    jobs = ((acc, i) for acc in runs for i in range(len(acc.responses)))
-    total = sum(len(acc.responses) for acc in runs)
+    jobs = ((acc, i) for acc in runs for i in range(len(acc.outcomes)))
+    total = sum(len(acc.outcomes) for acc in runs)
     call = _with_deadline(retriever, base.timeout_s)
     for _ in range(min(base.concurrency, total)):
         group.create_task(_work(call, iter(jobs), base.limit, retriever.target, progress))
@@ -203,14 +196,13 @@ async def _work(
         try:
             items = await call(question.question, limit)
         except RetrieverError as e:
-            acc.responses[index] = (None, _failure(e), (clock() - started) * 1000)
+            acc.record(index, None, _failure(e), (clock() - started) * 1000)
         except Exception as e:
             log.debug("retriever %s raised for %s", target, question.id, exc_info=True)
             failure = RetrievalFailure("internal", f"{type(e).__name__}: {e}")
-            acc.responses[index] = (None, failure, (clock() - started) * 1000)
+            acc.record(index, None, failure, (clock() - started) * 1000)
         else:
-            acc.responses[index] = (items, None, (clock() - started) * 1000)
-        acc.done += 1
+            acc.record(index, items, None, (clock() - started) * 1000)
         if progress is not None:
             progress.advance(acc.task)
 

@@ -17,8 +17,10 @@ Labels are binary: a document is relevant iff it is one of the expected document
 
 from __future__ import annotations
 
+import itertools
 import math
 from collections.abc import Callable, Iterable, Sequence
+from typing import NamedTuple
 
 from retrieval_eval.evaluation.results import GroupMetrics, NoAnswerStats, QuestionOutcome
 from retrieval_eval.scoring.intervals import wilson
@@ -35,8 +37,10 @@ def hit_rate_key(k: int) -> str:
     return f"hit_rate@{k}"
 
 
-def _discount(rank: int) -> float:
-    return 1.0 / math.log2(rank + 2)
+#: 1 / log2(rank + 2) for rank 0..999 (the contract caps a response at 1000 results).
+_DISCOUNTS = tuple(1.0 / math.log2(rank + 2) for rank in range(1000))
+#: Ideal DCG with n relevant documents in the first n ranks: prefix sums of discounts.
+_IDEAL = tuple(itertools.accumulate(_DISCOUNTS, initial=0.0))
 
 
 def rank_metrics(
@@ -46,86 +50,107 @@ def rank_metrics(
 
     ``ranked`` holds distinct documents; ``expected`` must not be empty.
     """
-    targets = frozenset(expected)
+    cutoffs = sorted(ks)
+    values = _rank_values(ranked, frozenset(expected), cutoffs)
+    names = [f"{m}@{k}" for k in cutoffs for m in ("mrr", "recall", "ndcg")]
+    return dict(zip(names, values, strict=True))
+
+
+def _rank_values(ranked: Sequence[str], targets: frozenset[str], ks: Sequence[int]) -> list[float]:
+    """[mrr@k, recall@k, ndcg@k for each k in ascending ``ks``], computed in one pass."""
     if not targets:
         raise ValueError("rank metrics need at least one expected document")
-    deepest = max(ks)
-    positions = [i for i, doc in enumerate(ranked[:deepest]) if doc in targets]
-    values: dict[str, float] = {}
+    positions = [i for i, doc in enumerate(ranked[: ks[-1]]) if doc in targets]
+    values: list[float] = []
+    found = 0
+    dcg = 0.0
     for k in ks:
-        within = [p for p in positions if p < k]
-        ideal = sum(_discount(i) for i in range(min(k, len(targets))))
-        values[f"mrr@{k}"] = 1.0 / (within[0] + 1) if within else 0.0
-        values[f"recall@{k}"] = len(within) / len(targets)
-        values[f"ndcg@{k}"] = sum(_discount(p) for p in within) / ideal
+        while found < len(positions) and positions[found] < k:
+            dcg += _DISCOUNTS[positions[found]]
+            found += 1
+        values.append(1.0 / (positions[0] + 1) if found else 0.0)
+        values.append(found / len(targets))
+        values.append(dcg / _IDEAL[min(k, len(targets), len(_DISCOUNTS))])
     return values
 
 
-def _hits(outcome: QuestionOutcome, ks: Sequence[int]) -> dict[int, bool]:
-    if all(k in outcome.hits for k in ks):
-        return {k: outcome.hits[k] for k in ks}
-    return hits_at(outcome.ranked_document_ids, outcome.expected_document_ids, ks)
+class _Row(NamedTuple):
+    """One outcome reduced to numbers, computed once and summed into every group."""
+
+    error: bool
+    hits: tuple[bool, ...] = ()
+    #: ``_rank_values``; None for a question without expected documents.
+    ranks: list[float] | None = None
+    empty: bool = False
+
+
+def _row(outcome: QuestionOutcome, ks: tuple[int, ...]) -> _Row:
+    if outcome.error is not None:
+        return _Row(error=True)
+    stored = outcome.hits
+    if len(stored) >= len(ks) and all(k in stored for k in ks):
+        hits = tuple(stored[k] for k in ks)
+    else:
+        computed = hits_at(outcome.ranked_document_ids, outcome.expected_document_ids, ks)
+        hits = tuple(computed[k] for k in ks)
+    if not outcome.expected_document_ids:
+        return _Row(False, hits, None, not outcome.ranked_document_ids)
+    targets = frozenset(outcome.expected_document_ids)
+    return _Row(False, hits, _rank_values(outcome.ranked_document_ids, targets, ks))
+
+
+def _aggregate(rows: Sequence[_Row], ks: tuple[int, ...]) -> GroupMetrics:
+    answered = [r for r in rows if not r.error]
+    ranked = [r.ranks for r in answered if r.ranks is not None]
+    values: dict[str, float] = {}
+    intervals = {}
+    if answered:
+        for column, k in enumerate(ks):
+            estimate = wilson(sum(r.hits[column] for r in answered), len(answered))
+            values[hit_rate_key(k)] = estimate.rate
+            intervals[hit_rate_key(k)] = estimate
+    if ranked:
+        sums = [math.fsum(column) for column in zip(*ranked, strict=True)]
+        names = [f"{m}@{k}" for k in ks for m in ("mrr", "recall", "ndcg")]
+        values.update((name, total / len(ranked)) for name, total in zip(names, sums, strict=True))
+    no_answer_count = len(answered) - len(ranked)
+    empty = sum(r.empty for r in answered)
+    return GroupMetrics(
+        count=len(answered),
+        errors=len(rows) - len(answered),
+        values=values,
+        intervals=intervals,
+        no_answer=(
+            NoAnswerStats(no_answer_count, empty, no_answer_count - empty)
+            if no_answer_count
+            else None
+        ),
+    )
 
 
 def summarize(outcomes: Iterable[QuestionOutcome], ks: Iterable[int]) -> GroupMetrics:
     """Metrics over one group of outcomes (see the module docstring for denominators)."""
     cutoffs = normalize_ks(ks)
-    answered: list[QuestionOutcome] = []
-    errors = 0
-    for outcome in outcomes:
-        if outcome.error is None:
-            answered.append(outcome)
-        else:
-            errors += 1
-    hit_counts = dict.fromkeys(cutoffs, 0)
-    rank_sums: dict[str, float] = {}
-    ranked_count = empty_ok = 0
-    for outcome in answered:
-        for k, hit in _hits(outcome, cutoffs).items():
-            hit_counts[k] += hit
-        if not outcome.expected_document_ids:
-            empty_ok += not outcome.ranked_document_ids
-            continue
-        ranked_count += 1
-        per_question = rank_metrics(
-            outcome.ranked_document_ids, outcome.expected_document_ids, cutoffs
-        )
-        for name, value in per_question.items():
-            rank_sums[name] = rank_sums.get(name, 0.0) + value
-    values: dict[str, float] = {}
-    intervals = {}
-    if answered:
-        for k in cutoffs:
-            estimate = wilson(hit_counts[k], len(answered))
-            values[hit_rate_key(k)] = estimate.rate
-            intervals[hit_rate_key(k)] = estimate
-    for name, total in rank_sums.items():
-        values[name] = total / ranked_count
-    no_answer_count = len(answered) - ranked_count
-    no_answer = (
-        NoAnswerStats(no_answer_count, empty_ok, no_answer_count - empty_ok)
-        if no_answer_count
-        else None
-    )
-    return GroupMetrics(
-        count=len(answered),
-        errors=errors,
-        values=values,
-        intervals=intervals,
-        no_answer=no_answer,
-    )
+    return _aggregate([_row(o, cutoffs) for o in outcomes], cutoffs)
 
 
-def _group_by(
-    outcomes: Iterable[QuestionOutcome],
-    ks: Iterable[int],
+def _grouped(
+    pairs: Sequence[tuple[QuestionOutcome, _Row]],
+    ks: tuple[int, ...],
     label: Callable[[QuestionOutcome], str],
 ) -> dict[str, GroupMetrics]:
-    groups: dict[str, list[QuestionOutcome]] = {}
-    for outcome in outcomes:
-        groups.setdefault(label(outcome), []).append(outcome)
-    cutoffs = normalize_ks(ks)
-    return {name: summarize(groups[name], cutoffs) for name in sorted(groups)}
+    groups: dict[str, list[_Row]] = {}
+    for outcome, row in pairs:
+        groups.setdefault(label(outcome), []).append(row)
+    return {name: _aggregate(groups[name], ks) for name in sorted(groups)}
+
+
+def _form_label(outcome: QuestionOutcome) -> str:
+    return outcome.form.value
+
+
+def _class_label(outcome: QuestionOutcome) -> str:
+    return outcome.hard_class or UNCLASSIFIED
 
 
 def breakdowns(
@@ -136,7 +161,15 @@ def breakdowns(
     Questions without a hard class are grouped under ``"unclassified"``. Only labels that
     occur are present; groups are sorted by label.
     """
-    items = list(outcomes)
-    by_form = _group_by(items, ks, lambda o: o.form.value)
-    by_class = _group_by(items, ks, lambda o: o.hard_class or UNCLASSIFIED)
+    _, by_form, by_class = summarize_with_breakdowns(outcomes, ks)
     return by_form, by_class
+
+
+def summarize_with_breakdowns(
+    outcomes: Iterable[QuestionOutcome], ks: Iterable[int]
+) -> tuple[GroupMetrics, dict[str, GroupMetrics], dict[str, GroupMetrics]]:
+    """``summarize`` and ``breakdowns`` at once, reducing each outcome only once."""
+    cutoffs = normalize_ks(ks)
+    pairs = [(o, _row(o, cutoffs)) for o in outcomes]
+    overall = _aggregate([row for _, row in pairs], cutoffs)
+    return overall, _grouped(pairs, cutoffs, _form_label), _grouped(pairs, cutoffs, _class_label)

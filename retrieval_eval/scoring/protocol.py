@@ -55,19 +55,17 @@ def request_limit(ks: Iterable[int], overfetch: int) -> int:
 def document_id(result_id: str, separator: str) -> str:
     """The document a result id belongs to: cut at the last separator, if any."""
     if separator:
-        head, found, _ = result_id.rpartition(separator)
-        if found and head:
-            return head
+        return result_id.rpartition(separator)[0] or result_id
     return result_id
 
 
 def distinct_documents(result_ids: Iterable[str], separator: str) -> tuple[str, ...]:
     """Distinct document ids in rank order: empty ids skipped, first occurrence kept."""
-    seen: dict[str, None] = {}
-    for rid in result_ids:
-        if rid:
-            seen.setdefault(document_id(rid, separator))
-    return tuple(seen)
+    # rpartition gives an empty head both when the separator is absent and when the
+    # document part is empty; either way the id is kept whole (see ``document_id``).
+    if separator:
+        return tuple(dict.fromkeys([r.rpartition(separator)[0] or r for r in result_ids if r]))
+    return tuple(dict.fromkeys([r for r in result_ids if r]))
 
 
 def hits_at(ranked: Sequence[str], expected: Iterable[str], ks: Sequence[int]) -> dict[int, bool]:

@@ -1,0 +1,161 @@
+"""Coordinator overhead: reval's engine vs a bare grpc.aio loop, same server, same calls.
+
+One trivial retriever is served by ``retrieval_eval.serve`` in a separate process (so the
+server does not share the client's interpreter). The same N questions are then sent
+by (a) a bare loop: ``concurrency`` tasks calling the generated stub directly, and
+(b) reval's engine: ``evaluate_set`` with ``GrpcRetrieverClient`` at the same
+concurrency, which adds conversion to records, deadlines, error handling, latency
+bookkeeping, scoring, metrics and percentiles. Rounds alternate between the two; the
+median throughput of each is printed with the ratio engine / bare (target >= 0.90).
+
+    python benchmarks/bench_coordinator.py                  # 20,000 questions, 32 in flight
+    python benchmarks/bench_coordinator.py --questions 5000 --rounds 1
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import statistics
+import subprocess
+import sys
+import time
+
+import grpc
+
+from retrieval_eval.evaluation.coordinator import EvalOptions, evaluate_set
+from retrieval_eval.questions.model import Form, GoldenQuestion, GoldenQuestionSet
+from retrieval_eval.v1 import retriever_pb2 as pb
+from retrieval_eval.v1 import retriever_pb2_grpc as pb_grpc
+
+LIMIT = 12  # the default request: top-3 * overfetch 4
+
+
+class Trivial:
+    """Answers every question with ``limit`` chunk ids of a few documents, at once."""
+
+    async def retrieve(self, question: str, limit: int) -> list[str]:
+        n = int(question.rsplit(" ", 1)[-1])
+        return [f"doc{(n + i // 2) % 1000}#{i % 2}" for i in range(limit)]
+
+    def describe(self) -> str:
+        return "trivial"
+
+
+def serve_forever() -> None:
+    from retrieval_eval import serve
+
+    with serve(Trivial(), "127.0.0.1:0", max_concurrency=256) as handle:
+        print(handle.port, flush=True)
+        sys.stdin.read()  # until the parent closes our stdin
+
+
+def make_set(n: int) -> GoldenQuestionSet:
+    return GoldenQuestionSet(
+        "bench",
+        tuple(
+            GoldenQuestion(f"q{i}", f"question {i}", Form.MATCH, (f"doc{(i + 1) % 1000}",))
+            for i in range(n)
+        ),
+    )
+
+
+async def bare_loop(
+    target: str, questions: list[str], concurrency: int, timeout: float
+) -> tuple[float, float]:
+    async with grpc.aio.insecure_channel(target) as channel:
+        stub = pb_grpc.RetrieverStub(channel)
+        await stub.Describe(pb.DescribeRequest(), timeout=timeout)
+        jobs = iter(questions)
+
+        async def worker() -> None:
+            for text in jobs:
+                await stub.Retrieve(pb.RetrieveRequest(question=text, limit=LIMIT), timeout=timeout)
+
+        started, cpu = time.perf_counter(), time.process_time()
+        await asyncio.gather(*(worker() for _ in range(concurrency)))
+        return time.perf_counter() - started, time.process_time() - cpu
+
+
+async def engine(
+    target: str, qs: GoldenQuestionSet, concurrency: int, timeout: float
+) -> tuple[float, float]:
+    from retrieval_eval.retrievers.client import ClientOptions, GrpcRetrieverClient
+
+    options = EvalOptions(concurrency=concurrency, timeout_s=timeout)
+    async with GrpcRetrieverClient(target, ClientOptions(timeout_s=timeout)) as client:
+        await client.describe()  # connect first, as the bare loop does
+        started, cpu = time.perf_counter(), time.process_time()
+        run = await evaluate_set(qs, client, options)
+        elapsed, cpu = time.perf_counter() - started, time.process_time() - cpu
+    if run.error_count or len(run.questions) != len(qs):
+        raise SystemExit(f"engine run went wrong: {run.error_count} errors")
+    return elapsed, cpu
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--questions", type=int, default=20_000)
+    parser.add_argument("--concurrency", type=int, default=32)
+    parser.add_argument("--rounds", type=int, default=5)
+    parser.add_argument("--timeout", type=float, default=30.0)
+    parser.add_argument("--serve", action="store_true", help=argparse.SUPPRESS)
+    args = parser.parse_args()
+    if args.serve:
+        serve_forever()
+        return
+    server = subprocess.Popen(
+        [sys.executable, __file__, "--serve"],
+        stdin=subprocess.PIPE,
+        stdout=subprocess.PIPE,
+        text=True,
+    )
+    try:
+        assert server.stdout is not None
+        port = server.stdout.readline().strip()
+        if not port.isdigit():
+            raise SystemExit("the benchmark server did not start (see its error above)")
+        target = f"127.0.0.1:{port}"
+        qs = make_set(args.questions)
+        texts = [q.question for q in qs.questions]
+        warm = make_set(2000)
+        asyncio.run(bare_loop(target, texts[:2000], args.concurrency, args.timeout))
+        asyncio.run(engine(target, warm, args.concurrency, args.timeout))
+        figures: dict[str, list[tuple[float, float]]] = {"bare": [], "engine": []}
+        for round_ in range(args.rounds):
+            order = ("bare", "engine") if round_ % 2 == 0 else ("engine", "bare")
+            for name in order:
+                if name == "bare":
+                    coro = bare_loop(target, texts, args.concurrency, args.timeout)
+                else:
+                    coro = engine(target, qs, args.concurrency, args.timeout)
+                figures[name].append(asyncio.run(coro))
+    finally:
+        assert server.stdin is not None
+        server.stdin.close()
+        try:
+            server.wait(timeout=5)
+        except subprocess.TimeoutExpired:
+            server.kill()
+            server.wait()
+    n = args.questions
+    rates = {name: [n / wall for wall, _ in runs] for name, runs in figures.items()}
+    cpu_us = {
+        name: statistics.median(c for _, c in runs) / n * 1e6 for name, runs in figures.items()
+    }
+    bare, eng = statistics.median(rates["bare"]), statistics.median(rates["engine"])
+    print(f"questions={n} concurrency={args.concurrency} rounds={args.rounds} (medians)")
+    for label, name in (("bare grpc.aio loop", "bare"), ("reval engine", "engine")):
+        print(
+            f"{label:<19}: {statistics.median(rates[name]):7.0f} questions/s"
+            f"  client CPU {cpu_us[name]:4.0f} us/question  (rounds: {_fmt(rates[name])})"
+        )
+    print(f"ratio engine/bare  : {eng / bare:.3f}  (target >= 0.90)")
+
+
+def _fmt(rates: list[float]) -> str:
+    return ", ".join(f"{r:.0f}" for r in rates)
+
+
+if __name__ == "__main__":
+    main()
