@@ -89,7 +89,8 @@ def store_error(url: URL, error: BaseException, action: str) -> StoreError:
 
 def _unreachable(lowered: str) -> bool:
     needles = ("connection refused", "could not connect", "connection failed", "timeout expired",
-               "could not translate host", "unable to open database", "server closed")  # fmt: skip
+               "failed to resolve host", "could not translate host", "unable to open database",
+               "server closed")  # fmt: skip
     return any(n in lowered for n in needles)
 
 

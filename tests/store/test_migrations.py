@@ -1,0 +1,56 @@
+"""The schema is made by the Alembic migrations alone, and matches the ORM models."""
+
+from __future__ import annotations
+
+import sqlite3
+
+import pytest
+from alembic.autogenerate import compare_metadata
+from alembic.runtime.migration import MigrationContext
+from regression.factory import make_run
+from sqlalchemy import create_engine, inspect, text
+
+from retrieval_eval.errors import StoreError
+from retrieval_eval.store import RunStore
+from retrieval_eval.store.models import Base
+from retrieval_eval.store.schema import VERSION_TABLE, head_revision
+
+
+def test_migration_from_an_empty_database(store_url):
+    engine = create_engine(store_url)
+    try:
+        assert not inspect(engine).get_table_names()
+        RunStore.open(store_url).close()
+        tables = set(inspect(engine).get_table_names())
+        assert tables == {"reval_runs", "reval_run_labels", "reval_outcomes", VERSION_TABLE}
+        with engine.connect() as conn:
+            version = conn.execute(text(f"SELECT version_num FROM {VERSION_TABLE}")).scalar()
+            assert version == head_revision()
+            context = MigrationContext.configure(conn, opts={"version_table": VERSION_TABLE})
+            assert compare_metadata(context, Base.metadata) == []
+    finally:
+        engine.dispose()
+
+
+def test_reopening_keeps_data_and_does_not_migrate_again(store_url):
+    with RunStore.open(store_url) as store:
+        run_id = store.save(make_run("13"))
+    with RunStore.open(store_url) as store:
+        assert store.get(run_id).questions[1].hits == {1: False, 3: True}
+
+
+def test_a_schema_newer_than_this_reval_is_refused(store_url):
+    RunStore.open(store_url).close()
+    engine = create_engine(store_url)
+    with engine.begin() as conn:
+        conn.execute(text(f"UPDATE {VERSION_TABLE} SET version_num = '9999_future'"))
+    engine.dispose()
+    with pytest.raises(StoreError, match="schema revision '9999_future', newer than this reval"):
+        RunStore.open(store_url)
+
+
+def test_sqlite_store_uses_write_ahead_logging(tmp_path):
+    path = tmp_path / "runs.sqlite"
+    RunStore.open(str(path)).close()
+    with sqlite3.connect(path) as conn:
+        assert conn.execute("PRAGMA journal_mode").fetchone() == ("wal",)
