@@ -58,6 +58,9 @@ def load_plugin(namespace: str, name: str, kind: str = "plugin") -> Any:
     def on_failure(_manager: Any, entrypoint: Any, exc: BaseException) -> None:
         errors.append(f"{entrypoint.name} ({entrypoint.value}): {type(exc).__name__}: {exc}")
 
+    # stevedore keeps a per-process list per namespace; drop it so that what loads matches
+    # what list_plugins() just saw (distributions can appear on sys.path at run time).
+    NamedExtensionManager.ENTRY_POINT_CACHE.pop(namespace, None)
     loaded = NamedExtensionManager(
         namespace=namespace,
         names=[name],
