@@ -212,3 +212,29 @@ async def test_invalid_options_name_the_option() -> None:
         await evaluate_set(make_set("s", 1), Oracle("r"), EvalOptions(concurrency=0))
     with pytest.raises(InputError, match="overfetch"):
         await evaluate_set(make_set("s", 1), Oracle("r"), EvalOptions(overfetch=0))
+
+
+async def test_in_process_plugin_objects_through_the_real_adapter() -> None:
+    from retrieval_eval.retrievers.in_process import InProcessRetriever
+
+    class SyncPlugin:
+        """A plugin as users write it: sync, plain string ids, sometimes failing."""
+
+        def describe(self) -> RetrieverDescription:
+            return RetrieverDescription("plugin", chunk_separator="/")
+
+        def retrieve(self, question: str, limit: int) -> list[str]:
+            i = int(question.split()[-1])
+            if i == 4:
+                raise KeyError("missing posting list")
+            return [f"doc{i}/p1", f"doc{i}/p2", "other/p1"][:limit]
+
+    adapter = InProcessRetriever(SyncPlugin(), target="plugin:demo", timeout_s=5.0)
+    run = await evaluate_set(make_set("s", 6), adapter, EvalOptions(concurrency=3))
+    assert run.retriever_target == "plugin:demo"
+    assert run.state is RunState.INCOMPLETE
+    assert run.metrics.values["top1_hit_rate"] == 1.0
+    assert run.questions[0].ranked_document_ids == ("doc0", "other")
+    (failed,) = [q for q in run.questions if q.error]
+    assert failed.question_id == "s-4" and failed.error is not None
+    assert failed.error.kind == "internal" and "missing posting list" in failed.error.message
