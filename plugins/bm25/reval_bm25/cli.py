@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+import signal
 from pathlib import Path
 from typing import Any
 
@@ -129,18 +130,24 @@ def serve_command(
         retriever, address, describe=retriever.describe(), token=token,
         max_concurrency=max_concurrency,
     )  # fmt: skip
+    signal.signal(signal.SIGTERM, _interrupt)  # a process manager's stop = Ctrl-C
     description = retriever.describe()
     click.echo(
         f"serving {index_dir} ({description.metadata['documents']} documents, corpus revision "
         f"{description.corpus_revision}) on {handle.address}; Ctrl-C to stop",
     )
     try:
-        handle.wait()
+        handle.wait()  # returns after Ctrl-C, the server stopped
     except KeyboardInterrupt:
-        click.echo("stopping", err=True)
+        pass
     finally:
         handle.stop()
         retriever.close()
+    click.echo("stopped", err=True)
+
+
+def _interrupt(signum: int, frame: object) -> None:
+    raise KeyboardInterrupt
 
 
 class _RichProgress:
