@@ -54,11 +54,12 @@ def run_quickstart(db_url: str | None = None, *, notify: Notify | None = None) -
     say = notify or (lambda message: log.info("%s", message))
     started = time.perf_counter()
     bm25 = _import_bm25()
-    from retrieval_eval.evaluation.coordinator import EvalOptions, evaluate
+    from retrieval_eval.evaluation.coordinator import EvalOptions, EvaluationInterrupted, evaluate
     from retrieval_eval.questions.loading import load_question_set
     from retrieval_eval.retrievers.server import serve
 
     question_set = load_question_set(questions_path())
+    interrupted: EvaluationInterrupted | None = None
     with tempfile.TemporaryDirectory(prefix="reval-quickstart-") as tmp:
         index_dir = Path(tmp) / "index"
         info = bm25.build_index(
@@ -68,12 +69,22 @@ def run_quickstart(db_url: str | None = None, *, notify: Notify | None = None) -
             f"indexed the example corpus: {info.documents} documents, {info.chunks} chunks "
             f"(BM25, {CHUNK_WORDS}-word chunks)"
         )
-        with serve(bm25.open_index(index_dir), "127.0.0.1:0") as handle:
-            target = f"grpc://{handle.address}"
-            say(f"serving it over gRPC on {target}")
-            say(f"evaluating {len(question_set)} golden questions of {question_set.name!r}")
-            options = EvalOptions(labels=LABELS)
-            (run,) = evaluate([question_set], [target], options)
+        retriever = bm25.open_index(index_dir)
+        try:
+            with serve(retriever, "127.0.0.1:0") as handle:
+                target = f"grpc://{handle.address}"
+                say(f"serving it over gRPC on {target}")
+                say(f"evaluating {len(question_set)} golden questions of {question_set.name!r}")
+                try:
+                    (run,) = evaluate([question_set], [target], EvalOptions(labels=LABELS))
+                except EvaluationInterrupted as e:
+                    interrupted = e
+        finally:
+            retriever.close()
+    if interrupted is not None:
+        for partial in interrupted.runs:
+            _save(partial, db_url, say)
+        raise interrupted
     return _save_and_judge(run, db_url, say, started)
 
 
@@ -81,19 +92,27 @@ def _save_and_judge(
     run: RunResult, db_url: str | None, say: Notify, started: float
 ) -> QuickstartResult:
     from retrieval_eval.regression import judge
+
+    run, baseline, database = _save(run, db_url, say)
+    verdict = judge(run, baseline, Thresholds())
+    return QuickstartResult(run, verdict, database, time.perf_counter() - started)
+
+
+def _save(
+    run: RunResult, db_url: str | None, say: Notify
+) -> tuple[RunResult, RunResult | None, str]:
+    """Save ``run``; returns it with its id, the baseline found before saving, the store URL."""
     from retrieval_eval.store import RunStore
-    from retrieval_eval.store.url import mask, resolve_url
 
     store = RunStore.open(db_url)
     try:
         baseline = store.find_baseline(run)
         run = dataclasses.replace(run, run_id=store.save(run))
+        database = store.url
     finally:
         store.close()
-    database = mask(resolve_url(db_url))
-    say(f"saved run {run.run_id} in {database}")
-    verdict = judge(run, baseline, Thresholds())
-    return QuickstartResult(run, verdict, database, time.perf_counter() - started)
+    say(f"saved run {run.run_id} ({run.state.value}) in {database}")
+    return run, baseline, database
 
 
 def _import_bm25() -> ModuleType:

@@ -1,0 +1,103 @@
+"""``reval quickstart`` end to end: a real subprocess, a real BM25 index served on a real
+loopback port, the real client, the default SQLite store under REVAL_HOME."""
+
+from __future__ import annotations
+
+import os
+import re
+import signal
+import sqlite3
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+import yaml
+
+from retrieval_eval.example_data import EXAMPLE_SET_NAME, questions_path
+
+REVAL = str(Path(sys.executable).parent / "reval")
+RATE_ROW = re.compile(r"^\s*(top1_hit_rate|top3_hit_rate)\s+(\d\.\d{3})\s+\S.*?\s(\d+)/(\d+)\s*$")
+
+
+def run_quickstart(home: Path) -> subprocess.CompletedProcess[str]:
+    env = {k: v for k, v in os.environ.items() if not k.startswith("REVAL_")}
+    env |= {"REVAL_HOME": str(home), "NO_COLOR": "1", "COLUMNS": "140"}
+    return subprocess.run(
+        [REVAL, "quickstart"], env=env, capture_output=True, text=True, timeout=120, check=False
+    )
+
+
+def rates(report: str) -> dict[str, tuple[float, int, int]]:
+    """metric -> (rate, hits, answered) from the report's aggregate table."""
+    found = {}
+    for line in report.splitlines():
+        match = RATE_ROW.match(line)
+        if match and match[1] not in found:
+            found[match[1]] = (float(match[2]), int(match[3]), int(match[4]))
+    return found
+
+
+def saved_runs(database: Path) -> list[tuple[str, str]]:
+    """(run id, set name) of every run in the SQLite file, read without reval's code."""
+    with sqlite3.connect(database) as db:
+        tables = {row[0] for row in db.execute("SELECT name FROM sqlite_master WHERE type='table'")}
+        table = next(t for t in ("reval_runs", "runs") if t in tables)
+        columns = {row[1] for row in db.execute(f"PRAGMA table_info({table})")}
+        id_column = next(c for c in ("run_id", "id") if c in columns)
+        return list(db.execute(f"SELECT {id_column}, set_name FROM {table}"))
+
+
+def test_quickstart_measures_saves_and_compares(tmp_path: Path) -> None:
+    pytest.importorskip("reval_bm25", reason="the BM25 plugin is not installed")
+    questions = len(yaml.safe_load(questions_path().read_text(encoding="utf-8"))["questions"])
+
+    first = run_quickstart(tmp_path)
+    assert first.returncode == 0, first.stderr + first.stdout
+    assert "serving it over gRPC on grpc://127.0.0.1:" in first.stderr
+    found = rates(first.stdout)
+    assert set(found) == {"top1_hit_rate", "top3_hit_rate"}, first.stdout
+    for rate, hits, answered in found.values():
+        assert answered == questions  # every question answered: no errors
+        assert rate == pytest.approx(hits / answered, abs=0.0005)
+    top1, top3 = found["top1_hit_rate"][0], found["top3_hit_rate"][0]
+    # The example data is built so that BM25 is measurably good and measurably imperfect.
+    assert 0.0 < top1 <= top3 < 1.0
+    assert "NO-BASELINE" in first.stdout
+    assert "reval runs list" in first.stdout  # the next steps
+
+    database = tmp_path / "runs.sqlite"
+    runs = saved_runs(database)
+    assert [name for _, name in runs] == [EXAMPLE_SET_NAME]
+    first_id = str(runs[0][0])
+    assert first_id[:8] in first.stdout
+
+    second = run_quickstart(tmp_path)
+    assert second.returncode == 0, second.stderr + second.stdout
+    assert rates(second.stdout) == found  # same index, same questions, same answers
+    verdict = re.search(r"regression verdict: (\S+) vs baseline (\S+)", second.stdout)
+    assert verdict is not None, second.stdout
+    assert verdict[1] == "PASS"
+    assert first_id.startswith(verdict[2]) or verdict[2].startswith(first_id)
+    assert len(saved_runs(database)) == 2
+
+
+def test_quickstart_cleans_up_when_interrupted(tmp_path: Path) -> None:
+    """Ctrl-C while the server runs: the process ends promptly, nothing is left behind."""
+    pytest.importorskip("reval_bm25", reason="the BM25 plugin is not installed")
+    scratch = tmp_path / "tmp"
+    scratch.mkdir()
+    env = {k: v for k, v in os.environ.items() if not k.startswith("REVAL_")}
+    env |= {"REVAL_HOME": str(tmp_path), "TMPDIR": str(scratch), "NO_COLOR": "1"}
+    process = subprocess.Popen(
+        [REVAL, "quickstart"], env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True
+    )
+    assert process.stderr is not None
+    for line in process.stderr:
+        if "serving it over gRPC" in line:
+            process.send_signal(signal.SIGINT)
+            break
+    _, rest = process.communicate(timeout=60)
+    # Interrupted (130), or it had already finished (0) before the signal arrived.
+    assert process.returncode in (0, 130), rest
+    assert list(scratch.iterdir()) == []  # the temporary index is gone
