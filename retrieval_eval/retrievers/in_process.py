@@ -1,0 +1,102 @@
+"""An in-process plugin object, made to behave exactly like a remote retriever.
+
+The coordinator talks to ``AsyncRetriever`` only; this adapter gives a plugin object the
+same validation as our gRPC servers (empty question, limit outside 1..1000, oversized
+question -> ``RetrieverRejected`` with code INVALID_ARGUMENT) and the same failure types
+(an exception in user code -> ``RetrieverInternal``; a slow call -> ``RetrieverTimeout``).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import inspect
+import logging
+from typing import Any
+
+from retrieval_eval.errors import (
+    RetrieverError,
+    RetrieverInternal,
+    RetrieverRejected,
+    RetrieverTimeout,
+)
+from retrieval_eval.retrievers.adapt import call_describe, make_retrieve
+from retrieval_eval.retrievers.types import RetrievedItem, RetrieverDescription
+from retrieval_eval.retrievers.validation import request_problem
+
+log = logging.getLogger(__name__)
+
+
+class InProcessRetriever:
+    """``AsyncRetriever`` over a plugin object with ``retrieve`` (sync or async) and an
+    optional ``describe`` and ``close``."""
+
+    def __init__(
+        self,
+        obj: Any,
+        *,
+        target: str,
+        timeout_s: float | None = None,
+        fallback: RetrieverDescription | None = None,
+    ) -> None:
+        self.obj = obj
+        self.target = target
+        self.timeout_s = timeout_s
+        self._fallback = fallback
+        try:
+            self._retrieve = make_retrieve(obj)
+        except TypeError as e:
+            raise RetrieverInternal(target, str(e)) from e
+
+    async def retrieve(
+        self, question: str, limit: int, *, timeout_s: float | None = None
+    ) -> list[RetrievedItem]:
+        problem = request_problem(question, limit)
+        if problem is not None:
+            raise RetrieverRejected(self.target, problem, "INVALID_ARGUMENT")
+        deadline = timeout_s if timeout_s is not None else self.timeout_s
+        try:
+            return await asyncio.wait_for(self._retrieve(question, limit), deadline)
+        except TimeoutError as e:
+            raise RetrieverTimeout(
+                self.target, f"no answer within {deadline:g} s", "DEADLINE_EXCEEDED"
+            ) from e
+        except RetrieverError:
+            raise
+        except Exception as e:
+            log.debug("retriever %s failed", self.target, exc_info=True)
+            raise RetrieverInternal(self.target, _describe_exception(e), "INTERNAL") from e
+
+    async def describe(self, *, timeout_s: float | None = None) -> RetrieverDescription:
+        try:
+            return await call_describe(self.obj, self._fallback)
+        except RetrieverError:
+            raise
+        except Exception as e:
+            raise RetrieverInternal(
+                self.target, f"describe(): {_describe_exception(e)}", "INTERNAL"
+            ) from e
+
+    async def close(self) -> None:
+        """Close the plugin object if it has ``close`` (sync or async); errors are logged."""
+        method = getattr(self.obj, "close", None)
+        if not callable(method):
+            return
+        try:
+            result = method()
+            if inspect.isawaitable(result):
+                await result
+        except Exception:
+            log.warning("closing retriever %s failed", self.target, exc_info=True)
+
+    async def __aenter__(self) -> InProcessRetriever:
+        return self
+
+    async def __aexit__(self, *exc_info: object) -> None:
+        await self.close()
+
+    def __repr__(self) -> str:
+        return f"InProcessRetriever({self.target!r})"
+
+
+def _describe_exception(error: BaseException) -> str:
+    return f"{type(error).__name__}: {error}"
