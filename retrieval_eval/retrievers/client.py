@@ -1,0 +1,186 @@
+"""The async gRPC retriever client: deadlines, retries on transient codes, TLS, a bearer
+token, and grpc errors turned into our own ``RetrieverError`` types.
+
+The channel is opened on first use, inside the running event loop (grpc.aio channels are
+bound to their loop), and reopened if the client is later used from another loop.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+import random
+from collections.abc import Awaitable, Callable
+from dataclasses import dataclass
+from typing import TypeVar
+
+import grpc
+from grpc_health.v1 import health_pb2, health_pb2_grpc
+
+from retrieval_eval.errors import RetrieverInternal, RetrieverUnavailable
+from retrieval_eval.retrievers import convert
+from retrieval_eval.retrievers.auth import bearer_metadata
+from retrieval_eval.retrievers.channel import TlsConfig, channel_options, open_channel
+from retrieval_eval.retrievers.status import RETRYABLE, error_from_rpc
+from retrieval_eval.retrievers.types import RetrievedItem, RetrieverDescription
+from retrieval_eval.v1 import retriever_pb2 as pb
+from retrieval_eval.v1 import retriever_pb2_grpc as pb_grpc
+
+log = logging.getLogger(__name__)
+
+__all__ = ["ClientOptions", "GrpcRetrieverClient", "TlsConfig"]
+
+T = TypeVar("T")
+_DESCRIBE = pb.DescribeRequest()
+
+
+@dataclass(frozen=True, slots=True)
+class ClientOptions:
+    """``timeout_s`` is the deadline of each attempt; ``max_attempts`` counts the first
+    call; backoff doubles from ``initial_backoff_s`` up to ``max_backoff_s``, jittered."""
+
+    timeout_s: float = 10.0
+    max_attempts: int = 4
+    initial_backoff_s: float = 0.05
+    max_backoff_s: float = 2.0
+    token: str | None = None
+    tls: TlsConfig | None = None
+    load_balancing: str = "round_robin"
+
+
+class GrpcRetrieverClient:
+    """An ``AsyncRetriever`` backed by a remote Retriever service."""
+
+    def __init__(
+        self,
+        channel_target: str,
+        options: ClientOptions = ClientOptions(),  # frozen, safe to share
+        *,
+        display: str | None = None,
+    ) -> None:
+        if options.max_attempts < 1:
+            raise ValueError(f"max_attempts must be >= 1, got {options.max_attempts}")
+        self.channel_target = channel_target
+        self.target = display or channel_target
+        self.options = options
+        self._metadata = bearer_metadata(options.token) if options.token is not None else None
+        self._channel_options = channel_options(
+            options.load_balancing, options.initial_backoff_s, options.max_backoff_s, options.tls
+        )
+        self._channel: grpc.aio.Channel | None = None
+        self._stub: pb_grpc.RetrieverStub | None = None
+        self._loop: asyncio.AbstractEventLoop | None = None
+
+    @property
+    def stub(self) -> pb_grpc.RetrieverStub:
+        """The raw generated stub on this client's channel (for contract probes)."""
+        if self._stub is None or self._loop is not asyncio.get_running_loop():
+            self._open()
+        assert self._stub is not None
+        return self._stub
+
+    @property
+    def channel(self) -> grpc.aio.Channel:
+        self.stub  # noqa: B018 - opens the channel if needed
+        assert self._channel is not None
+        return self._channel
+
+    @property
+    def metadata(self) -> tuple[tuple[str, str], ...] | None:
+        """The call metadata every call sends (the bearer token, if any)."""
+        return self._metadata
+
+    async def retrieve(
+        self, question: str, limit: int, *, timeout_s: float | None = None
+    ) -> list[RetrievedItem]:
+        """Ranked results; raises a ``RetrieverError`` subclass when the call fails."""
+        request = pb.RetrieveRequest(question=question, limit=limit)
+        timeout = self.options.timeout_s if timeout_s is None else timeout_s
+        try:  # the first attempt inline: the hot path
+            response = await self.stub.Retrieve(request, timeout=timeout, metadata=self._metadata)
+        except grpc.aio.AioRpcError as e:
+            call = self.stub.Retrieve
+            response = await self._retry(
+                e, lambda: call(request, timeout=timeout, metadata=self._metadata)
+            )
+        if len(response.results) > limit:
+            raise RetrieverInternal(
+                self.target, f"returned {len(response.results)} results for limit {limit}"
+            )
+        return convert.items_from_proto(response)
+
+    async def describe(self, *, timeout_s: float | None = None) -> RetrieverDescription:
+        """What the retriever says it is; ``RetrieverInternal`` without an identifier."""
+        timeout = self.options.timeout_s if timeout_s is None else timeout_s
+        call = self.stub.Describe
+        response = await self._call(
+            lambda: call(_DESCRIBE, timeout=timeout, metadata=self._metadata)
+        )
+        if not response.identifier:
+            raise RetrieverInternal(self.target, "Describe answered with an empty identifier")
+        return convert.description_from_proto(response)
+
+    async def health(self, service: str = "") -> str:
+        """The standard health status name: SERVING, NOT_SERVING or SERVICE_UNKNOWN."""
+        stub = health_pb2_grpc.HealthStub(self.channel)
+        request = health_pb2.HealthCheckRequest(service=service)
+        try:
+            response = await stub.Check(request, timeout=self.options.timeout_s)
+        except grpc.aio.AioRpcError as e:
+            if e.code() == grpc.StatusCode.NOT_FOUND:
+                return "SERVICE_UNKNOWN"
+            raise error_from_rpc(self.target, e, " (health check)") from e
+        return health_pb2.HealthCheckResponse.ServingStatus.Name(response.status)
+
+    async def wait_ready(self, timeout_s: float) -> None:
+        """Wait until the channel connects; ``RetrieverUnavailable`` after ``timeout_s``."""
+        channel = self.channel
+        try:
+            await asyncio.wait_for(channel.channel_ready(), timeout_s)
+        except TimeoutError:
+            state = channel.get_state(try_to_connect=False).name
+            message = f"not ready within {timeout_s:g}s (channel state {state})"
+            raise RetrieverUnavailable(self.target, message, "UNAVAILABLE") from None
+
+    async def close(self) -> None:
+        channel, self._channel, self._stub = self._channel, None, None
+        if channel is not None and self._loop is asyncio.get_running_loop():
+            await channel.close()
+
+    async def __aenter__(self) -> GrpcRetrieverClient:
+        return self
+
+    async def __aexit__(self, *exc_info: object) -> None:
+        await self.close()
+
+    def __repr__(self) -> str:
+        return f"GrpcRetrieverClient({self.target!r})"
+
+    def _open(self) -> None:
+        self._loop = asyncio.get_running_loop()
+        self._channel = open_channel(self.channel_target, self._channel_options, self.options.tls)
+        self._stub = pb_grpc.RetrieverStub(self._channel)
+
+    async def _call(self, attempt: Callable[[], Awaitable[T]]) -> T:
+        try:
+            return await attempt()
+        except grpc.aio.AioRpcError as e:
+            return await self._retry(e, attempt)
+
+    async def _retry(self, error: grpc.aio.AioRpcError, attempt: Callable[[], Awaitable[T]]) -> T:
+        """Retry after ``error`` (the first attempt's) while the code is transient."""
+        options = self.options
+        for n in range(1, options.max_attempts):
+            if error.code() not in RETRYABLE:
+                raise error_from_rpc(self.target, error) from error
+            delay = min(options.max_backoff_s, options.initial_backoff_s * 2 ** (n - 1))
+            delay *= random.uniform(0.5, 1.0)
+            log.debug("%s: %s, retry %d in %.3fs", self.target, error.code().name, n, delay)
+            await asyncio.sleep(delay)
+            try:
+                return await attempt()
+            except grpc.aio.AioRpcError as e:
+                error = e
+        retried = options.max_attempts > 1 and error.code() in RETRYABLE
+        note = f" (after {options.max_attempts} attempts)" if retried else ""
+        raise error_from_rpc(self.target, error, note) from error
