@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import sys
 from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
@@ -115,7 +116,7 @@ def compare(
     elif fmt == "markdown":
         click.echo(render_markdown([RunReport(b, verdict)]), nl=False)
     else:
-        color = click.get_text_stream("stdout").isatty()
+        color = sys.stdout.isatty()
         click.echo(comparison_text(a, b, verdict, color=color, width=terminal_width()), nl=False)
 
 

@@ -1,0 +1,284 @@
+"""``reval eval`` end to end: live gRPC retrievers, YAML sets, a real SQLite store."""
+
+from __future__ import annotations
+
+import json
+import os
+import signal
+import socket
+import subprocess
+import time
+import xml.etree.ElementTree as ET
+
+import pytest
+
+from .conftest import BAD, FAQ, GOOD, REVAL, SUPPORT, run_reval, write_set
+
+
+def expected_rates(answers, questions, k):
+    """An independent re-scoring of the tables: distinct documents before the '#'."""
+    hits = 0
+    for qid, expected, _form in questions:
+        ranking = list(dict.fromkeys(i.split("#")[0] for i in answers[f"question {qid}"]))
+        hits += bool(set(ranking[:k]) & set(expected)) if expected else not ranking
+    return hits / len(questions)
+
+
+def test_two_sets_against_two_live_retrievers_give_four_runs(sets, serve_table, db, tmp_path):
+    good = serve_table(GOOD, identifier="good")
+    bad = serve_table(BAD, identifier="bad")
+    out = tmp_path / "report.json"
+    result = run_reval(
+        "eval",
+        "--set",
+        sets["faq"],
+        "--set",
+        sets["support"],
+        "--retriever",
+        good,
+        "--retriever",
+        bad,
+        "--format",
+        "json",
+        "--db",
+        db,
+        "--label",
+        "git_sha=abc",
+        "--output",
+        out,
+    )
+    assert result.returncode == 0, result.stderr
+    doc = json.loads(out.read_text())
+    assert "faq × good 1" in result.stdout  # the human report still goes to the terminal
+    assert doc["schema_version"] == 1
+    runs = {(r["set"], r["retriever"]["identifier"]): r for r in doc["runs"]}
+    assert sorted(runs) == [
+        ("faq", "bad"),
+        ("faq", "good"),
+        ("support", "bad"),
+        ("support", "good"),
+    ]
+    for (set_name, who), run in runs.items():
+        answers, questions = (
+            (GOOD if who == "good" else BAD),
+            (FAQ if set_name == "faq" else SUPPORT),
+        )
+        assert run["metrics"]["top1_hit_rate"] == pytest.approx(
+            expected_rates(answers, questions, 1)
+        )
+        assert run["metrics"]["top3_hit_rate"] == pytest.approx(
+            expected_rates(answers, questions, 3)
+        )
+        assert run["complete"] is True and run["run_id"]
+        assert run["labels"] == {"git_sha": "abc"}
+        assert run["retriever"]["target"] in (good, bad)
+        assert run["regression"]["verdict"] == "no-baseline"
+        assert set(run["latency_ms"]) >= {"p50", "p95", "p99"}
+    faq_good = runs[("faq", "good")]
+    q1 = faq_good["questions"][0]
+    assert q1["id"] == "faq-1" and q1["raw_ids"] == ["d1#0", "d1#1", "d9#0"]
+    assert q1["ranked_document_ids"] == ["d1", "d9"] and q1["top1_hit"] is True
+    assert faq_good["by_form"]["GAP"]["count"] == 2
+    assert faq_good["no_answer"] == {"count": 1, "correctly_empty": 1, "returned_something": 0}
+    assert runs[("faq", "bad")]["no_answer"]["returned_something"] == 1
+
+
+def test_exit_1_only_with_fail_on_regression_and_junit_names_the_flips(
+    sets, serve_table, db, invoke, tmp_path
+):
+    first = invoke(
+        "eval", "--set", sets["faq"], "--retriever", serve_table(GOOD, identifier="s"), "--db", db
+    )
+    assert first.exit_code == 0 and "no-baseline" in first.output.lower()
+    worse = serve_table(BAD, identifier="s")
+    junit = tmp_path / "reval.xml"
+    second = invoke(
+        "eval",
+        "--set",
+        sets["faq"],
+        "--retriever",
+        worse,
+        "--db",
+        db,
+        "--no-save",
+        "--format",
+        "junit",
+        "--output",
+        junit,
+    )
+    assert second.exit_code == 0
+    assert "REGRESSION" in second.output
+    failing = invoke(
+        "eval",
+        "--set",
+        sets["faq"],
+        "--retriever",
+        worse,
+        "--db",
+        db,
+        "--no-save",
+        "--fail-on-regression",
+        "--format",
+        "json",
+    )
+    assert failing.exit_code == 1
+    assert json.loads(failing.output)["runs"][0]["regression"]["verdict"] == "regression"
+    loose = invoke(
+        "eval",
+        "--set",
+        sets["faq"],
+        "--retriever",
+        worse,
+        "--db",
+        db,
+        "--no-save",
+        "--fail-on-regression",
+        "--max-top1-drop",
+        "1",
+        "--max-top3-drop",
+        "1",
+    )
+    assert loose.exit_code == 0, loose.output
+
+    root = ET.parse(junit).getroot()
+    (suite,) = root.findall("testsuite")
+    assert suite.get("name") == "faq × s 1"
+    cases = {c.get("name"): c for c in suite.iter("testcase")}
+    assert cases["regression verdict"].find("failure").get("type") == "regression"
+    failed = sorted(n for n, c in cases.items() if c.find("failure") is not None)
+    # faq-1 and faq-2 lost top-1, faq-2 also top-3, faq-4 now returns something
+    assert failed == ["faq-1", "faq-2", "faq-4", "regression verdict"]
+    message = cases["faq-2"].find("failure").get("message")
+    assert message == "flipped hit->miss at top-1, top-3: expected d2; now d7, d6, d5; was d2, d7"
+    assert cases["faq-3"].find("failure") is None  # a miss at top-1 both times: not new
+
+
+def test_a_store_failure_still_writes_the_report_and_exits_3(sets, serve_table, tmp_path):
+    broken = tmp_path / "broken.sqlite"
+    broken.write_bytes(b"this is not a database" * 100)
+    out = tmp_path / "out.json"
+    result = run_reval(
+        "eval",
+        "--set",
+        sets["faq"],
+        "--retriever",
+        serve_table(GOOD),
+        "--db",
+        f"sqlite:///{broken}",
+        "--format",
+        "json",
+        "--output",
+        out,
+    )
+    assert result.returncode == 3, result.stderr
+    assert "reval: error:" in result.stderr and "broken.sqlite" in result.stderr
+    doc = json.loads(out.read_text())
+    (run,) = doc["runs"]
+    assert run["run_id"] is None and run["regression"] is None
+    assert run["metrics"]["top1_hit_rate"] == pytest.approx(expected_rates(GOOD, FAQ, 1))
+    assert "run store failed" in doc["warnings"][0]
+
+
+def test_a_retriever_that_is_down_exits_3_naming_it(sets, tmp_path):
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        port = s.getsockname()[1]
+    target = f"grpc://127.0.0.1:{port}"
+    result = run_reval(
+        "eval",
+        "--set",
+        sets["faq"],
+        "--retriever",
+        target,
+        "--timeout",
+        "2",
+        "--db",
+        f"sqlite:///{tmp_path / 'r.sqlite'}",
+    )
+    assert result.returncode == 3
+    assert f"127.0.0.1:{port}" in result.stderr and "unavailable" in result.stderr
+    assert "Traceback" not in result.stderr
+
+
+@pytest.mark.parametrize(
+    ("args", "culprit"),
+    [
+        (["--set", "missing.yaml"], "missing.yaml"),
+        (["--k", "1,x"], "--k"),
+        (["--label", "novalue"], "novalue"),
+        ([], "--set"),
+    ],
+)
+def test_bad_input_exits_2_with_a_one_line_error(args, culprit, sets, tmp_path):
+    if "--set" not in args:
+        args = [*args, "--set", str(sets["faq"])] if args else args
+    result = run_reval(
+        "eval",
+        *args,
+        "--retriever",
+        "grpc://127.0.0.1:1",
+        "--db",
+        f"sqlite:///{tmp_path / 'r.sqlite'}",
+    )
+    assert result.returncode == 2, result.stderr
+    assert culprit in result.stderr and "Traceback" not in result.stderr
+
+
+def test_markdown_and_text_reports(sets, serve_table, db, invoke):
+    target = serve_table(GOOD, identifier="good")
+    text = invoke("eval", "--set", sets["faq"], "--retriever", target, "--db", db, "--no-save")
+    assert "faq × good 1 — complete" in text.output
+    assert "expected d3, d4; got d8, d9, d4" in text.output  # a top-1 miss shows its docs
+    md = invoke("eval", "--set", sets["faq"], target, "--db", db, "--format", "markdown")
+    assert md.output.startswith("### reval: ✅ no regression in 1 runs")
+    assert "| faq | good 1 | 4 | 0.750 | 1.000 |" in md.output
+    runs = invoke("runs", "list", "--db", db, "--format", "json")
+    assert len(json.loads(runs.output)["runs"]) == 1  # --no-save stored nothing
+
+
+def test_ctrl_c_keeps_the_measured_part_as_an_interrupted_run(serve_table, db, tmp_path):
+    questions = [(f"slow-{i}", [f"d{i}"], "MATCH") for i in range(40)]
+    path = write_set(tmp_path, "slow", questions)
+    answers = {f"question slow-{i}": [f"d{i}#0"] for i in range(40)}
+    calls: list[str] = []
+    target = serve_table(answers, identifier="slow", delay_s=0.1, calls=calls)
+    out = tmp_path / "partial.json"
+    env = {**os.environ, "CI": "1"}
+    process = subprocess.Popen(
+        [
+            str(REVAL),
+            "eval",
+            "--set",
+            str(path),
+            "--retriever",
+            target,
+            "--concurrency",
+            "1",
+            "--db",
+            db,
+            "--format",
+            "json",
+            "--output",
+            str(out),
+        ],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+        env=env,
+    )
+    deadline = time.monotonic() + 30
+    while len(calls) < 4 and time.monotonic() < deadline:  # 3 answered, 1 in flight
+        time.sleep(0.05)
+    process.send_signal(signal.SIGINT)
+    stdout, stderr = process.communicate(timeout=30)
+    assert process.returncode == 130, stderr
+    assert "interrupted" in stderr
+    (run,) = json.loads(out.read_text())["runs"]
+    assert run["state"] == "interrupted" and run["complete"] is False
+    measured = len(run["questions"])
+    assert 3 <= measured < 40
+    assert run["metrics"]["top1_hit_rate"] == 1.0  # every measured question hit
+    stored = run_reval("runs", "list", "--db", db, "--format", "json")
+    (summary,) = json.loads(stored.stdout)["runs"]
+    assert summary["state"] == "interrupted" and summary["run_id"] == run["run_id"]
+    assert "slow × slow 1 — interrupted" in stdout
