@@ -1,0 +1,125 @@
+"""``reval retrievers list`` and ``reval check-retriever TARGET``: thin layers over
+``retrieval_eval.retrievers.resolve`` and ``retrieval_eval.retrievers.contract_check``."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import os
+from pathlib import Path
+
+import click
+
+from retrieval_eval.cli import exit_codes
+from retrieval_eval.errors import ConfigError
+
+TARGET_HELP = """\b
+TARGET is one of:
+  grpc://HOST:PORT          plaintext gRPC
+  grpcs://HOST[:PORT]       TLS (port 443 by default)
+  dns:///HOST:PORT, ipv4:ADDR:PORT[,...], unix:PATH   raw gRPC targets
+  NAME                      a [retrievers.NAME] entry of ./reval.toml
+  PLUGIN[:ARG]              an installed retriever plugin, served in-process
+"""
+
+config_option = click.option(
+    "--config",
+    "config_path",
+    type=click.Path(dir_okay=False, path_type=Path),
+    help="Read named retrievers from this file instead of ./reval.toml.",
+)
+
+
+def _format_option(function):  # type: ignore[no-untyped-def]
+    return click.option(
+        "--format",
+        "fmt",
+        type=click.Choice(["text", "json"]),
+        default="text",
+        show_default=True,
+        help="Output format.",
+    )(function)
+
+
+@click.group()
+def retrievers() -> None:
+    """Retrievers reval can resolve: reval.toml names and installed plugins."""
+
+
+@retrievers.command("list")
+@config_option
+@_format_option
+def list_command(config_path: Path | None, fmt: str) -> None:
+    """List named retrievers (reval.toml) and retriever plugins, with where each comes from.
+
+    A reval.toml name wins over a plugin of the same name.
+    """
+    from retrieval_eval.retrievers.resolve import list_retrievers
+
+    infos = list_retrievers(config_path)
+    if fmt == "json":
+        rows = [
+            {"name": i.name, "kind": i.kind, "source": i.source, "detail": i.detail} for i in infos
+        ]
+        click.echo(json.dumps({"retrievers": rows}, indent=2))
+        return
+    if not infos:
+        click.echo("no named retrievers (no reval.toml here) and no retriever plugins installed")
+        return
+    headers = ("NAME", "KIND", "TARGET", "SOURCE")
+    rows_text = [headers, *((i.name, i.kind, i.detail, i.source) for i in infos)]
+    widths = [max(len(row[c]) for row in rows_text) for c in range(3)]
+    for row in rows_text:
+        cells = [cell.ljust(width) for cell, width in zip(row, widths, strict=False)]
+        click.echo("  ".join([*cells, row[3]]).rstrip())
+
+
+@click.command("check-retriever", epilog=TARGET_HELP)
+@click.argument("target")
+@click.option(
+    "--timeout",
+    "timeout_s",
+    type=click.FloatRange(min=0, min_open=True),
+    default=5.0,
+    show_default=True,
+    help="Seconds to wait for the connection and for each call.",
+)
+@click.option(
+    "--token-env",
+    metavar="VAR",
+    help="Send the bearer token held in environment variable VAR.",
+)
+@config_option
+@_format_option
+def check_retriever(
+    target: str, timeout_s: float, token_env: str | None, config_path: Path | None, fmt: str
+) -> None:
+    """Check a live retriever against the reval gRPC contract.
+
+    Prints one line per check (PASS or FAIL, and why). Exits 0 when every check passes,
+    3 when any fails or the retriever cannot be reached, 2 for a bad TARGET or option.
+    """
+    from retrieval_eval.retrievers.contract_check import check_contract
+
+    token = None
+    if token_env is not None:
+        token = os.environ.get(token_env)
+        if not token:
+            raise ConfigError(f"--token-env: environment variable {token_env} is not set")
+    results = asyncio.run(
+        check_contract(target, timeout_s=timeout_s, token=token, config_path=config_path)
+    )
+    failed = [r.name for r in results if not r.passed]
+    if fmt == "json":
+        checks = [{"name": r.name, "passed": r.passed, "detail": r.detail} for r in results]
+        document = {"target": target, "passed": not failed, "checks": checks}
+        click.echo(json.dumps(document, indent=2))
+    else:
+        for r in results:
+            click.echo(f"{'PASS' if r.passed else 'FAIL'} {r.name}: {r.detail}")
+        if failed:
+            click.echo(f"{len(failed)} of {len(results)} checks failed: {', '.join(failed)}")
+        else:
+            click.echo(f"all {len(results)} checks passed")
+    if failed:
+        raise click.exceptions.Exit(exit_codes.FAILURE)

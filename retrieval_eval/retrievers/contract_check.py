@@ -1,0 +1,329 @@
+"""Check a live retriever against the contract, the way a team building one would want.
+
+The checker talks to the server over its own raw channel (the generated stub, not our
+client), so it sees exactly what the server sends: no client-side validation, retries
+or conversion can hide a fault. Every check is independent and reported, pass or fail,
+with the reason; nothing raises except resolving the target.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+import time
+from collections.abc import Awaitable, Callable
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import grpc
+from grpc_health.v1 import health_pb2, health_pb2_grpc
+from grpc_reflection.v1alpha import reflection_pb2, reflection_pb2_grpc
+
+from retrieval_eval.retrievers import convert
+from retrieval_eval.retrievers.client import GrpcRetrieverClient
+from retrieval_eval.retrievers.resolve import Endpoint, PluginSpec, open_plugin, resolve
+from retrieval_eval.retrievers.types import RetrievedItem
+from retrieval_eval.v1 import retriever_pb2 as pb
+from retrieval_eval.v1 import retriever_pb2_grpc as pb_grpc
+
+log = logging.getLogger(__name__)
+
+SERVICE_NAME = pb.DESCRIPTOR.services_by_name["Retriever"].full_name
+#: Generic questions: any retriever over any corpus should answer something to most.
+PROBE_QUESTIONS = (
+    "how are documents ranked and returned for a question",
+    "what is the best way to get started",
+)
+PROBE_LIMITS = (1, 5, 12)
+#: The short deadline of the deadline check, and how much longer we wait before calling
+#: the call hung.
+SHORT_DEADLINE_S = 0.2
+HANG_GRACE_S = 2.0
+
+
+@dataclass(frozen=True, slots=True)
+class CheckResult:
+    name: str
+    passed: bool
+    detail: str = ""
+
+
+class _Wire:
+    """Raw calls over a client's channel, each with its own deadline."""
+
+    def __init__(self, client: GrpcRetrieverClient, timeout_s: float) -> None:
+        self.client = client
+        self.display = client.target
+        self.timeout_s = timeout_s
+
+    @property
+    def channel(self) -> grpc.aio.Channel:
+        return self.client.channel
+
+    @property
+    def stub(self) -> pb_grpc.RetrieverStub:
+        return self.client.stub
+
+    @property
+    def metadata(self) -> tuple[tuple[str, str], ...] | None:
+        return self.client.metadata
+
+    async def retrieve(
+        self, question: str, limit: int, timeout_s: float | None = None
+    ) -> list[RetrievedItem]:
+        response = await self.stub.Retrieve(
+            pb.RetrieveRequest(question=question, limit=limit),
+            timeout=timeout_s or self.timeout_s,
+            metadata=self.metadata,
+        )
+        return convert.items_from_proto(response)
+
+
+def _client_for(endpoint: Endpoint) -> GrpcRetrieverClient:
+    return GrpcRetrieverClient(
+        endpoint.channel_target, endpoint.client_options(), display=endpoint.display
+    )
+
+
+async def check_contract(
+    target: str | Endpoint | GrpcRetrieverClient,
+    *,
+    timeout_s: float = 5.0,
+    token: str | None = None,
+    config_path: Path | None = None,
+) -> list[CheckResult]:
+    """Run every check against ``target``: any spec ``open_retriever`` accepts, or a
+    ready-made client (left open for the caller to close).
+
+    An in-process plugin is served with our SDK on 127.0.0.1 for the duration, so that
+    it is checked over the same wire as a remote one. Raises only for a target that does
+    not resolve (``InputError`` family); an unreachable one is a failed ``reachable`` check.
+    """
+    if isinstance(target, GrpcRetrieverClient):
+        return await _run_checks(_Wire(target, timeout_s))
+    resolved = target
+    if isinstance(target, str):
+        resolved = resolve(target, timeout_s=timeout_s, token=token, config_path=config_path)
+    if isinstance(resolved, PluginSpec):
+        return await _check_plugin(resolved, timeout_s)
+    assert isinstance(resolved, Endpoint)
+    async with _client_for(resolved) as client:
+        return await _run_checks(_Wire(client, timeout_s))
+
+
+async def _check_plugin(spec: PluginSpec, timeout_s: float) -> list[CheckResult]:
+    from retrieval_eval.retrievers.server import serve
+
+    retriever = open_plugin(spec)
+    try:
+        with serve(retriever.obj, "127.0.0.1:0") as handle:
+            endpoint = Endpoint(f"{spec.display} (served on {handle.address})", handle.address)
+            async with _client_for(endpoint) as client:
+                return await _run_checks(_Wire(client, timeout_s))
+    finally:
+        await retriever.close()
+
+
+async def _run_checks(wire: _Wire) -> list[CheckResult]:
+    reachable = await _reachable(wire)
+    if not reachable.passed:
+        return [reachable]
+    results = [reachable]
+    checks: tuple[Callable[[_Wire], Awaitable[list[CheckResult]]], ...] = (
+        _health,
+        _describe,
+        _reflection,
+        _results,
+        _empty_question,
+        _zero_limit,
+        _deadline,
+    )
+    for check in checks:
+        results.extend(await check(wire))
+    for result in results:
+        log.info("%s %s: %s", "PASS" if result.passed else "FAIL", result.name, result.detail)
+    return results
+
+
+async def _reachable(wire: _Wire) -> CheckResult:
+    try:
+        await asyncio.wait_for(wire.channel.channel_ready(), wire.timeout_s)
+    except TimeoutError:
+        state = wire.channel.get_state(try_to_connect=False).name
+        return CheckResult(
+            "reachable",
+            False,
+            f"{wire.display} not reachable within {wire.timeout_s:g} s (channel {state})",
+        )
+    return CheckResult("reachable", True, f"connected to {wire.display}")
+
+
+def _rpc_failure(name: str, error: BaseException) -> CheckResult:
+    if isinstance(error, grpc.aio.AioRpcError):
+        return CheckResult(name, False, f"{error.code().name}: {error.details()}")
+    return CheckResult(name, False, f"{type(error).__name__}: {error}")
+
+
+async def _health(wire: _Wire) -> list[CheckResult]:
+    stub = health_pb2_grpc.HealthStub(wire.channel)
+    try:
+        response = await stub.Check(health_pb2.HealthCheckRequest(), timeout=wire.timeout_s)
+    except Exception as e:
+        return [_rpc_failure("health", e)]
+    status = health_pb2.HealthCheckResponse.ServingStatus.Name(response.status)
+    return [CheckResult("health", status == "SERVING", f"grpc.health.v1 reports {status}")]
+
+
+async def _describe(wire: _Wire) -> list[CheckResult]:
+    try:
+        response = await wire.stub.Describe(
+            pb.DescribeRequest(), timeout=wire.timeout_s, metadata=wire.metadata
+        )
+    except Exception as e:
+        return [_rpc_failure("describe", e)]
+    description = convert.description_from_proto(response)
+    if not description.identifier.strip():
+        return [CheckResult("describe", False, "Describe returned an empty identifier")]
+    detail = f"identifier {description.identifier!r}, version {description.version!r}"
+    if description.chunk_separator:
+        detail += f", chunk separator {description.chunk_separator!r}"
+    return [CheckResult("describe", True, detail)]
+
+
+async def _reflection(wire: _Wire) -> list[CheckResult]:
+    stub = reflection_pb2_grpc.ServerReflectionStub(wire.channel)
+    request = reflection_pb2.ServerReflectionRequest(list_services="")
+    try:
+        call = stub.ServerReflectionInfo(iter([request]), timeout=wire.timeout_s)
+        services: list[str] = []
+        async for response in call:
+            services += [s.name for s in response.list_services_response.service]
+    except Exception as e:
+        return [_rpc_failure("reflection", e)]
+    if SERVICE_NAME not in services:
+        listed = ", ".join(sorted(services)) or "nothing"
+        return [CheckResult("reflection", False, f"{SERVICE_NAME} not listed (lists {listed})")]
+    return [CheckResult("reflection", True, f"lists {SERVICE_NAME}")]
+
+
+async def _results(wire: _Wire) -> list[CheckResult]:
+    """Ask each probe question at each probe limit; judge limit, order and ids together."""
+    answers: list[tuple[str, int, list[RetrievedItem]]] = []
+    for question in PROBE_QUESTIONS:
+        for limit in PROBE_LIMITS:
+            try:
+                answers.append((question, limit, await wire.retrieve(question, limit)))
+            except Exception as e:
+                failure = _rpc_failure("limit", e)
+                why = f"Retrieve({question!r}, limit={limit}) failed: {failure.detail}"
+                return [CheckResult(name, False, why) for name in _RESULT_CHECKS]
+    return [_limit_result(answers), _order_result(answers), _ids_result(answers)]
+
+
+_RESULT_CHECKS = ("limit", "rank-order", "document-ids")
+Answers = list[tuple[str, int, list[RetrievedItem]]]
+
+
+def _limit_result(answers: Answers) -> CheckResult:
+    for question, limit, items in answers:
+        if len(items) > limit:
+            return CheckResult(
+                "limit", False, f"{len(items)} results for limit {limit} (question {question!r})"
+            )
+    counts = ", ".join(str(len(items)) for _, _, items in answers)
+    limits = ", ".join(str(limit) for limit in PROBE_LIMITS)
+    detail = f"never more results than the limit (limits {limits}; got {counts})"
+    if not any(items for _, _, items in answers):
+        detail += "; no results at all, so limit could not really be exercised"
+    return CheckResult("limit", True, detail)
+
+
+def _order_result(answers: Answers) -> CheckResult:
+    scored = 0
+    for question, limit, items in answers:
+        previous: float | None = None
+        for rank, item in enumerate(items, start=1):
+            if item.score is None:
+                continue
+            scored += 1
+            if previous is not None and item.score > previous:
+                return CheckResult(
+                    "rank-order",
+                    False,
+                    f"score rises from {previous:g} to {item.score:g} at rank {rank} "
+                    f"(question {question!r}, limit {limit}); results must be best first",
+                )
+            previous = item.score
+    if not scored:
+        return CheckResult("rank-order", True, "no scores returned; order taken as rank order")
+    return CheckResult(
+        "rank-order", True, f"scores never increase down the ranking ({scored} scores)"
+    )
+
+
+def _ids_result(answers: Answers) -> CheckResult:
+    for question, _limit, items in answers:
+        for rank, item in enumerate(items, start=1):
+            if not item.document_id.strip():
+                return CheckResult(
+                    "document-ids",
+                    False,
+                    f"empty document id at rank {rank} (question {question!r})",
+                )
+    total = sum(len(items) for _, _, items in answers)
+    return CheckResult("document-ids", True, f"no empty ids in {total} results")
+
+
+async def _expect_invalid_argument(
+    wire: _Wire, name: str, question: str, limit: int
+) -> CheckResult:
+    try:
+        items = await wire.retrieve(question, limit)
+    except grpc.aio.AioRpcError as e:
+        if e.code() == grpc.StatusCode.INVALID_ARGUMENT:
+            return CheckResult(name, True, f"INVALID_ARGUMENT: {e.details()}")
+        return CheckResult(
+            name, False, f"expected INVALID_ARGUMENT, got {e.code().name}: {e.details()}"
+        )
+    except Exception as e:
+        return _rpc_failure(name, e)
+    return CheckResult(name, False, f"expected INVALID_ARGUMENT, got {len(items)} results")
+
+
+async def _empty_question(wire: _Wire) -> list[CheckResult]:
+    return [await _expect_invalid_argument(wire, "empty-question", "", 5)]
+
+
+async def _zero_limit(wire: _Wire) -> list[CheckResult]:
+    return [await _expect_invalid_argument(wire, "zero-limit", PROBE_QUESTIONS[0], 0)]
+
+
+async def _deadline(wire: _Wire) -> list[CheckResult]:
+    """A normal call with a short deadline either answers or fails with DEADLINE_EXCEEDED
+    promptly; it must not hang past the deadline."""
+    started = time.perf_counter()
+    call: Any = wire.retrieve(PROBE_QUESTIONS[0], 5, timeout_s=SHORT_DEADLINE_S)
+    try:
+        await asyncio.wait_for(call, SHORT_DEADLINE_S + HANG_GRACE_S)
+    except TimeoutError:
+        return [
+            CheckResult(
+                "deadline",
+                False,
+                f"no answer and no DEADLINE_EXCEEDED after {SHORT_DEADLINE_S + HANG_GRACE_S:g} s",
+            )
+        ]
+    except grpc.aio.AioRpcError as e:
+        elapsed = (time.perf_counter() - started) * 1000
+        if e.code() == grpc.StatusCode.DEADLINE_EXCEEDED:
+            return [CheckResult("deadline", True, f"DEADLINE_EXCEEDED after {elapsed:.0f} ms")]
+        return [_rpc_failure("deadline", e)]
+    elapsed = (time.perf_counter() - started) * 1000
+    return [
+        CheckResult(
+            "deadline",
+            True,
+            f"answered in {elapsed:.0f} ms within a {SHORT_DEADLINE_S * 1000:.0f} ms deadline",
+        )
+    ]

@@ -1,0 +1,265 @@
+"""The contract checker against real servers on 127.0.0.1: our SDK (passes), and servers
+built from the raw generated servicer that each break one rule (fail, naming it)."""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Iterator
+from concurrent import futures
+from dataclasses import dataclass
+from pathlib import Path
+
+import grpc
+import pytest
+from click.testing import CliRunner
+from grpc_health.v1 import health, health_pb2, health_pb2_grpc
+from grpc_reflection.v1alpha import reflection
+
+from retrieval_eval.cli.main import cli
+from retrieval_eval.retrievers.contract_check import CheckResult, check_contract
+from retrieval_eval.retrievers.server import serve
+from retrieval_eval.retrievers.types import RetrievedItem, RetrieverDescription
+from retrieval_eval.v1 import retriever_pb2 as pb
+from retrieval_eval.v1 import retriever_pb2_grpc as pb_grpc
+
+ALL_CHECKS = [
+    "reachable",
+    "health",
+    "describe",
+    "reflection",
+    "limit",
+    "rank-order",
+    "document-ids",
+    "empty-question",
+    "zero-limit",
+    "deadline",
+]
+PLUGIN_DIR = Path(__file__).resolve().parent.parent / "fixtures" / "retriever_plugin"
+
+
+class Ranked:
+    """A well-behaved retriever: 30 documents, best first."""
+
+    def retrieve(self, question: str, limit: int) -> list[RetrievedItem]:
+        return [RetrievedItem(f"doc-{i}", 100.0 - i) for i in range(min(limit, 30))]
+
+    def describe(self) -> RetrieverDescription:
+        return RetrieverDescription("ranked", version="3")
+
+
+@dataclass(frozen=True)
+class Faults:
+    ignore_limit: bool = False
+    rising_scores: bool = False
+    empty_id: bool = False
+    accept_empty_question: bool = False
+    accept_zero_limit: bool = False
+    empty_identifier: bool = False
+    health: str | None = "SERVING"  # None: no health service at all
+    reflection: bool = True
+    sleep_s: float = 0.0
+
+
+class BrokenServicer(pb_grpc.RetrieverServicer):
+    """The raw generated servicer, with the faults asked for."""
+
+    def __init__(self, faults: Faults) -> None:
+        self.faults = faults
+
+    def Retrieve(self, request: pb.RetrieveRequest, context: grpc.ServicerContext):
+        f = self.faults
+        if not request.question and not f.accept_empty_question:
+            context.abort(grpc.StatusCode.INVALID_ARGUMENT, "empty question")
+        if request.limit == 0 and not f.accept_zero_limit:
+            context.abort(grpc.StatusCode.INVALID_ARGUMENT, "limit 0")
+        time.sleep(f.sleep_s)
+        count = 20 if f.ignore_limit else request.limit
+        results = []
+        for i in range(count):
+            score = float(i) if f.rising_scores else float(100 - i)
+            doc = "" if f.empty_id and i == 1 else f"doc-{i}"
+            results.append(pb.RetrievedItem(document_id=doc, score=score))
+        return pb.RetrieveResponse(results=results)
+
+    def Describe(self, request: pb.DescribeRequest, context: grpc.ServicerContext):
+        return pb.DescribeResponse(identifier="" if self.faults.empty_identifier else "broken")
+
+
+@pytest.fixture
+def broken_server() -> Iterator:
+    servers: list[grpc.Server] = []
+
+    def start(faults: Faults) -> str:
+        server = grpc.server(futures.ThreadPoolExecutor(max_workers=4))
+        pb_grpc.add_RetrieverServicer_to_server(BrokenServicer(faults), server)
+        names = [pb.DESCRIPTOR.services_by_name["Retriever"].full_name]
+        if faults.health is not None:
+            servicer = health.HealthServicer()
+            servicer.set("", health_pb2.HealthCheckResponse.ServingStatus.Value(faults.health))
+            health_pb2_grpc.add_HealthServicer_to_server(servicer, server)
+        if not faults.reflection:
+            names = ["grpc.health.v1.Health"]
+        reflection.enable_server_reflection([*names, reflection.SERVICE_NAME], server)
+        port = server.add_insecure_port("127.0.0.1:0")
+        server.start()
+        servers.append(server)
+        return f"grpc://127.0.0.1:{port}"
+
+    yield start
+    for server in servers:
+        server.stop(None)
+
+
+def failed(results: list[CheckResult]) -> dict[str, str]:
+    return {r.name: r.detail for r in results if not r.passed}
+
+
+async def test_the_python_sdk_server_passes_every_check() -> None:
+    with serve(Ranked()) as handle:
+        results = await check_contract(f"grpc://{handle.address}")
+    assert [r.name for r in results] == ALL_CHECKS
+    assert failed(results) == {}
+    details = {r.name: r.detail for r in results}
+    assert details["describe"] == "identifier 'ranked', version '3'"
+    assert details["limit"].endswith("got 1, 5, 12, 1, 5, 12)")
+    assert details["empty-question"].startswith("INVALID_ARGUMENT: question must not be empty")
+
+
+async def test_a_correct_raw_server_passes(broken_server) -> None:
+    assert failed(await check_contract(broken_server(Faults()))) == {}
+
+
+@pytest.mark.parametrize(
+    ("faults", "expected"),
+    [
+        (Faults(ignore_limit=True), {"limit": "20 results for limit 1"}),
+        (Faults(rising_scores=True), {"rank-order": "score rises from 0 to 1 at rank 2"}),
+        (Faults(empty_id=True), {"document-ids": "empty document id at rank 2"}),
+        (
+            Faults(accept_empty_question=True),
+            {"empty-question": "expected INVALID_ARGUMENT, got 5 results"},
+        ),
+        (
+            Faults(accept_zero_limit=True),
+            {"zero-limit": "expected INVALID_ARGUMENT, got 0 results"},
+        ),
+        (Faults(empty_identifier=True), {"describe": "Describe returned an empty identifier"}),
+        (Faults(health="NOT_SERVING"), {"health": "grpc.health.v1 reports NOT_SERVING"}),
+        (
+            Faults(health=None, reflection=False),
+            {
+                "health": "UNIMPLEMENTED",
+                "reflection": "retrieval_eval.v1.Retriever not listed (lists grpc.health.v1.Health",
+            },
+        ),
+    ],
+)
+async def test_each_broken_rule_fails_its_own_check(
+    broken_server, faults: Faults, expected: dict[str, str]
+) -> None:
+    problems = failed(await check_contract(broken_server(faults)))
+    assert set(problems) == set(expected)
+    for name, fragment in expected.items():
+        assert fragment in problems[name]
+
+
+async def test_a_server_slower_than_the_deadline_gets_deadline_exceeded(broken_server) -> None:
+    results = await check_contract(broken_server(Faults(sleep_s=0.5)), timeout_s=2)
+    deadline = next(r for r in results if r.name == "deadline")
+    assert deadline.passed and deadline.detail.startswith("DEADLINE_EXCEEDED after")
+    assert failed(results) == {}
+
+
+async def test_an_unreachable_target_fails_only_reachable() -> None:
+    with serve(Ranked()) as handle:
+        address = handle.address
+    results = await check_contract(f"grpc://{address}", timeout_s=0.5)
+    assert [(r.name, r.passed) for r in results] == [("reachable", False)]
+    assert f"grpc://{address} not reachable within 0.5 s" in results[0].detail
+
+
+async def test_token_is_sent_when_given() -> None:
+    with serve(Ranked(), token="s3cret") as handle:
+        good = await check_contract(f"grpc://{handle.address}", token="s3cret")
+        bad = await check_contract(f"grpc://{handle.address}")
+    assert failed(good) == {}
+    problems = failed(bad)
+    assert problems["describe"].startswith("UNAUTHENTICATED")
+    assert problems["limit"].startswith("Retrieve(")  # every Retrieve probe is refused
+    assert {"health", "reflection"}.isdisjoint(problems)  # those stay open
+
+
+async def test_a_plugin_is_served_in_process_and_checked(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.syspath_prepend(str(PLUGIN_DIR))
+    results = await check_contract("test-keywords")
+    assert failed(results) == {}
+    assert results[0].detail.startswith("connected to test-keywords (served on 127.0.0.1:")
+
+
+# --- the CLI ------------------------------------------------------------------------------
+
+
+def run(*args: str):
+    return CliRunner().invoke(cli, list(args), catch_exceptions=False)
+
+
+def test_cli_passes_and_exits_zero() -> None:
+    with serve(Ranked()) as handle:
+        result = run("check-retriever", f"grpc://{handle.address}")
+    assert result.exit_code == 0, result.output
+    lines = result.output.splitlines()
+    assert [line.split(":")[0] for line in lines[:-1]] == [f"PASS {c}" for c in ALL_CHECKS]
+    assert lines[-1] == "all 10 checks passed"
+
+
+def test_cli_names_the_broken_check_and_exits_three(broken_server) -> None:
+    result = run("check-retriever", broken_server(Faults(ignore_limit=True)))
+    assert result.exit_code == 3
+    assert "FAIL limit: 20 results for limit 1 (question " in result.output
+    assert "PASS rank-order:" in result.output
+    assert result.output.splitlines()[-1] == "1 of 10 checks failed: limit"
+
+
+def test_cli_json_output(broken_server) -> None:
+    import json
+
+    target = broken_server(Faults(rising_scores=True))
+    result = run("check-retriever", target, "--format", "json")
+    assert result.exit_code == 3
+    document = json.loads(result.output)
+    assert (document["target"], document["passed"]) == (target, False)
+    assert [c["name"] for c in document["checks"] if not c["passed"]] == ["rank-order"]
+
+
+def test_cli_unreachable_exits_three() -> None:
+    with serve(Ranked()) as handle:
+        address = handle.address
+    result = run("check-retriever", f"grpc://{address}", "--timeout", "0.3")
+    assert result.exit_code == 3
+    assert result.output.startswith(f"FAIL reachable: grpc://{address} not reachable")
+
+
+def test_cli_token_env(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("H2_CHECK_TOKEN", "tok")
+    with serve(Ranked(), token="tok") as handle:
+        ok = run("check-retriever", f"grpc://{handle.address}", "--token-env", "H2_CHECK_TOKEN")
+    assert ok.exit_code == 0, ok.output
+
+
+@pytest.mark.parametrize(
+    ("args", "message"),
+    [
+        (["check-retriever", "nope"], "unknown retriever 'nope'"),
+        (["check-retriever", "grpc://h"], "has no port"),
+        (["check-retriever", "grpc://h:1", "--token-env", "H2_UNSET"], "H2_UNSET is not set"),
+    ],
+)
+def test_cli_bad_target_or_option_exits_two(
+    args: list[str], message: str, capsys: pytest.CaptureFixture[str]
+) -> None:
+    from retrieval_eval.cli.main import main
+
+    with pytest.raises(SystemExit) as info:
+        main(args)
+    assert info.value.code == 2
+    assert message in capsys.readouterr().err
