@@ -3,9 +3,12 @@
 from __future__ import annotations
 
 import json
+import json.encoder
+import json.scanner
 from collections.abc import Iterable, Mapping
 from dataclasses import fields
 from datetime import UTC, datetime
+from functools import lru_cache
 from typing import Any
 
 from retrieval_eval.evaluation.results import (
@@ -24,6 +27,12 @@ from retrieval_eval.retrievers.types import RetrieverDescription
 
 _dumps = json.JSONEncoder(ensure_ascii=False, separators=(",", ":")).encode
 _loads = json.loads
+#: Per-question hot path (100,000 rows must save and load quickly): id lists are encoded
+#: string by string with the C string encoder, and a row's three lists are decoded in one
+#: scanner call. Both produce and read ordinary JSON arrays.
+_encode_string = json.encoder.encode_basestring
+_scan = json.scanner.make_scanner(json.JSONDecoder())
+_FORMS = {f.value: f for f in Form}
 
 
 def epoch(moment: datetime) -> float:
@@ -83,15 +92,30 @@ def _record_from_json(cls: type, data: Mapping[str, Any]) -> Any:
     return cls(**kwargs)
 
 
+def encode_ids(ids: tuple[str, ...]) -> str:
+    """A JSON array of strings."""
+    return "[" + ",".join(map(_encode_string, ids)) + "]"
+
+
 def encode_hits(hits: Mapping[int, bool]) -> str:
-    return ",".join(f"{k}:{int(v)}" for k, v in hits.items())
+    return _encode_hit_pairs(tuple(hits.items()))
+
+
+@lru_cache(maxsize=256)
+def _encode_hit_pairs(pairs: tuple[tuple[int, bool], ...]) -> str:
+    return ",".join(f"{k}:{int(v)}" for k, v in pairs)
 
 
 def decode_hits(text: str) -> dict[int, bool]:
+    return dict(_decode_hit_pairs(text))
+
+
+@lru_cache(maxsize=256)
+def _decode_hit_pairs(text: str) -> tuple[tuple[int, bool], ...]:
     if not text:
-        return {}
+        return ()
     pairs = (part.split(":") for part in text.split(","))
-    return {int(k): v == "1" for k, v in pairs}
+    return tuple((int(k), v == "1") for k, v in pairs)
 
 
 def run_row(run: RunResult, run_id: str) -> dict[str, Any]:
@@ -123,44 +147,47 @@ def run_row(run: RunResult, run_id: str) -> dict[str, Any]:
     }
 
 
-def outcome_rows(run_pk: int, outcomes: Iterable[QuestionOutcome]) -> list[dict[str, Any]]:
-    """``reval_outcomes`` rows for bulk insertion, in question order."""
-    return [
-        {
-            "run_pk": run_pk,
-            "position": position,
-            "question_id": q.question_id,
-            "form": q.form.value,
-            "hard_class": q.hard_class,
-            "expected_ids": _dumps(q.expected_document_ids),
-            "raw_ids": _dumps(q.raw_ids),
-            "ranked_ids": _dumps(q.ranked_document_ids),
-            "hits": encode_hits(q.hits),
-            "latency_ms": q.latency_ms,
-            "error_kind": None if q.error is None else q.error.kind,
-            "error_message": None if q.error is None else q.error.message,
-            "underfilled": q.underfilled,
-        }
-        for position, q in enumerate(outcomes)
-    ]
-
-
-#: Column order expected by :func:`outcome_from_tuple`.
-OUTCOME_COLUMNS = (
+#: Columns of :func:`outcome_rows` tuples, after the run's primary key and the position.
+OUTCOME_ROW_COLUMNS = (
     "question_id", "form", "hard_class", "expected_ids", "raw_ids", "ranked_ids", "hits",
     "latency_ms", "error_kind", "error_message", "underfilled",
 )  # fmt: skip
 
 
+def outcome_rows(outcomes: Iterable[QuestionOutcome]) -> list[tuple[Any, ...]]:
+    """``reval_outcomes`` rows (without ``run_pk`` and ``position``), in question order."""
+    return [
+        (
+            q.question_id,
+            q.form.value,
+            q.hard_class,
+            encode_ids(q.expected_document_ids),
+            encode_ids(q.raw_ids),
+            encode_ids(q.ranked_document_ids),
+            encode_hits(q.hits),
+            q.latency_ms,
+            None if q.error is None else q.error.kind,
+            None if q.error is None else q.error.message,
+            q.underfilled,
+        )
+        for q in outcomes
+    ]
+
+
+#: Column order expected by :func:`outcome_from_tuple`.
+OUTCOME_COLUMNS = OUTCOME_ROW_COLUMNS
+
+
 def outcome_from_tuple(row: tuple[Any, ...]) -> QuestionOutcome:
     qid, form, hard_class, expected, raw, ranked, hits, latency, kind, message, under = row
+    expected_ids, raw_ids, ranked_ids = _scan(f"[{expected},{raw},{ranked}]", 0)[0]
     return QuestionOutcome(
         question_id=qid,
-        form=Form(form),
+        form=_FORMS[form],
         hard_class=hard_class,
-        expected_document_ids=tuple(_loads(expected)),
-        raw_ids=tuple(_loads(raw)),
-        ranked_document_ids=tuple(_loads(ranked)),
+        expected_document_ids=tuple(expected_ids),
+        raw_ids=tuple(raw_ids),
+        ranked_document_ids=tuple(ranked_ids),
         hits=decode_hits(hits),
         latency_ms=latency,
         error=None if kind is None else RetrievalFailure(kind, message or ""),

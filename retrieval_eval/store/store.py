@@ -19,6 +19,7 @@ from sqlalchemy.exc import IntegrityError
 from retrieval_eval.errors import InputError, UnknownNameError
 from retrieval_eval.evaluation.results import RunResult, RunState
 from retrieval_eval.store import serialize
+from retrieval_eval.store.bulk import insert_rows
 from retrieval_eval.store.engine import BEGIN_MODE, create_store_engine, translated, with_retry
 from retrieval_eval.store.ids import new_run_id
 from retrieval_eval.store.models import LabelRow, OutcomeRow, RunRow
@@ -84,7 +85,7 @@ class RunStore:
     def save(self, run: RunResult) -> str:
         """Store a run with all its outcomes; returns its id (``run.run_id`` if set, else
         a new one)."""
-        outcomes = serialize.outcome_rows(0, run.questions)
+        outcomes = serialize.outcome_rows(run.questions)
         for _ in range(5):
             run_id = run.run_id or new_run_id(run.started_at)
             row = serialize.run_row(run, run_id)
@@ -204,7 +205,7 @@ class RunStore:
                 .where(OutcomeRow.run_pk == row["pk"])
                 .order_by(OutcomeRow.position)
             )  # fmt: skip
-            outcomes = tuple(map(serialize.outcome_from_tuple, result))
+            outcomes = tuple(map(serialize.outcome_from_tuple, result.all()))
             return serialize.run_from_row(row, labels, outcomes)
 
         run: RunResult = self._read(f"loading run {full}", work)
@@ -284,13 +285,15 @@ def _prepare_directory(url: URL, path: Any) -> None:
 
 
 def _insert_run(
-    conn: Connection, row: dict[str, Any], run: RunResult, outcomes: list[dict[str, Any]]
+    conn: Connection, row: dict[str, Any], run: RunResult, outcomes: list[tuple[Any, ...]]
 ) -> None:
     pk = conn.execute(insert(RunRow), row).inserted_primary_key[0]
-    for outcome in outcomes:
-        outcome["run_pk"] = pk
-    if outcomes:
-        conn.execute(insert(OutcomeRow), outcomes)
+    insert_rows(
+        conn,
+        OutcomeRow.__tablename__,
+        ("run_pk", "position", *serialize.OUTCOME_ROW_COLUMNS),
+        [(pk, position, *outcome) for position, outcome in enumerate(outcomes)],
+    )
     if run.labels:
         labels = [{"run_pk": pk, "key": k, "value": v} for k, v in run.labels.items()]
         conn.execute(insert(LabelRow), labels)

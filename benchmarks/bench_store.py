@@ -1,0 +1,139 @@
+"""Run store: time and peak memory to save and to reload a run of 100,000 questions.
+
+The run is realistic: 12 raw ids (chunk ids) and their distinct documents per question,
+hits at 1 and 3, latency, a few failures. It is saved to a fresh SQLite file through
+``RunStore.save`` (one transaction, bulk ``executemany`` inserts) and loaded back with
+``RunStore.get`` (checked equal to what was saved). Per-question rows go to the driver as tuples
+(executemany on SQLite, COPY on PostgreSQL). The baseline, measured in the same
+run, writes and reads the same data as one JSON document (the shape of ``--format json``
+questions) with the standard library. Each step runs once for time and once more under
+``tracemalloc`` for its peak Python memory.
+
+    python benchmarks/bench_store.py                       # 100,000 questions, SQLite
+    python benchmarks/bench_store.py --questions 20000 --db postgresql://USER@HOST/DB
+"""
+
+from __future__ import annotations
+
+import argparse
+import dataclasses
+import json
+import statistics
+import tempfile
+import time
+import tracemalloc
+from collections.abc import Callable
+from datetime import UTC, datetime, timedelta
+from pathlib import Path
+from typing import Any
+
+from retrieval_eval.evaluation.latency import run_latency
+from retrieval_eval.evaluation.results import RetrievalFailure, RunParameters, RunResult, RunState
+from retrieval_eval.questions.model import Form, GoldenQuestion, label_fingerprint
+from retrieval_eval.retrievers.types import RetrieverDescription
+from retrieval_eval.scoring.metrics import breakdowns, summarize
+from retrieval_eval.scoring.protocol import score_question
+from retrieval_eval.store import RunStore
+
+
+def build_run(n: int) -> RunResult:
+    p = RunParameters(doc_id_separator="#")
+    questions = [
+        GoldenQuestion(f"q{i:06d}", f"question {i}", (Form.MATCH, Form.GAP)[i % 2],
+                       (f"doc{i % 5000}",), hard_class=("near-duplicate", None)[i % 3 > 0])
+        for i in range(n)
+    ]  # fmt: skip
+    outcomes = []
+    for i, q in enumerate(questions):
+        if i % 997 == 0:
+            failure = RetrievalFailure("timeout", "deadline of 10s exceeded")
+            outcomes.append(score_question(q, None, ks=p.ks, limit=p.limit, separator="#",
+                                           latency_ms=10_000.0, error=failure))  # fmt: skip
+            continue
+        raw = [f"doc{(i + j // 2 + (i % 4)) % 5000}#{j % 2}" for j in range(p.limit)]
+        items = [_Item(r) for r in raw]
+        outcomes.append(score_question(q, items, ks=p.ks, limit=p.limit, separator="#",
+                                       latency_ms=3 + (i % 89) / 7, error=None))  # fmt: skip
+    by_form, by_class = breakdowns(outcomes, p.ks)
+    start = datetime(2026, 11, 30, 9, 0, tzinfo=UTC)
+    return RunResult(
+        set_name="bench", set_fingerprint=label_fingerprint(questions),
+        retriever_target="grpc://127.0.0.1:50051",
+        retriever=RetrieverDescription("bm25", "1.0", chunk_separator="#"),
+        parameters=p, started_at=start, finished_at=start + timedelta(minutes=3),
+        state=RunState.INCOMPLETE, metrics=summarize(outcomes, p.ks), by_form=by_form,
+        by_hard_class=by_class, latency=run_latency(outcomes), questions=tuple(outcomes),
+    )  # fmt: skip
+
+
+@dataclasses.dataclass(frozen=True, slots=True)
+class _Item:
+    document_id: str
+
+
+def json_document(run: RunResult) -> dict[str, Any]:
+    questions = [
+        {"id": q.question_id, "form": q.form.value, "hard_class": q.hard_class,
+         "expected_document_ids": list(q.expected_document_ids), "raw_ids": list(q.raw_ids),
+         "ranked_document_ids": list(q.ranked_document_ids),
+         "hits": {str(k): v for k, v in q.hits.items()}, "latency_ms": q.latency_ms,
+         "error": None if q.error is None else [q.error.kind, q.error.message],
+         "underfilled": q.underfilled}
+        for q in run.questions
+    ]  # fmt: skip
+    return {"set": run.set_name, "questions": questions}
+
+
+def measure(step: Callable[[], Any], repeat: int) -> tuple[float, float, Any]:
+    """(median seconds, peak MiB of Python allocations, result): timed untraced ``repeat``
+    times, then once more traced."""
+    times = []
+    for _ in range(repeat):
+        started = time.perf_counter()
+        result = step()
+        times.append(time.perf_counter() - started)
+    seconds = statistics.median(times)
+    tracemalloc.start()
+    step()
+    peak = tracemalloc.get_traced_memory()[1]
+    tracemalloc.stop()
+    return seconds, peak / 2**20, result
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--questions", type=int, default=100_000)
+    parser.add_argument("--db", help="database URL (default: a fresh SQLite file)")
+    parser.add_argument("--repeat", type=int, default=3, help="timed repetitions (median)")
+    args = parser.parse_args()
+    run = build_run(args.questions)
+    with tempfile.TemporaryDirectory() as tmp:
+        url = args.db or f"sqlite:///{Path(tmp) / 'runs.sqlite'}"
+        json_path = Path(tmp) / "run.json"
+        with RunStore.open(url) as store:
+            ids: list[str] = []
+            save = measure(lambda: ids.append(store.save(run)), args.repeat)
+            load = measure(lambda: store.get(ids[0]), args.repeat)
+            assert load[2] == dataclasses.replace(run, run_id=ids[0]), "round trip differs"
+            size = Path(tmp, "runs.sqlite").stat().st_size if not args.db else 0
+        dump = measure(lambda: json_path.write_text(json.dumps(json_document(run))), args.repeat)
+        read = measure(lambda: json.loads(json_path.read_text()), args.repeat)
+        json_size = json_path.stat().st_size
+    where = "SQLite" if not args.db else RunStore.__name__ + " at " + args.db.split("@")[-1]
+    print(f"run store benchmark: {args.questions:,} questions, {where}, "
+          f"median of {args.repeat} (memory: one more traced pass)")  # fmt: skip
+    print(f"{'step':<28}{'seconds':>9}{'peak MiB':>10}{'vs JSON':>9}")
+    for name, (s, mib, _), (bs, _, _) in (
+        ("save (RunStore.save)", save, dump),
+        ("reload (RunStore.get)", load, read),
+        ("baseline: json write", dump, dump),
+        ("baseline: json read", read, read),
+    ):
+        print(f"{name:<28}{s:>9.2f}{mib:>10.1f}{s / bs:>8.1f}x")
+    if size:
+        print(f"SQLite file {size / 2**20:.1f} MiB ({args.repeat + 1} copies of the run), "
+              f"JSON {json_size / 2**20:.1f} MiB")  # fmt: skip
+
+
+if __name__ == "__main__":
+    main()
