@@ -1,0 +1,178 @@
+"""TLS (server-only and mutual) and bearer tokens, with certificates made in the test."""
+
+from __future__ import annotations
+
+import datetime as dt
+import ipaddress
+from collections.abc import Callable
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import pytest
+from cryptography import x509
+from cryptography.hazmat.primitives import hashes, serialization
+from cryptography.hazmat.primitives.asymmetric import ec
+from cryptography.x509.oid import NameOID
+
+from retrieval_eval.errors import ConfigError, RetrieverUnauthenticated, RetrieverUnavailable
+from retrieval_eval.retrievers.client import ClientOptions, GrpcRetrieverClient, TlsConfig
+from retrieval_eval.retrievers.server import ServerHandle, ServerTls
+
+Serve = Callable[..., ServerHandle]
+QUICK = {"timeout_s": 5, "max_attempts": 2, "initial_backoff_s": 0.01, "max_backoff_s": 0.02}
+
+
+@dataclass(frozen=True)
+class Pki:
+    ca: Path
+    server_cert: Path
+    server_key: Path
+    client_cert: Path
+    client_key: Path
+    rogue_ca: Path
+    rogue_client_cert: Path
+    rogue_client_key: Path
+
+
+def _name(common_name: str) -> x509.Name:
+    return x509.Name([x509.NameAttribute(NameOID.COMMON_NAME, common_name)])
+
+
+def _issue(
+    subject: str,
+    issuer: tuple[x509.Name, ec.EllipticCurvePrivateKey] | None,
+    *,
+    ca: bool = False,
+    sans: list[x509.GeneralName] | None = None,
+) -> tuple[x509.Certificate, ec.EllipticCurvePrivateKey]:
+    key = ec.generate_private_key(ec.SECP256R1())
+    issuer_name, issuer_key = issuer if issuer else (_name(subject), key)
+    now = dt.datetime.now(dt.UTC)
+    builder = (
+        x509.CertificateBuilder()
+        .subject_name(_name(subject))
+        .issuer_name(issuer_name)
+        .public_key(key.public_key())
+        .serial_number(x509.random_serial_number())
+        .not_valid_before(now - dt.timedelta(minutes=5))
+        .not_valid_after(now + dt.timedelta(days=1))
+        .add_extension(x509.BasicConstraints(ca=ca, path_length=None), critical=True)
+    )
+    if sans:
+        builder = builder.add_extension(x509.SubjectAlternativeName(sans), critical=False)
+    return builder.sign(issuer_key, hashes.SHA256()), key
+
+
+def _write(directory: Path, name: str, cert: x509.Certificate, key: Any) -> tuple[Path, Path]:
+    cert_path, key_path = directory / f"{name}.crt", directory / f"{name}.key"
+    cert_path.write_bytes(cert.public_bytes(serialization.Encoding.PEM))
+    key_path.write_bytes(
+        key.private_bytes(
+            serialization.Encoding.PEM,
+            serialization.PrivateFormat.PKCS8,
+            serialization.NoEncryption(),
+        )
+    )
+    return cert_path, key_path
+
+
+@pytest.fixture(scope="module")
+def pki(tmp_path_factory: pytest.TempPathFactory) -> Pki:
+    d = tmp_path_factory.mktemp("pki")
+    ca_cert, ca_key = _issue("reval test CA", None, ca=True)
+    rogue_cert, rogue_key = _issue("rogue CA", None, ca=True)
+    sans = [x509.IPAddress(ipaddress.ip_address("127.0.0.1")), x509.DNSName("localhost")]
+    server = _issue("localhost", (ca_cert.subject, ca_key), sans=sans)
+    client = _issue("reval client", (ca_cert.subject, ca_key))
+    rogue_client = _issue("rogue client", (rogue_cert.subject, rogue_key))
+    ca, _ = _write(d, "ca", ca_cert, ca_key)
+    rogue_ca, _ = _write(d, "rogue-ca", rogue_cert, rogue_key)
+    return Pki(
+        ca,
+        *_write(d, "server", *server),
+        *_write(d, "client", *client),
+        rogue_ca,
+        *_write(d, "rogue-client", *rogue_client),
+    )
+
+
+async def first_id(target: str, **options: Any) -> str:
+    async with GrpcRetrieverClient(target, ClientOptions(**{**QUICK, **options})) as client:
+        return (await client.retrieve("cats purr", 1))[0].document_id
+
+
+async def test_tls_with_the_right_ca(serve_retriever: Serve, tiny_retriever: Any, pki: Pki) -> None:
+    handle = serve_retriever(tiny_retriever, tls=ServerTls(pki.server_cert, pki.server_key))
+    assert await first_id(handle.address, tls=TlsConfig(ca_cert=pki.ca)) == "cats"
+    # The certificate names localhost too: a server-name override is honoured.
+    via_name = TlsConfig(ca_cert=pki.ca, server_name="localhost")
+    assert await first_id(handle.address, tls=via_name) == "cats"
+
+
+@pytest.mark.parametrize("how", ["plaintext", "wrong-ca", "wrong-name"])
+async def test_tls_refused(serve_retriever: Serve, tiny_retriever: Any, pki: Pki, how: str) -> None:
+    handle = serve_retriever(tiny_retriever, tls=ServerTls(pki.server_cert, pki.server_key))
+    tls = {
+        "plaintext": None,
+        "wrong-ca": TlsConfig(ca_cert=pki.rogue_ca),
+        "wrong-name": TlsConfig(ca_cert=pki.ca, server_name="elsewhere.example"),
+    }[how]
+    with pytest.raises(RetrieverUnavailable, match=f"retriever {handle.address}: unavailable"):
+        await first_id(handle.address, tls=tls)
+
+
+async def test_mutual_tls(serve_retriever: Serve, tiny_retriever: Any, pki: Pki) -> None:
+    server_tls = ServerTls(pki.server_cert, pki.server_key, client_ca=pki.ca)
+    address = serve_retriever(tiny_retriever, tls=server_tls).address
+    good = TlsConfig(pki.ca, pki.client_cert, pki.client_key)
+    assert await first_id(address, tls=good) == "cats"
+    for refused in (
+        TlsConfig(pki.ca),  # no client certificate
+        TlsConfig(pki.ca, pki.rogue_client_cert, pki.rogue_client_key),  # not signed by the CA
+    ):
+        with pytest.raises((RetrieverUnavailable, RetrieverUnauthenticated)):
+            await first_id(address, tls=refused)
+
+
+@pytest.mark.parametrize("kind", ["sync", "async"])
+async def test_token_accepted_and_refused(
+    serve_retriever: Serve, tiny_retriever: Any, kind: str
+) -> None:
+    class AsyncTiny:
+        async def retrieve(self, question: str, limit: int) -> Any:
+            return tiny_retriever.retrieve(question, limit)
+
+    retriever = AsyncTiny() if kind == "async" else tiny_retriever
+    address = serve_retriever(retriever, token="s3cret").address
+    assert await first_id(address, token="s3cret") == "cats"
+    for token in (None, "wrong", "s3cret "):
+        with pytest.raises(RetrieverUnauthenticated, match=r"\[UNAUTHENTICATED\]: .*bearer token"):
+            await first_id(address, token=token)
+    async with GrpcRetrieverClient(address, ClientOptions(**QUICK)) as client:
+        with pytest.raises(RetrieverUnauthenticated):
+            await client.describe()
+        assert await client.health() == "SERVING"  # probes need no token
+
+
+async def test_token_over_mutual_tls(serve_retriever: Serve, tiny_retriever: Any, pki: Pki) -> None:
+    server_tls = ServerTls(pki.server_cert, pki.server_key, client_ca=pki.ca)
+    address = serve_retriever(tiny_retriever, tls=server_tls, token="t").address
+    tls = TlsConfig(pki.ca, pki.client_cert, pki.client_key)
+    assert await first_id(address, tls=tls, token="t") == "cats"
+    with pytest.raises(RetrieverUnauthenticated):
+        await first_id(address, tls=tls, token="not-t")
+
+
+def test_unreadable_tls_files_name_the_file(tmp_path: Path, tiny_retriever: Any, pki: Pki) -> None:
+    from retrieval_eval.retrievers.server import serve
+
+    missing = tmp_path / "nope.key"
+    with pytest.raises(ConfigError, match=f"cannot read TLS private key {missing}"):
+        serve(tiny_retriever, tls=ServerTls(pki.server_cert, missing))
+    not_pem = tmp_path / "junk.crt"
+    not_pem.write_text("hello\n")
+    with pytest.raises(ConfigError, match=f"TLS CA certificate {not_pem} is not a PEM file"):
+        TlsConfig(ca_cert=not_pem).credentials()
+    with pytest.raises(ConfigError, match="both a client certificate and a client key"):
+        TlsConfig(ca_cert=pki.ca, client_cert=pki.client_cert).credentials()
