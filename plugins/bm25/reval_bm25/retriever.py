@@ -37,10 +37,11 @@ class Bm25Retriever:
 
     def tokens(self, question: str) -> list[str]:
         """The analyzer's tokens for ``question`` (repeats kept: they weigh the term)."""
-        analyzer = getattr(self._local, "analyzer", None)
-        if analyzer is None:
+        try:
+            analyzer = self._local.analyzer
+        except AttributeError:
             analyzer = self._local.analyzer = self.meta.analyzer.build()
-        return list(analyzer.analyze(question))
+        return analyzer.analyze(question)  # type: ignore[no-any-return]
 
     def retrieve(self, question: str, limit: int) -> list[RetrievedItem]:
         """The ``limit`` best chunks (or documents), best first; [] when no token remains."""
@@ -49,21 +50,16 @@ class Bm25Retriever:
         tokens = self.tokens(question)
         if not tokens:
             return []
-        schema, should = self._schema, tantivy.Occur.Should
+        schema, should, term = self._schema, tantivy.Occur.Should, tantivy.Query.term_query
         query = tantivy.Query.boolean_query(
-            [
-                (should, tantivy.Query.term_query(schema, BODY, t, index_option="freq"))
-                for t in tokens
-            ]
+            [(should, term(schema, BODY, t, index_option="freq")) for t in tokens]
         )
         searcher = self._searcher
         hits = searcher.search(query, limit=limit, count=False).hits
-        chunked = self._chunked
-        items = []
-        for score, address in hits:
-            result_id = searcher.doc(address).get_first(ID)
-            items.append(RetrievedItem(result_id, float(score), result_id if chunked else None))
-        return items
+        if self._chunked:
+            ids = [searcher.doc(address).get_first(ID) for _, address in hits]
+            return [RetrievedItem(i, s, i) for i, (s, _) in zip(ids, hits, strict=True)]
+        return [RetrievedItem(searcher.doc(a).get_first(ID), score) for score, a in hits]
 
     def describe(self) -> RetrieverDescription:
         meta = self.meta
