@@ -19,11 +19,13 @@ from retrieval_eval.cli.main import cli
 from retrieval_eval.retrievers.types import RetrievedItem, RetrieverDescription
 
 REVAL = Path(sys.executable).parent / "reval"
+FAIL = "FAIL"
 
 
 @dataclass
 class TableRetriever:
-    """Answers each question with a fixed ranking (chunk ids ``doc#n``); unknown -> []."""
+    """Answers each question with a fixed ranking (chunk ids ``doc#n``); unknown -> [];
+    the answer ``FAIL`` raises, which the server turns into INTERNAL."""
 
     answers: Mapping[str, list[str]]
     identifier: str = "table"
@@ -35,7 +37,10 @@ class TableRetriever:
         self.calls.append(question)
         if self.delay_s:
             time.sleep(self.delay_s)
-        return [RetrievedItem(i) for i in self.answers.get(question, [])[:limit]]
+        answer = self.answers.get(question, [])
+        if answer == FAIL:
+            raise RuntimeError(f"index shard offline for {question!r}")
+        return [RetrievedItem(i) for i in answer[:limit]]
 
     def describe(self) -> RetrieverDescription:
         return RetrieverDescription(self.identifier, self.version, chunk_separator="#")

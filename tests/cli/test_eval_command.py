@@ -12,7 +12,7 @@ import xml.etree.ElementTree as ET
 
 import pytest
 
-from .conftest import BAD, FAQ, GOOD, REVAL, SUPPORT, run_reval, write_set
+from .conftest import BAD, FAIL, FAQ, GOOD, REVAL, SUPPORT, run_reval, write_set
 
 
 def expected_rates(answers, questions, k):
@@ -122,7 +122,7 @@ def test_exit_1_only_with_fail_on_regression_and_junit_names_the_flips(
         "json",
     )
     assert failing.exit_code == 1
-    assert json.loads(failing.output)["runs"][0]["regression"]["verdict"] == "regression"
+    assert json.loads(failing.stdout)["runs"][0]["regression"]["verdict"] == "regression"
     loose = invoke(
         "eval",
         "--set",
@@ -233,7 +233,7 @@ def test_markdown_and_text_reports(sets, serve_table, db, invoke):
     assert md.output.startswith("### reval: ✅ no regression in 1 runs")
     assert "| faq | good 1 | 4 | 0.750 | 1.000 |" in md.output
     runs = invoke("runs", "list", "--db", db, "--format", "json")
-    assert len(json.loads(runs.output)["runs"]) == 1  # --no-save stored nothing
+    assert len(json.loads(runs.stdout)["runs"]) == 1  # --no-save stored nothing
 
 
 def test_ctrl_c_keeps_the_measured_part_as_an_interrupted_run(serve_table, db, tmp_path):
@@ -282,3 +282,80 @@ def test_ctrl_c_keeps_the_measured_part_as_an_interrupted_run(serve_table, db, t
     (summary,) = json.loads(stored.stdout)["runs"]
     assert summary["state"] == "interrupted" and summary["run_id"] == run["run_id"]
     assert "slow × slow 1 — interrupted" in stdout
+
+
+def test_failed_retrievals_are_errors_not_misses(sets, serve_table, db, invoke, tmp_path):
+    flaky = serve_table({**GOOD, "question faq-2": FAIL}, identifier="flaky")
+    junit = tmp_path / "flaky.xml"
+    result = invoke(
+        "eval",
+        "--set",
+        sets["faq"],
+        flaky,
+        "--db",
+        db,
+        "--k",
+        "1,3,5",
+        "--format",
+        "junit",
+        "--output",
+        junit,
+    )
+    assert result.exit_code == 0
+    assert "incomplete (1 errors)" in result.output and "ERROR internal" in result.output
+    shown = json.loads(invoke("runs", "list", "--db", db, "--format", "json").stdout)["runs"]
+    (run,) = json.loads(
+        invoke("runs", "show", shown[0]["run_id"], "--db", db, "--format", "json").output
+    )["runs"]
+    assert run["state"] == "incomplete" and run["errors"] == 1
+    # rates over the three answered questions: faq-1 and faq-4 hit top-1, faq-3 only top-3
+    assert run["metrics"]["count"] == 3
+    assert run["metrics"]["top1_hit_rate"] == pytest.approx(2 / 3)
+    assert run["metrics"]["hit_rate@5"] == pytest.approx(1.0)
+    assert run["parameters"]["ks"] == [1, 3, 5] and run["parameters"]["limit"] == 20
+    q2 = run["questions"][1]
+    assert q2["error"]["kind"] == "internal" and "index shard offline" in q2["error"]["message"]
+    assert q2["top1_hit"] is None and q2["ranked_document_ids"] == []
+    cases = {c.get("name"): c for c in ET.parse(junit).getroot().iter("testcase")}
+    assert cases["faq-2"].find("error").get("type") == "internal"
+    assert cases["regression verdict"].find("skipped") is not None  # no baseline yet
+
+
+def test_explicit_baseline(sets, serve_table, db, invoke, tmp_path):
+    unknown = run_reval(
+        "eval",
+        "--set",
+        sets["faq"],
+        "--retriever",
+        "grpc://127.0.0.1:1",
+        "--db",
+        db,
+        "--baseline",
+        "no-such-run",
+    )
+    assert unknown.returncode == 2 and "no-such-run" in unknown.stderr  # before measuring
+    bad = serve_table(BAD, identifier="s")
+    invoke("eval", "--set", sets["faq"], bad, "--db", db, "--label", "kind=bad")
+    good = serve_table(GOOD, identifier="s")
+    invoke("eval", "--set", sets["faq"], good, "--db", db)
+    listed = json.loads(
+        invoke("runs", "list", "--db", db, "--label", "kind=bad", "--format", "json").output
+    )["runs"]
+    against_bad = json.loads(
+        invoke(
+            "eval",
+            "--set",
+            sets["faq"],
+            bad,
+            "--db",
+            db,
+            "--no-save",
+            "--baseline",
+            listed[0]["run_id"],
+            "--format",
+            "json",
+        ).output
+    )
+    regression = against_bad["runs"][0]["regression"]
+    assert regression["baseline_run_id"] == listed[0]["run_id"]
+    assert regression["verdict"] == "pass" and regression["flips"] == []

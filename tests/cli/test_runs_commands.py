@@ -32,7 +32,7 @@ def history(sets, serve_table, db, invoke):
             "json",
         )
         assert result.exit_code == 0, result.output
-    listed = json.loads(invoke("runs", "list", "--db", db, "--format", "json").output)["runs"]
+    listed = json.loads(invoke("runs", "list", "--db", db, "--format", "json").stdout)["runs"]
     return {r["labels"]["step"]: r for r in listed}
 
 
@@ -53,7 +53,7 @@ def test_list_filters_by_set_retriever_and_label(history, invoke, db):
 
 def test_show_prints_the_stored_run(history, invoke, db):
     run_id = history["second"]["run_id"]
-    shown = json.loads(invoke("runs", "show", run_id[:-1], "--db", db, "--format", "json").output)
+    shown = json.loads(invoke("runs", "show", run_id[:-1], "--db", db, "--format", "json").stdout)
     (run,) = shown["runs"]
     assert run["run_id"] == run_id and len(run["questions"]) == len(FAQ)
     assert run["questions"][1]["ranked_document_ids"] == ["d7", "d6", "d5", "d2"]
@@ -63,7 +63,7 @@ def test_show_prints_the_stored_run(history, invoke, db):
 
 def test_compare_two_retrievers_on_the_same_set(history, invoke, db):
     a, b = history["first"]["run_id"], history["third"]["run_id"]
-    out = json.loads(invoke("runs", "compare", a, b, "--db", db, "--format", "json").output)
+    out = json.loads(invoke("runs", "compare", a, b, "--db", db, "--format", "json").stdout)
     assert out["a"]["retriever"]["identifier"] == "s"
     assert out["b"]["retriever"]["identifier"] == "other"
     comparison = out["comparison"]
@@ -106,7 +106,7 @@ def test_pin_makes_the_baseline_and_unpin_releases_it(history, invoke, db, sets,
 
 def test_prune_keeps_the_newest_per_set_and_retriever(history, invoke, db):
     assert "pruned 1 runs" in invoke("runs", "prune", "--keep", "1", "--db", db).output
-    left = json.loads(invoke("runs", "list", "--db", db, "--format", "json").output)["runs"]
+    left = json.loads(invoke("runs", "list", "--db", db, "--format", "json").stdout)["runs"]
     assert sorted(r["labels"]["step"] for r in left) == ["second", "third"]
 
 
