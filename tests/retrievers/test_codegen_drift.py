@@ -1,0 +1,46 @@
+"""The checked-in generated code must be exactly what tools/gen_proto.py makes from proto/."""
+
+from __future__ import annotations
+
+import importlib.util
+from pathlib import Path
+
+import pytest
+
+GENERATED = Path("retrieval_eval") / "v1"
+
+
+def _regenerate(repo_root: Path, out: Path) -> None:
+    pytest.importorskip("grpc_tools", reason="grpcio-tools (test extra) regenerates the code")
+    pytest.importorskip("mypy_protobuf", reason="mypy-protobuf (test extra) makes the stubs")
+    spec = importlib.util.spec_from_file_location("gen_proto", repo_root / "tools" / "gen_proto.py")
+    assert spec is not None and spec.loader is not None
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    module.generate(out)
+
+
+def drift(fresh_root: Path, repo_root: Path) -> list[str]:
+    """Files under retrieval_eval/v1 that differ, are missing, or are extra."""
+    fresh = {p.relative_to(fresh_root) for p in (fresh_root / GENERATED).iterdir()}
+    kept = {p.relative_to(repo_root) for p in (repo_root / GENERATED).glob("*.py*")}
+    differing = {
+        rel
+        for rel in fresh & kept
+        if (fresh_root / rel).read_bytes() != (repo_root / rel).read_bytes()
+    }
+    return sorted(str(rel) for rel in (fresh ^ kept) | differing)
+
+
+def test_checked_in_code_matches_the_proto(repo_root: Path, tmp_path: Path) -> None:
+    _regenerate(repo_root, tmp_path)
+    assert len(list((tmp_path / GENERATED).glob("*_pb2*.py*"))) == 4
+    stale = drift(tmp_path, repo_root)
+    assert not stale, f"generated code drifted from proto/: {stale}; run python tools/gen_proto.py"
+
+
+def test_drift_is_detected(repo_root: Path, tmp_path: Path) -> None:
+    _regenerate(repo_root, tmp_path)
+    stub = tmp_path / GENERATED / "retriever_pb2.pyi"
+    stub.write_bytes(stub.read_bytes() + b"\n")
+    assert drift(tmp_path, repo_root) == [str(GENERATED / "retriever_pb2.pyi")]
