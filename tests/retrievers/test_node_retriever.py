@@ -1,0 +1,202 @@
+"""The Node.js example retriever (examples/node-retriever), started as a real process and
+reached over a real channel: contract check, client round trip, an evaluation, a token,
+and a clean stop on SIGTERM."""
+
+from __future__ import annotations
+
+import os
+import shutil
+import signal
+import subprocess
+import sys
+import threading
+from collections.abc import Iterator
+from dataclasses import dataclass
+from pathlib import Path
+
+import pytest
+from click.testing import CliRunner
+from conftest import REPO_ROOT, require
+
+from retrieval_eval.cli.main import cli
+from retrieval_eval.errors import RetrieverRejected, RetrieverUnauthenticated
+from retrieval_eval.evaluation.coordinator import EvalOptions, evaluate
+from retrieval_eval.questions.model import Form, GoldenQuestion, GoldenQuestionSet
+from retrieval_eval.retrievers.client import ClientOptions, GrpcRetrieverClient
+
+pytestmark = pytest.mark.node
+
+NODE_DIR = REPO_ROOT / "examples" / "node-retriever"
+STARTUP_S = 20.0
+
+
+@dataclass
+class NodeServer:
+    process: subprocess.Popen[str]
+    port: int
+    lines: list[str]
+
+    @property
+    def address(self) -> str:
+        return f"grpc://127.0.0.1:{self.port}"
+
+    def stop(self) -> int:
+        if self.process.poll() is None:
+            self.process.send_signal(signal.SIGTERM)
+        try:
+            return self.process.wait(timeout=10)
+        except subprocess.TimeoutExpired:
+            self.process.kill()
+            return self.process.wait()
+
+
+def start_node(env: dict[str, str] | None = None) -> NodeServer:
+    node = shutil.which("node")
+    require(node is not None, "Node.js is not installed")
+    require(
+        (NODE_DIR / "node_modules" / "@grpc" / "grpc-js").is_dir(),
+        "the example's npm packages are missing: npm ci --prefix examples/node-retriever",
+    )
+    assert node is not None
+    process = subprocess.Popen(
+        [node, "server.js", "0"],
+        cwd=NODE_DIR,
+        env={**os.environ, **(env or {})},
+        stdout=subprocess.PIPE,
+        stderr=subprocess.STDOUT,
+        text=True,
+    )
+    lines: list[str] = []
+    bound = threading.Event()
+
+    def read() -> None:  # keeps draining stdout so the process never blocks on it
+        assert process.stdout is not None
+        for line in process.stdout:
+            lines.append(line.rstrip("\n"))
+            if line.startswith("listening on "):
+                bound.set()
+
+    threading.Thread(target=read, daemon=True).start()
+    if not bound.wait(STARTUP_S):
+        process.kill()
+        pytest.fail(f"node server.js did not report its port: {lines}")
+    port = int(next(x for x in lines if x.startswith("listening on ")).rsplit(":", 1)[1])
+    return NodeServer(process, port, lines)
+
+
+@pytest.fixture(scope="module")
+def node_server() -> Iterator[NodeServer]:
+    server = start_node()
+    yield server
+    server.stop()
+
+
+def test_check_retriever_passes_against_the_node_server(node_server: NodeServer) -> None:
+    result = CliRunner().invoke(
+        cli, ["check-retriever", node_server.address], catch_exceptions=False
+    )
+    assert result.exit_code == 0, result.output
+    assert "PASS reflection: lists retrieval_eval.v1.Retriever" in result.output
+    assert "PASS empty-question: INVALID_ARGUMENT: question must not be empty" in result.output
+    assert result.output.splitlines()[-1] == "all 10 checks passed"
+
+
+def test_check_retriever_as_a_real_command(node_server: NodeServer) -> None:
+    reval = Path(sys.executable).with_name("reval")
+    require(reval.exists(), f"console script not installed next to {sys.executable}")
+    done = subprocess.run(
+        [str(reval), "check-retriever", node_server.address, "--format", "json"],
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
+    assert done.returncode == 0, done.stdout + done.stderr
+    assert '"passed": true' in done.stdout
+
+
+async def test_describe_and_retrieve_through_the_python_client(node_server: NodeServer) -> None:
+    async with GrpcRetrieverClient(f"127.0.0.1:{node_server.port}") as client:
+        description = await client.describe()
+        assert description.identifier == "node-keyword-overlap"
+        assert description.version == "0.1.0"
+        assert len(description.corpus_revision) == 12
+        assert description.metadata["language"] == "javascript"
+        items = await client.retrieve("how does bm25 use inverse document frequency", 3)
+        assert items[0].document_id == "doc-bm25"
+        assert 1 <= len(items) <= 3
+        scores = [item.score for item in items]
+        assert all(s is not None for s in scores) and scores == sorted(scores, reverse=True)
+        assert len(await client.retrieve("documents", 1)) == 1
+        assert await client.retrieve("zebra xylophone", 5) == []
+        with pytest.raises(RetrieverRejected, match="question must not be empty"):
+            await client.retrieve("  ", 5)
+        with pytest.raises(RetrieverRejected, match="limit must be between 1 and 1000"):
+            await client.retrieve("documents", 1001)
+
+
+def test_an_evaluation_through_the_node_server(node_server: NodeServer) -> None:
+    questions = (
+        GoldenQuestion("bm25", "how does BM25 rank with term frequency", Form.MATCH, ("doc-bm25",)),
+        GoldenQuestion("grpc", "which framework runs over HTTP/2", Form.GAP, ("doc-grpc",)),
+        GoldenQuestion(
+            "deadline", "what bounds how long a client waits", Form.GAP, ("doc-deadline",)
+        ),
+        GoldenQuestion("pasta", "cooking pasta al dente", Form.GAP, ("doc-nodejs",)),
+        GoldenQuestion("none", "zebra xylophone", Form.MATCH, ()),
+    )
+    golden = GoldenQuestionSet("node-example", questions)
+    (run,) = evaluate([golden], [node_server.address], EvalOptions(ks=(1, 3)))
+    assert run.complete and run.error_count == 0
+    assert run.retriever.identifier == "node-keyword-overlap"
+    outcomes = {o.question_id: o for o in run.questions}
+    # Independent check of each hit: from the ranking the server returned.
+    for question in questions:
+        ranked = outcomes[question.id].ranked_document_ids
+        expected = set(question.expected_document_ids)
+        top1 = not ranked if not expected else bool(ranked) and ranked[0] in expected
+        assert outcomes[question.id].hits[1] == top1, question.id
+    assert [outcomes[q].hits[1] for q in ("bm25", "grpc", "deadline", "pasta", "none")] == [
+        True,
+        True,
+        True,
+        False,
+        True,
+    ]
+    assert run.metrics.values["top1_hit_rate"] == pytest.approx(4 / 5)
+
+
+async def test_token_is_required_when_configured() -> None:
+    server = start_node({"RETRIEVER_TOKEN": "node-s3cret"})
+    try:
+        target = f"127.0.0.1:{server.port}"
+        async with GrpcRetrieverClient(target, ClientOptions(token="node-s3cret")) as client:
+            assert (await client.describe()).identifier == "node-keyword-overlap"
+        async with GrpcRetrieverClient(target, ClientOptions(token="wrong")) as client:
+            with pytest.raises(RetrieverUnauthenticated, match="missing or wrong bearer token"):
+                await client.retrieve("documents", 3)
+    finally:
+        server.stop()
+
+
+def test_token_env_of_check_retriever(monkeypatch: pytest.MonkeyPatch) -> None:
+    server = start_node({"RETRIEVER_TOKEN": "node-s3cret"})
+    try:
+        monkeypatch.setenv("H2_NODE_TOKEN", "node-s3cret")
+        runner = CliRunner()
+        ok = runner.invoke(
+            cli,
+            ["check-retriever", server.address, "--token-env", "H2_NODE_TOKEN"],
+            catch_exceptions=False,
+        )
+        refused = runner.invoke(cli, ["check-retriever", server.address], catch_exceptions=False)
+    finally:
+        server.stop()
+    assert ok.exit_code == 0, ok.output
+    assert refused.exit_code == 3
+    assert "FAIL describe: UNAUTHENTICATED: missing or wrong bearer token" in refused.output
+
+
+def test_sigterm_stops_the_server_cleanly() -> None:
+    server = start_node()
+    assert server.stop() == 0
+    assert server.lines[-1] == "stopped (SIGTERM)"
