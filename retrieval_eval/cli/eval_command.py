@@ -200,7 +200,8 @@ def eval_command(
     if outcome.store_error is not None:
         raise outcome.store_error
     if outcome.interrupted:
-        raise Interrupted("interrupted: the measured part was kept and marked interrupted")
+        kept = "reported" if no_save else "saved as interrupted and reported"
+        raise Interrupted(f"interrupted: the measured part was {kept}")
     if fail_on_regression and any(
         r.verdict is not None and r.verdict.fails() for r in outcome.reports
     ):
