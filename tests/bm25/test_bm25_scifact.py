@@ -4,8 +4,6 @@ scores its ranking exactly as an independent implementation (ir_measures) does."
 from __future__ import annotations
 
 import csv
-import gzip
-import json
 from pathlib import Path
 
 import ir_measures
@@ -14,7 +12,8 @@ from ir_measures import Success, nDCG
 from reval_bm25 import Bm25Retriever, build_index, open_index
 
 from retrieval_eval.evaluation.coordinator import EvalOptions, evaluate_set
-from retrieval_eval.questions.model import Form, GoldenQuestion, GoldenQuestionSet
+from retrieval_eval.questions.beir import import_beir
+from retrieval_eval.questions.model import GoldenQuestionSet
 from retrieval_eval.retrievers.resolve import open_retriever
 
 pytestmark = pytest.mark.scifact
@@ -42,17 +41,6 @@ def _qrels(scifact_dir: Path) -> dict[str, dict[str, int]]:
 
 
 def _question_set(scifact_dir: Path) -> GoldenQuestionSet:
-    try:
-        from retrieval_eval.questions.beir import import_beir
-    except ImportError:  # the BEIR importer is not in this build: read the files directly
-        qrels = _qrels(scifact_dir)
-        with gzip.open(scifact_dir / "queries.jsonl.gz", "rt", encoding="utf-8") as f:
-            texts = {q["_id"]: q["text"] for q in map(json.loads, f)}
-        questions = tuple(
-            GoldenQuestion(qid, texts[qid], Form.UNLABELLED, tuple(sorted(qrels[qid])))
-            for qid in sorted(qrels)
-        )
-        return GoldenQuestionSet("scifact-test", questions)
     return import_beir(scifact_dir, "test")
 
 
