@@ -32,8 +32,23 @@ CONNECT_TIMEOUT_S = 10
 def create_store_engine(url: URL, lock_timeout_s: float) -> Engine:
     if url.get_backend_name() == "sqlite":
         return _sqlite_engine(url, lock_timeout_s)
+    return _postgres_engine(url, lock_timeout_s)
+
+
+def _postgres_engine(url: URL, lock_timeout_s: float) -> Engine:
     connect_args: dict[str, Any] = {"connect_timeout": CONNECT_TIMEOUT_S}
-    return create_engine(url, pool_pre_ping=True, connect_args=connect_args)
+    engine = create_engine(url, pool_pre_ping=True, connect_args=connect_args)
+    lock_ms = max(1, int(lock_timeout_s * 1000))
+
+    @event.listens_for(engine, "connect")
+    def _on_connect(dbapi_connection: Any, _record: Any) -> None:
+        # Waiting on a lock (e.g. the migration lock of a stuck process) ends in an error
+        # that ``with_retry`` reports as "locked", instead of hanging forever.
+        with dbapi_connection.cursor() as cursor:
+            cursor.execute(f"SET lock_timeout = {lock_ms}")
+        dbapi_connection.commit()
+
+    return engine
 
 
 def _sqlite_engine(url: URL, lock_timeout_s: float) -> Engine:
@@ -64,7 +79,8 @@ def _sqlite_engine(url: URL, lock_timeout_s: float) -> Engine:
 
 def is_locked(error: BaseException) -> bool:
     text = str(getattr(error, "orig", error)).lower()
-    return "database is locked" in text or "database is busy" in text or "sqlite_busy" in text
+    needles = ("database is locked", "database is busy", "sqlite_busy", "lock timeout")
+    return any(n in text for n in needles)
 
 
 def store_error(url: URL, error: BaseException, action: str) -> StoreError:

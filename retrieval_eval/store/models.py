@@ -21,17 +21,17 @@ class RunRow(Base):
     __tablename__ = "reval_runs"
 
     pk: Mapped[int] = mapped_column(Integer, primary_key=True, autoincrement=True)
-    run_id: Mapped[str] = mapped_column(String(40), unique=True)
-    set_name: Mapped[str] = mapped_column(String(255))
-    set_fingerprint: Mapped[str] = mapped_column(String(100))
-    retriever_identifier: Mapped[str] = mapped_column(String(255))
-    retriever_version: Mapped[str] = mapped_column(String(255))
+    run_id: Mapped[str] = mapped_column(String(64), unique=True)
+    set_name: Mapped[str] = mapped_column(Text)
+    set_fingerprint: Mapped[str] = mapped_column(Text)
+    retriever_identifier: Mapped[str] = mapped_column(Text)
+    retriever_version: Mapped[str] = mapped_column(Text)
     retriever_target: Mapped[str] = mapped_column(Text)
     state: Mapped[str] = mapped_column(String(20))
     #: ISO 8601 text, exactly as recorded (time zone included); *_ts are UTC epoch seconds
     #: for ordering.
-    started_at: Mapped[str] = mapped_column(String(40))
-    finished_at: Mapped[str] = mapped_column(String(40))
+    started_at: Mapped[str] = mapped_column(String(64))
+    finished_at: Mapped[str] = mapped_column(String(64))
     started_ts: Mapped[float] = mapped_column(Double)
     finished_ts: Mapped[float] = mapped_column(Double)
     question_count: Mapped[int] = mapped_column(Integer)
@@ -56,7 +56,7 @@ class LabelRow(Base):
     run_pk: Mapped[int] = mapped_column(
         ForeignKey("reval_runs.pk", ondelete="CASCADE"), primary_key=True
     )
-    key: Mapped[str] = mapped_column(String(255), primary_key=True)
+    key: Mapped[str] = mapped_column(Text, primary_key=True)
     value: Mapped[str] = mapped_column(Text)
 
     __table_args__ = (Index("ix_reval_run_labels_key_value", "key", "value"),)
@@ -79,8 +79,8 @@ class OutcomeRow(Base):
     raw_ids: Mapped[str] = mapped_column(Text)
     ranked_ids: Mapped[str] = mapped_column(Text)
     #: "k:0|1" pairs, comma separated, e.g. "1:0,3:1"; empty when the retrieval failed.
-    hits: Mapped[str] = mapped_column(String(255))
+    hits: Mapped[str] = mapped_column(Text)
     latency_ms: Mapped[float | None] = mapped_column(Double, nullable=True)
-    error_kind: Mapped[str | None] = mapped_column(String(40), nullable=True)
+    error_kind: Mapped[str | None] = mapped_column(Text, nullable=True)
     error_message: Mapped[str | None] = mapped_column(Text, nullable=True)
     underfilled: Mapped[bool] = mapped_column(Boolean, default=False)

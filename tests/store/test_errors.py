@@ -91,3 +91,18 @@ def test_a_writer_that_lets_go_in_time_is_waited_for(tmp_path):
     finally:
         release.join()
         holder.close()
+
+
+@pytest.mark.postgres
+def test_postgres_migration_lock_held_beyond_the_timeout(pg_schema_url):
+    import psycopg
+    from sqlalchemy.engine import make_url
+
+    from retrieval_eval.store.schema import ADVISORY_LOCK_KEY
+
+    libpq = make_url(pg_schema_url).set(drivername="postgresql").render_as_string(False)
+    with psycopg.connect(libpq) as holder:  # a process stuck inside its migration
+        holder.execute("SELECT pg_advisory_xact_lock(%s)", (ADVISORY_LOCK_KEY,))
+        with pytest.raises(StoreError, match="is locked: migrating the schema gave up"):
+            RunStore.open(pg_schema_url, lock_timeout_s=0.3)
+    RunStore.open(pg_schema_url).close()  # released: the migration goes through
