@@ -80,9 +80,8 @@ def list_command(config_path: Path | None, fmt: str) -> None:
     "--timeout",
     "timeout_s",
     type=click.FloatRange(min=0, min_open=True),
-    default=5.0,
-    show_default=True,
-    help="Seconds to wait for the connection and for each call.",
+    help="Seconds to wait for the connection and for each call "
+    "(default: the reval.toml entry's timeout, else 5).",
 )
 @click.option(
     "--token-env",
@@ -92,7 +91,7 @@ def list_command(config_path: Path | None, fmt: str) -> None:
 @config_option
 @_format_option
 def check_retriever(
-    target: str, timeout_s: float, token_env: str | None, config_path: Path | None, fmt: str
+    target: str, timeout_s: float | None, token_env: str | None, config_path: Path | None, fmt: str
 ) -> None:
     """Check a live retriever against the reval gRPC contract.
 

@@ -36,6 +36,7 @@ PROBE_QUESTIONS = (
     "what is the best way to get started",
 )
 PROBE_LIMITS = (1, 5, 12)
+DEFAULT_TIMEOUT_S = 5.0
 #: The short deadline of the deadline check, and how much longer we wait before calling
 #: the call hung.
 SHORT_DEADLINE_S = 0.2
@@ -89,25 +90,28 @@ def _client_for(endpoint: Endpoint) -> GrpcRetrieverClient:
 async def check_contract(
     target: str | Endpoint | GrpcRetrieverClient,
     *,
-    timeout_s: float = 5.0,
+    timeout_s: float | None = None,
     token: str | None = None,
     config_path: Path | None = None,
 ) -> list[CheckResult]:
     """Run every check against ``target``: any spec ``open_retriever`` accepts, or a
     ready-made client (left open for the caller to close).
 
+    ``timeout_s`` bounds the connection and each call (default: the reval.toml entry's
+    timeout, else ``DEFAULT_TIMEOUT_S``).
+
     An in-process plugin is served with our SDK on 127.0.0.1 for the duration, so that
     it is checked over the same wire as a remote one. Raises only for a target that does
     not resolve (``InputError`` family); an unreachable one is a failed ``reachable`` check.
     """
     if isinstance(target, GrpcRetrieverClient):
-        return await _run_checks(_Wire(target, timeout_s))
+        return await _run_checks(_Wire(target, timeout_s or DEFAULT_TIMEOUT_S))
     resolved = target
     if isinstance(target, str):
         resolved = resolve(target, timeout_s=timeout_s, token=token, config_path=config_path)
+    timeout_s = timeout_s or resolved.timeout_s or DEFAULT_TIMEOUT_S
     if isinstance(resolved, PluginSpec):
         return await _check_plugin(resolved, timeout_s)
-    assert isinstance(resolved, Endpoint)
     async with _client_for(resolved) as client:
         return await _run_checks(_Wire(client, timeout_s))
 
