@@ -164,7 +164,7 @@ async def test_each_broken_rule_fails_its_own_check(
 
 
 async def test_a_server_slower_than_the_deadline_gets_deadline_exceeded(broken_server) -> None:
-    results = await check_contract(broken_server(Faults(sleep_s=0.5)), timeout_s=2)
+    results = await check_contract(broken_server(Faults(sleep_s=0.3)), timeout_s=2)
     deadline = next(r for r in results if r.name == "deadline")
     assert deadline.passed and deadline.detail.startswith("DEADLINE_EXCEEDED after")
     assert failed(results) == {}

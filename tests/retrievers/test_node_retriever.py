@@ -165,32 +165,32 @@ def test_an_evaluation_through_the_node_server(node_server: NodeServer) -> None:
     assert run.metrics.values["top1_hit_rate"] == pytest.approx(4 / 5)
 
 
-async def test_token_is_required_when_configured() -> None:
+@pytest.fixture(scope="module")
+def node_with_token() -> Iterator[NodeServer]:
     server = start_node({"RETRIEVER_TOKEN": "node-s3cret"})
-    try:
-        target = f"127.0.0.1:{server.port}"
-        async with GrpcRetrieverClient(target, ClientOptions(token="node-s3cret")) as client:
-            assert (await client.describe()).identifier == "node-keyword-overlap"
-        async with GrpcRetrieverClient(target, ClientOptions(token="wrong")) as client:
-            with pytest.raises(RetrieverUnauthenticated, match="missing or wrong bearer token"):
-                await client.retrieve("documents", 3)
-    finally:
-        server.stop()
+    yield server
+    server.stop()
 
 
-def test_token_env_of_check_retriever(monkeypatch: pytest.MonkeyPatch) -> None:
-    server = start_node({"RETRIEVER_TOKEN": "node-s3cret"})
-    try:
-        monkeypatch.setenv("H2_NODE_TOKEN", "node-s3cret")
-        runner = CliRunner()
-        ok = runner.invoke(
-            cli,
-            ["check-retriever", server.address, "--token-env", "H2_NODE_TOKEN"],
-            catch_exceptions=False,
-        )
-        refused = runner.invoke(cli, ["check-retriever", server.address], catch_exceptions=False)
-    finally:
-        server.stop()
+async def test_token_is_required_when_configured(node_with_token: NodeServer) -> None:
+    target = f"127.0.0.1:{node_with_token.port}"
+    async with GrpcRetrieverClient(target, ClientOptions(token="node-s3cret")) as client:
+        assert (await client.describe()).identifier == "node-keyword-overlap"
+    async with GrpcRetrieverClient(target, ClientOptions(token="wrong")) as client:
+        with pytest.raises(RetrieverUnauthenticated, match="missing or wrong bearer token"):
+            await client.retrieve("documents", 3)
+
+
+def test_token_env_of_check_retriever(
+    node_with_token: NodeServer, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("H2_NODE_TOKEN", "node-s3cret")
+    runner = CliRunner()
+    address = node_with_token.address
+    ok = runner.invoke(
+        cli, ["check-retriever", address, "--token-env", "H2_NODE_TOKEN"], catch_exceptions=False
+    )
+    refused = runner.invoke(cli, ["check-retriever", address], catch_exceptions=False)
     assert ok.exit_code == 0, ok.output
     assert refused.exit_code == 3
     assert "FAIL describe: UNAUTHENTICATED: missing or wrong bearer token" in refused.output
