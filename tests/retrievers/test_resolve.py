@@ -359,3 +359,78 @@ def test_cli_list_with_a_broken_config_exits_two(
     assert (
         "[retrievers.x]: unknown key 'addres'; did you mean 'address'?" in capsys.readouterr().err
     )
+
+
+# --- grpcs:// with every TLS key of reval.toml, through a real mutual-TLS server ------------
+
+
+def _issue(subject: str, issuer=None, *, ca: bool = False, dns: str | None = None):
+    import datetime as dt
+
+    from cryptography import x509
+    from cryptography.hazmat.primitives import hashes
+    from cryptography.hazmat.primitives.asymmetric import ec
+    from cryptography.x509.oid import NameOID
+
+    key = ec.generate_private_key(ec.SECP256R1())
+    name = x509.Name([x509.NameAttribute(NameOID.COMMON_NAME, subject)])
+    issuer_name, issuer_key = issuer if issuer else (name, key)
+    now = dt.datetime.now(dt.UTC)
+    builder = (
+        x509.CertificateBuilder()
+        .subject_name(name)
+        .issuer_name(issuer_name)
+        .public_key(key.public_key())
+        .serial_number(x509.random_serial_number())
+        .not_valid_before(now - dt.timedelta(minutes=5))
+        .not_valid_after(now + dt.timedelta(hours=1))
+        .add_extension(x509.BasicConstraints(ca=ca, path_length=None), critical=True)
+    )
+    if dns:
+        san = x509.SubjectAlternativeName([x509.DNSName(dns)])
+        builder = builder.add_extension(san, critical=False)
+    return builder.sign(issuer_key, hashes.SHA256()), key
+
+
+def _write_pem(path: Path, cert, key) -> None:
+    from cryptography.hazmat.primitives import serialization
+
+    path.with_suffix(".crt").write_bytes(cert.public_bytes(serialization.Encoding.PEM))
+    path.with_suffix(".key").write_bytes(
+        key.private_bytes(
+            serialization.Encoding.PEM,
+            serialization.PrivateFormat.PKCS8,
+            serialization.NoEncryption(),
+        )
+    )
+
+
+async def test_grpcs_config_entry_with_mutual_tls_and_server_name(
+    serve_retriever, tiny_retriever, tmp_path: Path
+) -> None:
+    from retrieval_eval.retrievers.contract_check import check_contract
+    from retrieval_eval.retrievers.server import ServerTls
+
+    certs = tmp_path / "certs"
+    certs.mkdir()
+    ca_cert, ca_key = _issue("test CA", ca=True)
+    _write_pem(certs / "ca", ca_cert, ca_key)
+    # The server certificate names only retriever.test, not 127.0.0.1: the override matters.
+    _write_pem(certs / "server", *_issue("server", (ca_cert.subject, ca_key), dns="retriever.test"))
+    _write_pem(certs / "client", *_issue("client", (ca_cert.subject, ca_key)))
+    tls = ServerTls(certs / "server.crt", certs / "server.key", client_ca=certs / "ca.crt")
+    handle = serve_retriever(tiny_retriever, tls=tls)
+    path = tmp_path / "reval.toml"
+    entry = f'address = "grpcs://{handle.address}"\ntls_ca = "certs/ca.crt"\n'
+    entry += 'tls_server_name = "retriever.test"\n'
+    client = 'tls_cert = "certs/client.crt"\ntls_key = "certs/client.key"\n'
+    path.write_text(f"[retrievers.mtls]\n{entry}{client}[retrievers.no-client-cert]\n{entry}")
+
+    retriever = open_retriever("mtls", config_path=path, timeout_s=3)
+    try:
+        assert (await retriever.retrieve("cats purr", 1))[0].document_id == "cats"
+    finally:
+        await retriever.close()
+    assert [r.name for r in await check_contract("mtls", config_path=path) if not r.passed] == []
+    refused = await check_contract("no-client-cert", config_path=path, timeout_s=1)
+    assert [(r.name, r.passed) for r in refused] == [("reachable", False)]
