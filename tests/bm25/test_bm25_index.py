@@ -84,6 +84,29 @@ def test_update_adds_replaces_and_deletes(tmp_path: Path, corpus: Path) -> None:
     ]
 
 
+def _snapshot(index: Path) -> dict[str, bytes]:
+    return {str(p.relative_to(index)): p.read_bytes() for p in index.rglob("*") if p.is_file()}
+
+
+def test_update_never_touches_the_live_files(tmp_path: Path, corpus: Path) -> None:
+    """The update stages hard links; what a running server has mapped must not change."""
+    out = tmp_path / "index"
+    build_index(corpus, out)
+    live = tmp_path / "live"
+    live.mkdir()
+    for file in out.rglob("*"):  # a second name for every live inode
+        if file.is_file():
+            target = live / file.relative_to(out)
+            target.parent.mkdir(parents=True, exist_ok=True)
+            os.link(file, target)
+    before = _snapshot(live)
+    new_docs = [*DOCS[1:], {"_id": "anaemia", "title": "Anaemia", "text": "Iron deficiency."}]
+    update_index(write_jsonl(tmp_path / "v2.jsonl", new_docs), out)
+    assert _snapshot(live) == before
+    assert open_index(live).retrieve("scurvy", 1)[0].document_id == "scurvy"
+    assert open_index(out).retrieve("scurvy", 1) == []
+
+
 def test_failed_update_leaves_the_index_untouched(tmp_path: Path, corpus: Path) -> None:
     out = tmp_path / "index"
     build_index(corpus, out)

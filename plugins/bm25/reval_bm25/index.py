@@ -124,7 +124,9 @@ def update_index(corpus: Path, index_dir: Path, *, progress: Progress | None = N
             _segments(index_dir), time.perf_counter() - started, unchanged=unchanged,
         )  # fmt: skip
     with _staging(index_dir, "update") as stage:
-        shutil.copytree(index_dir, stage, dirs_exist_ok=True)
+        # Hard links: tantivy never rewrites a file in place (new segment and delete
+        # files; meta.json replaced by rename), so the live index stays untouched.
+        shutil.copytree(index_dir, stage, dirs_exist_ok=True, copy_function=_link_or_copy)
         index = _open_engine(stage / ENGINE_DIR, meta.analyzer)
         writer = index.writer(heap_size=WRITER_HEAP_BYTES, num_threads=1)
         for doc_id in (*deleted, *replaced):
@@ -141,6 +143,13 @@ def update_index(corpus: Path, index_dir: Path, *, progress: Progress | None = N
         index_dir, scan.documents, chunks, scan.fingerprint, meta.chunking, segments,
         time.perf_counter() - started, unchanged=unchanged, **counts,
     )  # fmt: skip
+
+
+def _link_or_copy(source: str, destination: str) -> None:
+    try:
+        os.link(source, destination)
+    except OSError:
+        shutil.copy2(source, destination)
 
 
 def _schema() -> tantivy.Schema:

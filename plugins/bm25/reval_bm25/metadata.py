@@ -8,6 +8,7 @@ DIR/tantivy/        the engine's files (memory-mapped when searching)
 from __future__ import annotations
 
 import json
+import os
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -78,8 +79,16 @@ class IndexMetadata:
 
 
 def write_metadata(directory: Path, meta: IndexMetadata, hashes: dict[str, str]) -> None:
-    (directory / DOCUMENTS_FILE).write_text(json.dumps(hashes, ensure_ascii=False), "utf-8")
-    (directory / METADATA_FILE).write_text(json.dumps(meta.to_dict(), indent=2) + "\n", "utf-8")
+    """Write both files as new inodes (temp + rename): an update stages its copy of the
+    index as hard links, so writing in place would change the live index too."""
+    _replace(directory / DOCUMENTS_FILE, json.dumps(hashes, ensure_ascii=False))
+    _replace(directory / METADATA_FILE, json.dumps(meta.to_dict(), indent=2) + "\n")
+
+
+def _replace(path: Path, text: str) -> None:
+    temporary = path.with_name(f".{path.name}.tmp")
+    temporary.write_text(text, "utf-8")
+    os.replace(temporary, path)
 
 
 def read_metadata(directory: Path) -> IndexMetadata:
