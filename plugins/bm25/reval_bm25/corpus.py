@@ -60,14 +60,12 @@ def corpus_fingerprint(hashes: dict[str, str]) -> str:
 def scan_corpus(path: Path) -> CorpusScan:
     """Validate the whole corpus; raise ``CorpusError`` on the first problem."""
     hashes: dict[str, str] = {}
-    seen_at: dict[str, str] = {}
     for doc in iter_documents(path):
         if doc.id in hashes:
-            raise CorpusError(
-                f"duplicate document id {doc.id!r}: {seen_at[doc.id]} and {doc.location}"
-            )
+            # Rare: look the first occurrence up again rather than hold every location.
+            first = next(d.location for d in iter_documents(path) if d.id == doc.id)
+            raise CorpusError(f"duplicate document id {doc.id!r}: {first} and {doc.location}")
         hashes[doc.id] = doc.content_hash
-        seen_at[doc.id] = doc.location
     if not hashes:
         raise CorpusError(f"{path}: empty corpus, no documents to index")
     return CorpusScan(hashes, corpus_fingerprint(hashes))
