@@ -155,3 +155,31 @@ def test_missing_segment_files_are_refused(index_dir: Path) -> None:
             file.unlink()
     with pytest.raises(Bm25IndexError, match=r"corrupt or unreadable index files"):
         open_index(index_dir).retrieve("thiamine", 3)
+
+
+class _Recorder:
+    """A Progress (the engine's shape) that remembers what it was told."""
+
+    def __init__(self) -> None:
+        self.started: list[tuple[str, int]] = []
+        self.done = 0
+
+    def start(self, label: str, total: int) -> object:
+        self.started.append((label, total))
+        return label
+
+    def advance(self, task: object, n: int = 1) -> None:
+        self.done += n
+
+
+def test_progress_counts_documents_for_build_and_update(tmp_path: Path, corpus: Path) -> None:
+    out, progress = tmp_path / "index", _Recorder()
+    build_index(corpus, out, chunk_words=2, progress=progress)
+    assert (progress.started, progress.done) == ([("indexing", len(DOCS))], len(DOCS))
+    progress = _Recorder()
+    update_index(
+        write_jsonl(tmp_path / "v2.jsonl", [*DOCS[:2], {**DOCS[2], "text": "x"}]),
+        out,
+        progress=progress,
+    )
+    assert (progress.started, progress.done) == ([("indexing", 1)], 1)
