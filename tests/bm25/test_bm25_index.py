@@ -183,3 +183,12 @@ def test_progress_counts_documents_for_build_and_update(tmp_path: Path, corpus: 
         progress=progress,
     )
     assert (progress.started, progress.done) == ([("indexing", 1)], 1)
+
+
+def test_index_from_another_tantivy_minor_names_both_versions(index_dir: Path) -> None:
+    path = index_dir / METADATA_FILE
+    meta = json.loads(path.read_text())
+    path.write_text(json.dumps({**meta, "tantivy_version": "0.99.0"}), "utf-8")
+    (index_dir / ENGINE_DIR / "meta.json").write_text("{}", "utf-8")
+    with pytest.raises(Bm25IndexError, match=r"built with tantivy 0\.99\.0, this is 0\.27"):
+        open_index(index_dir)

@@ -127,7 +127,7 @@ def update_index(corpus: Path, index_dir: Path, *, progress: Progress | None = N
         # Hard links: tantivy never rewrites a file in place (new segment and delete
         # files; meta.json replaced by rename), so the live index stays untouched.
         shutil.copytree(index_dir, stage, dirs_exist_ok=True, copy_function=_link_or_copy)
-        index = _open_engine(stage / ENGINE_DIR, meta.analyzer)
+        index = open_engine(stage, meta)
         writer = index.writer(heap_size=WRITER_HEAP_BYTES, num_threads=1)
         for doc_id in (*deleted, *replaced):
             writer.delete_documents_by_term(DOC_ID, doc_id)
@@ -167,13 +167,19 @@ def _new_index(path: Path, settings: AnalyzerSettings) -> tantivy.Index:
     return index
 
 
-def _open_engine(path: Path, settings: AnalyzerSettings) -> tantivy.Index:
-    """Open tantivy's files (memory-mapped), with our analyzer registered."""
+def open_engine(index_dir: Path, meta: IndexMetadata) -> tantivy.Index:
+    """Open the engine's files of ``index_dir`` (memory-mapped), our analyzer registered."""
     try:
-        index = tantivy.Index.open(str(path))
+        index = tantivy.Index.open(str(index_dir / ENGINE_DIR))
     except Exception as e:  # tantivy raises ValueError/OSError subclasses inconsistently
-        raise Bm25IndexError(f"{path.parent}: corrupt or unreadable index files: {e}") from e
-    index.register_tokenizer(TOKENIZER_NAME, settings.build())
+        installed = tantivy_version()
+        hint = (
+            f" (built with tantivy {meta.tantivy_version}, this is {installed}: rebuild it)"
+            if meta.tantivy_version.split(".")[:2] != installed.split(".")[:2]
+            else ""
+        )
+        raise Bm25IndexError(f"{index_dir}: corrupt or unreadable index files{hint}: {e}") from e
+    index.register_tokenizer(TOKENIZER_NAME, meta.analyzer.build())
     return index
 
 
@@ -210,7 +216,7 @@ def _finish(index: tantivy.Index, writer: tantivy.IndexWriter) -> tuple[int, int
 
 def _segments(index_dir: Path) -> int:
     meta = read_metadata(index_dir)
-    return int(_open_engine(index_dir / ENGINE_DIR, meta.analyzer).searcher().num_segments)
+    return int(open_engine(index_dir, meta).searcher().num_segments)
 
 
 def _metadata(

@@ -15,8 +15,8 @@ import tantivy
 from retrieval_eval.retrievers.types import RetrievedItem, RetrieverDescription
 from reval_bm25 import __version__
 from reval_bm25.chunking import CHUNK_SEPARATOR
-from reval_bm25.index import BODY, ID, _open_engine
-from reval_bm25.metadata import ENGINE_DIR, IndexMetadata, read_metadata
+from reval_bm25.index import BODY, ID, open_engine
+from reval_bm25.metadata import IndexMetadata, read_metadata
 
 IDENTIFIER = "bm25"
 #: tantivy's BM25 parameters (fixed by the engine).
@@ -91,5 +91,5 @@ def open_index(path: Path) -> Bm25Retriever:
     corrupt or from an incompatible version."""
     path = Path(path)
     meta = read_metadata(path)
-    index = _open_engine(path / ENGINE_DIR, meta.analyzer)
+    index = open_engine(path, meta)
     return Bm25Retriever(path, meta, index)
