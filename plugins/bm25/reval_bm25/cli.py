@@ -9,6 +9,7 @@ from typing import Any
 
 import click
 
+from reval_bm25.chunking import Chunking
 from reval_bm25.errors import Bm25IndexError
 
 
@@ -81,7 +82,9 @@ def index_command(
     click.echo(f"corpus revision {info.corpus_revision}, {info.segments} segment(s)")
 
 
-def _check_update_chunking(existing, chunk_words: int | None, chunk_overlap: int) -> None:  # type: ignore[no-untyped-def]
+def _check_update_chunking(
+    existing: Chunking | None, chunk_words: int | None, chunk_overlap: int
+) -> None:
     """--update keeps the index's chunking; a different request needs a rebuild."""
     if chunk_words is None and not chunk_overlap:
         return
