@@ -59,7 +59,14 @@ def list_command(config_path: Path | None, fmt: str) -> None:
     infos = list_retrievers(config_path)
     if fmt == "json":
         rows = [
-            {"name": i.name, "kind": i.kind, "source": i.source, "detail": i.detail} for i in infos
+            {
+                "name": i.name,
+                "kind": i.kind,
+                "source": i.source,
+                "detail": i.detail,
+                "shadowed": i.shadowed,
+            }
+            for i in infos
         ]
         click.echo(json.dumps({"retrievers": rows}, indent=2))
         return
@@ -67,7 +74,10 @@ def list_command(config_path: Path | None, fmt: str) -> None:
         click.echo("no named retrievers (no reval.toml here) and no retriever plugins installed")
         return
     headers = ("NAME", "KIND", "TARGET", "SOURCE")
-    rows_text = [headers, *((i.name, i.kind, i.detail, i.source) for i in infos)]
+    rows_text = [headers]
+    for i in infos:
+        source = f"{i.source} (hidden by reval.toml)" if i.shadowed else i.source
+        rows_text.append((i.name, i.kind, i.detail, source))
     widths = [max(len(row[c]) for row in rows_text) for c in range(3)]
     for row in rows_text:
         cells = [cell.ljust(width) for cell, width in zip(row, widths, strict=False)]

@@ -87,6 +87,8 @@ class RetrieverInfo:
     source: str
     #: The address (config) or the entry point's ``module:attr`` (plugin).
     detail: str
+    #: A plugin hidden by a reval.toml entry of the same name (the entry wins).
+    shadowed: bool = False
 
 
 def parse_address(address: str) -> Endpoint | None:
@@ -245,12 +247,15 @@ def list_retrievers(config_path: Path | None = None) -> list[RetrieverInfo]:
     """Every resolvable name: reval.toml entries first (they win on a clash), then plugins."""
     from retrieval_eval.plugins import RETRIEVERS, list_plugins
 
+    configs = load_config(config_path)
     infos = [
         RetrieverInfo(entry.name, KIND_CONFIG, str(entry.source), entry.address)
-        for entry in load_config(config_path).values()
+        for entry in configs.values()
     ]
     infos += [
-        RetrieverInfo(p.name, KIND_PLUGIN, f"entry point in {p.distribution}", p.target)
+        RetrieverInfo(
+            p.name, KIND_PLUGIN, f"entry point in {p.distribution}", p.target, p.name in configs
+        )
         for p in list_plugins(RETRIEVERS)
     ]
     return infos

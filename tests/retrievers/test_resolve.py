@@ -342,8 +342,25 @@ def test_cli_list_json_and_explicit_config(tmp_path: Path) -> None:
         "kind": "config",
         "source": str(path),
         "detail": "grpcs://far.example",
+        "shadowed": False,
     }
     assert all(row["kind"] == "plugin" for row in rows[1:])
+
+
+def test_a_config_name_hides_a_plugin_of_the_same_name(tmp_path: Path, test_plugins: None) -> None:
+    from click.testing import CliRunner
+
+    from retrieval_eval.cli.main import cli
+
+    path = tmp_path / "reval.toml"
+    path.write_text('[retrievers.test-keywords]\naddress = "grpc://127.0.0.1:9"\n')
+    assert isinstance(resolve("test-keywords", config_path=path), Endpoint)
+    infos = [i for i in list_retrievers(path) if i.name == "test-keywords"]
+    assert [(i.kind, i.shadowed) for i in infos] == [("config", False), ("plugin", True)]
+    result = CliRunner().invoke(
+        cli, ["retrievers", "list", "--config", str(path)], catch_exceptions=False
+    )
+    assert "entry point in reval-test-retrievers (hidden by reval.toml)" in result.output
 
 
 def test_cli_list_with_a_broken_config_exits_two(
