@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import importlib.util
+import re
 from pathlib import Path
 
 import pytest
@@ -30,6 +31,19 @@ def drift(fresh_root: Path, repo_root: Path) -> list[str]:
         if (fresh_root / rel).read_bytes() != (repo_root / rel).read_bytes()
     }
     return sorted(str(rel) for rel in (fresh ^ kept) | differing)
+
+
+def test_installed_generator_is_the_one_that_made_the_code(repo_root: Path) -> None:
+    pytest.importorskip("grpc_tools", reason="grpcio-tools (test extra) regenerates the code")
+    from importlib.metadata import version
+
+    grpc_code = (repo_root / GENERATED / "retriever_pb2_grpc.py").read_text()
+    made_by = re.search(r"GRPC_GENERATED_VERSION = '([^']+)'", grpc_code)
+    assert made_by is not None
+    assert version("grpcio-tools") == made_by.group(1), (
+        "grpcio-tools differs from the version pinned in pyproject.toml's test extra; "
+        "install the pin, or bump it and run python tools/gen_proto.py"
+    )
 
 
 def test_checked_in_code_matches_the_proto(repo_root: Path, tmp_path: Path) -> None:
