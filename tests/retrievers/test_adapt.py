@@ -1,0 +1,111 @@
+"""Sync and async user retrievers are called alike, and their results are checked."""
+
+from __future__ import annotations
+
+import asyncio
+import threading
+from typing import Any
+
+import pytest
+
+from retrieval_eval.retrievers.adapt import call_describe, call_retrieve, describe_of
+from retrieval_eval.retrievers.types import RetrievedItem, RetrieverDescription
+
+
+class Sync:
+    def __init__(self, result: Any) -> None:
+        self.result = result
+        self.threads: list[str] = []
+
+    def retrieve(self, question: str, limit: int) -> Any:
+        self.threads.append(threading.current_thread().name)
+        return self.result
+
+
+class Async:
+    def __init__(self, result: Any) -> None:
+        self.result = result
+
+    async def retrieve(self, question: str, limit: int) -> Any:
+        return self.result
+
+
+@pytest.mark.parametrize("cls", [Sync, Async])
+async def test_records_and_plain_ids_are_accepted(cls: type) -> None:
+    got = await call_retrieve(cls(["a", RetrievedItem("b", 0.5)]), "q", 2)
+    assert got == [RetrievedItem("a"), RetrievedItem("b", 0.5)]
+
+
+async def test_sync_code_runs_off_the_event_loop_thread() -> None:
+    retriever = Sync(["a"])
+    await call_retrieve(retriever, "q", 1)
+    assert retriever.threads and retriever.threads[0] != threading.current_thread().name
+
+
+async def test_sync_code_does_not_block_the_loop() -> None:
+    class Blocking:
+        def retrieve(self, question: str, limit: int) -> list[str]:
+            release.wait(5)
+            return ["done"]
+
+    release = threading.Event()
+    task = asyncio.create_task(call_retrieve(Blocking(), "q", 1))
+    await asyncio.sleep(0.05)  # the loop still runs while retrieve blocks
+    release.set()
+    assert await task == [RetrievedItem("done")]
+
+
+@pytest.mark.parametrize(
+    "result, error, fragment",
+    [
+        ("abc", TypeError, "got str"),
+        (None, TypeError, "got NoneType"),
+        ([1], TypeError, "result 0 is int"),
+        (["a", ""], ValueError, "result 1 has an empty document id"),
+        (["a", "b", "c"], ValueError, "returned 3 results, more than limit 2"),
+    ],
+)
+@pytest.mark.parametrize("cls", [Sync, Async])
+async def test_bad_results_are_refused(
+    cls: type, result: Any, error: type[Exception], fragment: str
+) -> None:
+    with pytest.raises(error, match=fragment):
+        await call_retrieve(cls(result), "q", 2)
+
+
+async def test_describe_variants() -> None:
+    class Described:
+        def describe(self) -> RetrieverDescription:
+            return RetrieverDescription("d", version="2")
+
+    class Named:
+        def describe(self) -> str:
+            return "named"
+
+    class AsyncDescribed:
+        async def describe(self) -> RetrieverDescription:
+            return RetrieverDescription("async-d")
+
+    fallback = RetrieverDescription("fallback")
+    assert describe_of(Described(), fallback) == RetrieverDescription("d", version="2")
+    assert describe_of(Named()).identifier == "named"
+    assert describe_of(Sync([])).identifier == "Sync"
+    assert describe_of(Sync([]), fallback) is fallback
+    assert (await call_describe(AsyncDescribed())).identifier == "async-d"
+    with pytest.raises(TypeError, match="use call_describe"):
+        describe_of(AsyncDescribed())
+
+
+async def test_bad_descriptions_are_refused() -> None:
+    class Empty:
+        def describe(self) -> str:
+            return ""
+
+    class Wrong:
+        def describe(self) -> int:
+            return 3
+
+    with pytest.raises(ValueError, match=r"Empty.describe\(\) returned an empty identifier"):
+        describe_of(Empty())
+    with pytest.raises(TypeError, match=r"Wrong.describe\(\) returned int"):
+        describe_of(Wrong())
