@@ -1,9 +1,10 @@
 """Check a live retriever against the contract, the way a team building one would want.
 
-The checker talks to the server over its own raw channel (the generated stub, not our
-client), so it sees exactly what the server sends: no client-side validation, retries
-or conversion can hide a fault. Every check is independent and reported, pass or fail,
-with the reason; nothing raises except resolving the target.
+The checker calls the server through the raw generated stub (on our client's channel,
+for TLS and the token), not through the client's methods, so it sees exactly what the
+server sends: no client-side validation, retries or conversion can hide a fault. Every
+check is independent and reported, pass or fail, with the reason; nothing raises except
+resolving the target.
 """
 
 from __future__ import annotations
@@ -12,7 +13,6 @@ import asyncio
 import logging
 import time
 from collections.abc import Awaitable, Callable
-from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -22,10 +22,20 @@ from grpc_reflection.v1alpha import reflection_pb2, reflection_pb2_grpc
 
 from retrieval_eval.retrievers import convert
 from retrieval_eval.retrievers.client import GrpcRetrieverClient
+from retrieval_eval.retrievers.contract_rules import (
+    RESULT_CHECKS,
+    Answer,
+    CheckResult,
+    judge_ids,
+    judge_limit,
+    judge_order,
+)
 from retrieval_eval.retrievers.resolve import Endpoint, PluginSpec, open_plugin, resolve
 from retrieval_eval.retrievers.types import RetrievedItem
 from retrieval_eval.v1 import retriever_pb2 as pb
 from retrieval_eval.v1 import retriever_pb2_grpc as pb_grpc
+
+__all__ = ["CheckResult", "check_contract"]
 
 log = logging.getLogger(__name__)
 
@@ -41,13 +51,6 @@ DEFAULT_TIMEOUT_S = 5.0
 #: the call hung.
 SHORT_DEADLINE_S = 0.2
 HANG_GRACE_S = 2.0
-
-
-@dataclass(frozen=True, slots=True)
-class CheckResult:
-    name: str
-    passed: bool
-    detail: str = ""
 
 
 class _Wire:
@@ -213,7 +216,7 @@ async def _reflection(wire: _Wire) -> list[CheckResult]:
 
 async def _results(wire: _Wire) -> list[CheckResult]:
     """Ask each probe question at each probe limit; judge limit, order and ids together."""
-    answers: list[tuple[str, int, list[RetrievedItem]]] = []
+    answers: list[Answer] = []
     for question in PROBE_QUESTIONS:
         for limit in PROBE_LIMITS:
             try:
@@ -221,62 +224,8 @@ async def _results(wire: _Wire) -> list[CheckResult]:
             except Exception as e:
                 failure = _rpc_failure("limit", e)
                 why = f"Retrieve({question!r}, limit={limit}) failed: {failure.detail}"
-                return [CheckResult(name, False, why) for name in _RESULT_CHECKS]
-    return [_limit_result(answers), _order_result(answers), _ids_result(answers)]
-
-
-_RESULT_CHECKS = ("limit", "rank-order", "document-ids")
-Answers = list[tuple[str, int, list[RetrievedItem]]]
-
-
-def _limit_result(answers: Answers) -> CheckResult:
-    for question, limit, items in answers:
-        if len(items) > limit:
-            return CheckResult(
-                "limit", False, f"{len(items)} results for limit {limit} (question {question!r})"
-            )
-    counts = ", ".join(str(len(items)) for _, _, items in answers)
-    limits = ", ".join(str(limit) for limit in PROBE_LIMITS)
-    detail = f"never more results than the limit (limits {limits}; got {counts})"
-    if not any(items for _, _, items in answers):
-        detail += "; no results at all, so limit could not really be exercised"
-    return CheckResult("limit", True, detail)
-
-
-def _order_result(answers: Answers) -> CheckResult:
-    scored = 0
-    for question, limit, items in answers:
-        previous: float | None = None
-        for rank, item in enumerate(items, start=1):
-            if item.score is None:
-                continue
-            scored += 1
-            if previous is not None and item.score > previous:
-                return CheckResult(
-                    "rank-order",
-                    False,
-                    f"score rises from {previous:g} to {item.score:g} at rank {rank} "
-                    f"(question {question!r}, limit {limit}); results must be best first",
-                )
-            previous = item.score
-    if not scored:
-        return CheckResult("rank-order", True, "no scores returned; order taken as rank order")
-    return CheckResult(
-        "rank-order", True, f"scores never increase down the ranking ({scored} scores)"
-    )
-
-
-def _ids_result(answers: Answers) -> CheckResult:
-    for question, _limit, items in answers:
-        for rank, item in enumerate(items, start=1):
-            if not item.document_id.strip():
-                return CheckResult(
-                    "document-ids",
-                    False,
-                    f"empty document id at rank {rank} (question {question!r})",
-                )
-    total = sum(len(items) for _, _, items in answers)
-    return CheckResult("document-ids", True, f"no empty ids in {total} results")
+                return [CheckResult(name, False, why) for name in RESULT_CHECKS]
+    return [judge_limit(answers, PROBE_LIMITS), judge_order(answers), judge_ids(answers)]
 
 
 async def _expect_invalid_argument(

@@ -17,6 +17,7 @@ from grpc_reflection.v1alpha import reflection
 
 from retrieval_eval.cli.main import cli
 from retrieval_eval.retrievers.contract_check import CheckResult, check_contract
+from retrieval_eval.retrievers.contract_rules import judge_ids, judge_limit, judge_order
 from retrieval_eval.retrievers.server import serve
 from retrieval_eval.retrievers.types import RetrievedItem, RetrieverDescription
 from retrieval_eval.v1 import retriever_pb2 as pb
@@ -108,6 +109,30 @@ def broken_server() -> Iterator:
     yield start
     for server in servers:
         server.stop(None)
+
+
+def test_rules_judge_answers_and_name_the_offender() -> None:
+    tie = [
+        RetrievedItem("a", 2.0),
+        RetrievedItem("a", 2.0),
+        RetrievedItem("b"),
+        RetrievedItem("c", 1),
+    ]
+    rising = [RetrievedItem("a", 1.0), RetrievedItem("b"), RetrievedItem("c", 1.5)]
+    assert judge_order([("q", 5, tie)]).passed  # ties, unscored items and duplicates are fine
+    assert judge_order([("q", 5, [RetrievedItem("a")])]).detail.startswith("no scores returned")
+    failure = judge_order([("q", 5, tie), ("r", 3, rising)])
+    assert (failure.passed, failure.detail) == (
+        False,
+        "score rises from 1 to 1.5 at rank 3 (question 'r', limit 3); results must be best first",
+    )
+    assert judge_limit([("q", 1, tie[:1]), ("r", 2, rising)], (1, 2)).detail == (
+        "3 results for limit 2 (question 'r')"
+    )
+    assert judge_limit([("q", 5, [])], (5,)).detail.endswith("could not really be exercised")
+    blank = judge_ids([("q", 5, [RetrievedItem("a"), RetrievedItem(" ")])])
+    assert (blank.passed, blank.detail) == (False, "empty document id at rank 2 (question 'q')")
+    assert judge_ids([("q", 5, tie)]).detail == "no empty ids in 4 results"
 
 
 def failed(results: list[CheckResult]) -> dict[str, str]:
