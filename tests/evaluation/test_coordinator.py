@@ -238,3 +238,25 @@ async def test_in_process_plugin_objects_through_the_real_adapter() -> None:
     (failed,) = [q for q in run.questions if q.error]
     assert failed.question_id == "s-4" and failed.error is not None
     assert failed.error.kind == "internal" and "missing posting list" in failed.error.message
+
+
+async def test_deeper_ks_raise_the_request_limit_and_add_metrics() -> None:
+    oracle = Oracle("r")
+    run = await evaluate_set(make_set("s", 4), oracle, EvalOptions(ks=(10,), overfetch=2))
+    assert oracle.limits == {20}  # deepest k 10 * overfetch 2
+    assert run.parameters.ks == (1, 3, 10) and run.parameters.limit == 20
+    assert {"top1_hit_rate", "top3_hit_rate", "hit_rate@10", "mrr@10", "ndcg@1"} <= set(
+        run.metrics.values
+    )
+
+
+async def test_underfilled_questions_are_counted_in_the_run() -> None:
+    class OneDocument(Oracle):
+        async def retrieve(self, question: str, limit: int) -> list[RetrievedItem]:
+            await super().retrieve(question, limit)
+            return [RetrievedItem(f"doc0#{n}") for n in range(limit)]  # a full limit, 1 doc
+
+    run = await evaluate_set(make_set("s", 5), OneDocument("r"))
+    assert run.underfilled_count == 5
+    assert all(q.underfilled and q.ranked_document_ids == ("doc0",) for q in run.questions)
+    assert run.metrics.values["top1_hit_rate"] == pytest.approx(1 / 5)
