@@ -24,7 +24,7 @@ import inspect
 import logging
 import time
 from collections.abc import Awaitable, Callable, Iterator, Mapping, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Protocol
 
@@ -122,7 +122,7 @@ async def evaluate_all(
     ``[(s0, r0), (s0, r1), (s1, r0), ...]``. The caller owns (and closes) the retrievers.
 
     Raises ``RetrieverError`` if a Describe fails at the start, ``EvaluationInterrupted``
-    if cancelled midway.
+    if cancelled midway. Each entry of ``retrievers`` gets its own pool of workers.
     """
     base = check_options(options)
     try:
@@ -157,14 +157,9 @@ def _with_separator(
 ) -> RunParameters:
     """The run's parameters with the separator it uses: the option's, else Describe's."""
     separator = options.doc_id_separator
-    return RunParameters(
-        ks=base.ks,
-        overfetch=base.overfetch,
-        limit=base.limit,
-        doc_id_separator=description.chunk_separator if separator is None else separator,
-        concurrency=base.concurrency,
-        timeout_s=base.timeout_s,
-    )
+    if separator is None:
+        separator = description.chunk_separator
+    return replace(base, doc_id_separator=separator)
 
 
 def _start_pool(
