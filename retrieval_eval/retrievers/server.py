@@ -50,10 +50,11 @@ class ServerHandle:
     A context manager: leaving the block stops the server.
     """
 
-    def __init__(self, backend: Backend, host: str) -> None:
+    def __init__(self, backend: Backend, address: str) -> None:
         self._backend = backend
-        self.port = backend.port
-        self.address = f"{host}:{backend.port}" if backend.port else host
+        #: The bound TCP port (0 for a unix socket).
+        self.port = 0 if address.startswith("unix") else backend.port
+        self.address = address
         self._stopped = False
 
     def stop(self, grace: float | None = 1.0) -> None:
@@ -112,10 +113,14 @@ def serve(
         backend = AioBackend(servicer, address, credentials)
     else:
         backend = SyncBackend(
-            SyncServicer(retriever, describe, token), address, credentials, max_concurrency
+            SyncServicer(retriever, describe, token, max_concurrency),
+            address,
+            credentials,
+            max_concurrency,
         )
-    host = address if address.startswith("unix:") else address.rsplit(":", 1)[0]
-    handle = ServerHandle(backend, host)
+    if not address.startswith("unix"):  # unix:PATH and unix-abstract:NAME have no port
+        address = f"{address.rsplit(':', 1)[0]}:{backend.port}"
+    handle = ServerHandle(backend, address)
     log.info("retriever server listening on %s (tls=%s)", handle.address, tls is not None)
     return handle
 

@@ -30,6 +30,7 @@ _HEALTH_NAME = health_pb2.DESCRIPTOR.services_by_name["Health"].full_name
 #: Fail on a busy port instead of silently sharing it (gRPC enables SO_REUSEPORT).
 _OPTIONS = (("grpc.so_reuseport", 0),)
 _SERVING = health_pb2.HealthCheckResponse.SERVING
+_SPARE_THREADS = 4
 
 
 class Backend(Protocol):
@@ -59,7 +60,8 @@ def _bind(server: Any, address: str, credentials: grpc.ServerCredentials | None)
 
 
 class SyncBackend:
-    """A sync ``grpc.server`` with a pool of ``max_concurrency`` worker threads."""
+    """A sync ``grpc.server`` with a pool of worker threads (the servicer bounds how many
+    are inside user code at once)."""
 
     def __init__(
         self,
@@ -68,7 +70,9 @@ class SyncBackend:
         credentials: grpc.ServerCredentials | None,
         max_concurrency: int,
     ) -> None:
-        self._pool = concurrent.futures.ThreadPoolExecutor(max_concurrency, "reval-retrieve")
+        # Spare threads for health and reflection streams, which hold a thread each.
+        workers = max_concurrency + _SPARE_THREADS
+        self._pool = concurrent.futures.ThreadPoolExecutor(workers, "reval-retrieve")
         self._server = grpc.server(self._pool, options=_OPTIONS)
         self._health = health.HealthServicer()
         _register(self._server, servicer, self._health)

@@ -13,6 +13,7 @@ from __future__ import annotations
 import asyncio
 import inspect
 import logging
+import threading
 from typing import Any
 
 import grpc
@@ -57,7 +58,18 @@ class _Base:
 
 
 class SyncServicer(_Base, pb_grpc.RetrieverServicer):
-    """Runs a sync ``retrieve`` directly in the gRPC worker thread."""
+    """Runs a sync ``retrieve`` directly in the gRPC worker thread, at most
+    ``max_concurrency`` at a time."""
+
+    def __init__(
+        self,
+        retriever: Any,
+        describe: RetrieverDescription | None,
+        token: str | None,
+        max_concurrency: int,
+    ) -> None:
+        super().__init__(retriever, describe, token)
+        self._slots = threading.BoundedSemaphore(max_concurrency)
 
     def Retrieve(self, request: pb.RetrieveRequest, context: grpc.ServicerContext) -> Any:
         refusal = self._refusal(context, request)
@@ -65,7 +77,8 @@ class SyncServicer(_Base, pb_grpc.RetrieverServicer):
             context.abort(*refusal)
         question, limit = request.question, request.limit
         try:
-            items = normalize_items(self._retriever.retrieve(question, limit), limit)
+            with self._slots:
+                items = normalize_items(self._retriever.retrieve(question, limit), limit)
         except Exception as e:
             log.exception("retrieve(%r, %d) failed", question[:80], limit)
             context.abort(grpc.StatusCode.INTERNAL, _error_message("retrieve", e))

@@ -4,7 +4,8 @@ Fixtures:
 - ``tiny_retriever``: a ``TinyRetriever`` (word-overlap ranking over six documents).
 - ``tiny_server``: that retriever served by ``retrieval_eval.serve``; yields the handle
   (``.address`` is "127.0.0.1:PORT").
-- ``serve_retriever``: a factory ``serve_retriever(obj, **serve_kwargs) -> ServerHandle``
+- ``serve_retriever``: a factory ``serve_retriever(obj, address="127.0.0.1:0",
+  **serve_kwargs) -> ServerHandle``
   that stops every server it started when the test ends.
 """
 
@@ -61,8 +62,8 @@ def tiny_retriever() -> TinyRetriever:
 def serve_retriever() -> Iterator[Callable[..., ServerHandle]]:
     handles: list[ServerHandle] = []
 
-    def start(retriever: Any, **kwargs: Any) -> ServerHandle:
-        handle = serve(retriever, **kwargs)
+    def start(retriever: Any, address: str = "127.0.0.1:0", **kwargs: Any) -> ServerHandle:
+        handle = serve(retriever, address, **kwargs)
         handles.append(handle)
         return handle
 

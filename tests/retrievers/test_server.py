@@ -9,6 +9,7 @@ import socket
 import threading
 import time
 from collections.abc import Callable
+from pathlib import Path
 from typing import Any
 
 import grpc
@@ -261,3 +262,13 @@ def test_stop_frees_the_port_and_is_idempotent(tiny_retriever: Any, kind: str) -
 def test_wait_returns_once_stopped_from_another_thread(tiny_server: ServerHandle) -> None:
     threading.Timer(0.2, tiny_server.stop).start()
     tiny_server.wait()
+
+
+@KINDS
+async def test_unix_socket_address(
+    serve_retriever: Serve, tiny_retriever: Any, kind: str, tmp_path: Path
+) -> None:
+    address = f"unix:{tmp_path / 'retriever.sock'}"
+    handle = serve_retriever(flavour(kind, tiny_retriever), address)
+    assert (handle.address, handle.port) == (address, 0)
+    assert [r.document_id for r in (await call(address, "dogs bark", 3)).results] == ["dogs"]
