@@ -8,6 +8,7 @@ out (they were never answered); questions with no expected document have no qrel
 
 from __future__ import annotations
 
+import re
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -53,7 +54,10 @@ def _write(path: Path, lines: list[str]) -> int:
     return len(lines)
 
 
+_WHITESPACE = re.compile(r"\s")
+
+
 def _token(value: str, what: str) -> str:
-    if not value or any(c.isspace() for c in value):
+    if not value or _WHITESPACE.search(value):
         raise InputError(f"{what} {value!r} cannot be written in TREC format (whitespace)")
     return value

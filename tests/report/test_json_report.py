@@ -140,3 +140,17 @@ def test_document_summary_and_round_trip_through_json(current_run, regression_ve
         "failing": 1,
     }
     assert doc["warnings"] == ["run not saved"]
+
+
+def test_big_documents_are_compact_with_the_same_shape():
+    from retrieval_eval.report.json_report import PRETTY_UP_TO
+
+    from .conftest import build_run, outcome
+
+    small = build_run([outcome("q0", ["d1"], ["d1"])])
+    big = build_run([outcome(f"q{i}", ["d1"], ["d1"]) for i in range(PRETTY_UP_TO + 1)])
+    small_text, big_text = render_json([RunReport(small)]), render_json([RunReport(big)])
+    assert "\n  " in small_text and big_text.count("\n") == 1
+    small_doc, big_doc = json.loads(small_text), json.loads(big_text)
+    assert set(big_doc["runs"][0]) == set(small_doc["runs"][0])
+    assert big_doc["runs"][0]["questions"][-1]["id"] == f"q{PRETTY_UP_TO}"
