@@ -9,12 +9,14 @@ import click
 
 NEXT_STEPS = """\
 Next, try:
-  reval quickstart                            run again: the report compares with this run
-  reval runs list                             the runs saved so far
-  reval check-retriever grpc://HOST:PORT      check your own retriever against the contract
-  reval eval --set my-set.yaml grpc://HOST:PORT
-                                              measure your retriever on your golden set
-The README shows a complete retriever server in a few lines of Python."""
+  reval quickstart                  run it again: the report compares with this run
+  reval runs list                   the runs saved so far{compare}
+  reval check-retriever grpc://HOST:PORT
+                                    check your own retriever against the gRPC contract
+  reval eval --set my-set.yaml --retriever grpc://HOST:PORT
+                                    measure it on your own golden set
+The README shows a complete retriever server in a dozen lines of Python, and the golden-set
+format (start from {questions})."""
 
 
 @click.command("quickstart")
@@ -50,4 +52,16 @@ def quickstart(db_url: str | None) -> None:
     click.echo(
         f"\nquickstart finished in {result.seconds:.1f} s; runs are stored in {result.database}"
     )
-    click.echo(NEXT_STEPS)
+    click.echo(next_steps(result.run.run_id, result.verdict.baseline_run_id))
+
+
+def next_steps(run_id: str | None, baseline_id: str | None) -> str:
+    from retrieval_eval.example_data import questions_path
+
+    compare = ""
+    if run_id and baseline_id:
+        compare = (
+            f"\n  reval runs compare {baseline_id} {run_id}\n"
+            f"{'':36}this run against the previous one, question by question"
+        )
+    return NEXT_STEPS.format(compare=compare, questions=questions_path())

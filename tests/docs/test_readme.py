@@ -1,0 +1,400 @@
+"""The README's commands are run here, so that documentation cannot rot.
+
+Conventions in README.md (an HTML comment on the line before a fenced block):
+
+- ``<!-- doctest: run -->`` before a ``console`` block: its ``$ `` lines run, in README
+  order, as one bash script per block (``set -euo pipefail``) in a shared temporary
+  working directory with its own ``REVAL_HOME``. Lines without ``$ `` are sample output.
+- ``<!-- doctest: skip REASON -->``: not run (the reason is required and shown); its
+  ``reval`` commands are still checked against the CLI.
+- ``<!-- doctest: file NAME -->`` before any block: its text is written to NAME in the
+  working directory before the first block runs.
+
+Every shell block must carry ``run`` or ``skip``: nothing is skipped silently. Ports
+50051-50059 in the README are replaced by free ports, and the example PostgreSQL URL
+(``postgresql://reval@db.internal:5432/reval``) by a fresh database on the test server
+(``REVAL_TEST_POSTGRES_URL``; .ci/run provides one); a command that names
+``127.0.0.1:PORT`` first waits (up to 30 s) until that port accepts connections, as a
+person would wait for the server they just started; a backgrounded command (``&``) has
+its output sent to a log file and is stopped when the module's tests end.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import re
+import shlex
+import shutil
+import signal
+import socket
+import subprocess
+import sys
+import time
+import uuid
+from collections.abc import Iterator
+from dataclasses import dataclass
+from pathlib import Path
+
+import click
+import pytest
+from conftest import REPO_ROOT, require
+
+README = REPO_ROOT / "README.md"
+SHELL_LANGUAGES = {"console", "bash", "sh", "shell"}
+MARKER = re.compile(r"^<!--\s*doctest:\s*(?P<kind>run|skip|file)\b\s*(?P<arg>.*?)\s*-->$")
+FENCE = re.compile(r"^```(?P<lang>[\w-]*)\s*$")
+PORT = re.compile(r"\b5005\d\b")
+ADDRESS = re.compile(r"127\.0\.0\.1:(\d+)")
+EXAMPLE_DATABASE_URL = "postgresql://reval@db.internal:5432/reval"
+INSTALL_COMMAND = "pip install -e ./plugins/bm25 -e . && reval quickstart"
+TEST_COMMAND = (
+    "pip install -e ./plugins/bm25 -e '.[test]' -e ./examples/question-set-provider && pytest"
+)
+
+
+@dataclass(frozen=True, slots=True)
+class Block:
+    line: int  # 1-based line of the opening fence
+    language: str
+    body: str
+    kind: str | None  # run | skip | file | None
+    argument: str
+
+    @property
+    def is_shell(self) -> bool:
+        return self.language in SHELL_LANGUAGES
+
+    def commands(self) -> list[str]:
+        """The ``$ `` lines of a console block (continuations joined), else every line."""
+        lines, current, prompted = [], "", self.language == "console"
+        for raw in self.body.splitlines():
+            if not current and prompted and not raw.startswith("$ "):
+                continue  # sample output
+            text = raw[2:] if not current and prompted else raw
+            current = f"{current} {text.strip()}" if current else text.strip()
+            if current.endswith("\\"):
+                current = current[:-1].rstrip()
+                continue
+            if current and not current.startswith("#"):
+                lines.append(current)
+            current = ""
+        return lines
+
+
+def parse_blocks(text: str) -> list[Block]:
+    blocks, lines, i = [], text.splitlines(), 0
+    while i < len(lines):
+        fence = FENCE.match(lines[i])
+        if fence is None:
+            i += 1
+            continue
+        start, body = i, []
+        i += 1
+        while i < len(lines) and lines[i].strip() != "```":
+            body.append(lines[i])
+            i += 1
+        previous = next((lines[j] for j in range(start - 1, -1, -1) if lines[j].strip()), "")
+        marker = MARKER.match(previous.strip())
+        blocks.append(
+            Block(
+                line=start + 1,
+                language=fence["lang"],
+                body="\n".join(body) + "\n",
+                kind=marker["kind"] if marker else None,
+                argument=marker["arg"] if marker else "",
+            )
+        )
+        i += 1
+    return blocks
+
+
+BLOCKS = parse_blocks(README.read_text(encoding="utf-8"))
+RUN_BLOCKS = [b for b in BLOCKS if b.kind == "run"]
+
+
+# --- the README's shape ------------------------------------------------------------------
+
+
+def test_every_shell_block_is_run_or_skipped_with_a_reason() -> None:
+    unmarked = [b.line for b in BLOCKS if b.is_shell and b.kind not in ("run", "skip")]
+    assert not unmarked, f"README.md shell blocks without a doctest marker at lines {unmarked}"
+    no_reason = [b.line for b in BLOCKS if b.kind == "skip" and not b.argument]
+    assert not no_reason, f"README.md: 'doctest: skip' needs a reason (lines {no_reason})"
+    wrong = [b.line for b in RUN_BLOCKS if b.language != "console"]
+    assert not wrong, f"README.md: 'doctest: run' blocks must be console blocks (lines {wrong})"
+    assert RUN_BLOCKS, "README.md has no runnable blocks"
+
+
+def test_readme_gives_the_two_setup_commands() -> None:
+    commands = [c for b in BLOCKS if b.is_shell for c in b.commands()]
+    assert INSTALL_COMMAND in commands
+    assert TEST_COMMAND in commands
+
+
+def test_ci_runs_the_readme_test_command_verbatim() -> None:
+    ci_script = (REPO_ROOT / ".ci" / "run").read_text(encoding="utf-8")
+    ci_lines = [line.strip() for line in ci_script.splitlines()]
+    # .ci/run may add pip's -q; the command itself must be the README's, word for word.
+    normalized = [line.replace("pip install -q ", "pip install ") for line in ci_lines]
+    assert TEST_COMMAND in normalized, f".ci/run does not run the README's {TEST_COMMAND!r}"
+
+
+def test_exit_code_table_matches_the_cli() -> None:
+    from retrieval_eval.cli import exit_codes
+
+    text = README.read_text(encoding="utf-8")
+    documented = {int(m) for m in re.findall(r"^\| (\d+) \|", text, flags=re.MULTILINE)}
+    actual = {
+        exit_codes.OK,
+        exit_codes.REGRESSION,
+        exit_codes.BAD_INPUT,
+        exit_codes.FAILURE,
+        exit_codes.INTERRUPTED,
+    }
+    assert documented == actual
+
+
+# --- every reval command and flag the README mentions exists ------------------------------
+
+
+def mentioned_commands() -> list[str]:
+    """``reval ...`` in code blocks (any language, e.g. a CI YAML) and in inline code."""
+    text = README.read_text(encoding="utf-8")
+    found: list[str] = []
+    for block in BLOCKS:
+        if block.is_shell:
+            for line in block.commands():
+                parts = [p.strip() for p in re.split(r"&&|\|\||[|;]", line)]
+                found += [p.rstrip("&").strip() for p in parts if p.startswith("reval ")]
+        else:  # e.g. a CI workflow: `- run: reval ...`
+            found += re.findall(r"^\s*(?:-\s*)?run:\s*(reval\s.*)$", block.body, re.MULTILINE)
+    prose = re.sub(r"```.*?```", "", text, flags=re.DOTALL)
+    found += re.findall(r"`(reval\s[^`]*)`", prose)
+    return sorted(set(found))
+
+
+def resolve(tokens: list[str]) -> tuple[list[str], click.Command]:
+    """The subcommand path named by ``tokens`` and its click command."""
+    from retrieval_eval.cli.main import cli
+
+    command: click.Command = cli
+    path: list[str] = []
+    for token in tokens:
+        if not isinstance(command, click.Group):
+            break
+        sub = command.get_command(click.Context(command), token)
+        if sub is None:
+            break
+        command, path = sub, [*path, token]
+    return path, command
+
+
+def option_names(command: click.Command) -> set[str]:
+    names = {"--help", "-h"}
+    for param in command.params:
+        if isinstance(param, click.Option):
+            names.update(param.opts, param.secondary_opts)
+    return names
+
+
+def all_option_names() -> set[str]:
+    from retrieval_eval.cli.main import cli
+
+    names: set[str] = set()
+
+    def walk(command: click.Command) -> None:
+        names.update(option_names(command))
+        if isinstance(command, click.Group):
+            for name in command.list_commands(click.Context(command)):
+                sub = command.get_command(click.Context(command), name)
+                if sub is not None:
+                    walk(sub)
+
+    walk(cli)
+    return names
+
+
+@pytest.mark.parametrize("command", mentioned_commands())
+def test_mentioned_command_exists_with_its_options(command: str) -> None:
+    tokens = shlex.split(command)[1:]
+    path, click_command = resolve(tokens)
+    assert path, f"README mentions {command!r}, but {tokens[0]!r} is not a reval command"
+    rest = tokens[len(path) :]
+    assert not (isinstance(click_command, click.Group) and rest and not rest[0].startswith("-")), (
+        f"README mentions {command!r}: no subcommand {rest[0]!r} in 'reval {' '.join(path)}'"
+    )
+    known = option_names(click_command)
+    flags = [t.split("=", 1)[0] for t in rest if t.startswith("-") and t != "-"]
+    unknown = [f for f in flags if f not in known]
+    assert not unknown, f"README mentions {command!r}: unknown option(s) {unknown}"
+    done = subprocess.run(
+        [_reval(), *path, "--help"], capture_output=True, text=True, timeout=60, check=False
+    )
+    assert done.returncode == 0, done.stderr
+
+
+def test_every_flag_in_the_prose_exists() -> None:
+    prose = re.sub(r"```.*?```", "", README.read_text(encoding="utf-8"), flags=re.DOTALL)
+    flags = set(re.findall(r"`(--[a-z][a-z0-9-]*)", prose))
+    missing = sorted(flags - all_option_names())
+    assert not missing, f"README mentions options no reval command has: {missing}"
+
+
+# --- running the runnable blocks ----------------------------------------------------------
+
+
+def _reval() -> str:
+    found = shutil.which("reval", path=str(Path(sys.executable).parent))
+    assert found, "the reval console script is not installed next to this Python"
+    return found
+
+
+def _free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return int(s.getsockname()[1])
+
+
+@dataclass
+class Workspace:
+    directory: Path
+    env: dict[str, str]
+    ports: dict[str, str]
+    process_groups: list[int]
+    database_url: str | None = None
+
+    def localize(self, text: str) -> str:
+        text = PORT.sub(lambda m: self.ports.setdefault(m[0], str(_free_port())), text)
+        if EXAMPLE_DATABASE_URL in text:
+            require(self.database_url is not None, "no PostgreSQL: set REVAL_TEST_POSTGRES_URL")
+            text = text.replace(EXAMPLE_DATABASE_URL, str(self.database_url))
+        return text
+
+
+@contextlib.contextmanager
+def fresh_database() -> Iterator[str | None]:
+    """A new database on the test PostgreSQL server, dropped afterwards (None: no server)."""
+    server = os.environ.get("REVAL_TEST_POSTGRES_URL", "")
+    if not server:
+        yield None
+        return
+    import psycopg
+    from sqlalchemy.engine import make_url
+
+    url = make_url(server).set(drivername="postgresql")
+    name = f"reval_readme_{uuid.uuid4().hex[:12]}"
+    admin = url.render_as_string(hide_password=False)
+    with psycopg.connect(admin, autocommit=True) as connection:
+        connection.execute(f'CREATE DATABASE "{name}"')
+    try:
+        yield url.set(database=name).render_as_string(hide_password=False)
+    finally:
+        with psycopg.connect(admin, autocommit=True) as connection:
+            connection.execute(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)')
+
+
+@pytest.fixture(scope="module")
+def workspace(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Workspace]:
+    """A working directory that looks like a checkout (the package, examples/ and proto/
+    linked read-only) plus every ``doctest: file`` block; its own run store."""
+    directory = tmp_path_factory.mktemp("readme")
+    for name in ("retrieval_eval", "examples", "proto"):
+        (directory / name).symlink_to(REPO_ROOT / name, target_is_directory=True)
+    env = {k: v for k, v in os.environ.items() if not k.startswith("REVAL_")}
+    env |= {
+        "REVAL_HOME": str(directory / ".reval-home"),
+        "PATH": f"{Path(sys.executable).parent}{os.pathsep}{env.get('PATH', '')}",
+        "NO_COLOR": "1",
+        "COLUMNS": "120",
+    }
+    with fresh_database() as database_url:
+        space = Workspace(directory, env, {}, [], database_url)
+        for block in BLOCKS:
+            if block.kind == "file":
+                path = directory / block.argument
+                path.write_text(space.localize(block.body), encoding="utf-8")
+        try:
+            yield space
+        finally:
+            for group in space.process_groups:
+                _stop_group(group)
+
+
+def _stop_group(group: int) -> None:
+    for sig in (signal.SIGTERM, signal.SIGKILL):
+        try:
+            os.killpg(group, sig)
+        except ProcessLookupError:
+            return
+        for _ in range(50):
+            try:
+                os.killpg(group, 0)
+            except ProcessLookupError:
+                return
+            time.sleep(0.1)
+
+
+def script_for(block: Block, space: Workspace) -> str:
+    lines = ["set -euo pipefail", WAIT_FOR_PORT]
+    for n, command in enumerate(block.commands()):
+        command = space.localize(command)
+        if command.endswith("&"):
+            log = f"background-{block.line}-{n}.log"
+            lines.append(f"{command[:-1].rstrip()} >{log} 2>&1 &")
+            lines.append("started+=($!)")
+            continue
+        for port in ADDRESS.findall(command):
+            lines.append(f"wait_for_port {port}")
+        lines.append(f"echo '$ '{shlex.quote(command)}")
+        lines.append(command)
+    return "\n".join(lines) + "\n"
+
+
+WAIT_FOR_PORT = """\
+started=()
+wait_for_port() {
+  for _ in $(seq 300); do
+    (exec 3<>"/dev/tcp/127.0.0.1/$1") 2>/dev/null && return 0
+    for pid in "${started[@]}"; do
+      kill -0 "$pid" 2>/dev/null || { echo "a background command exited early" >&2; return 1; }
+    done
+    sleep 0.1
+  done
+  echo "nothing listens on 127.0.0.1:$1 after 30 s" >&2; return 1
+}"""
+
+
+def _needs(block: Block) -> None:
+    if re.search(r"(^|\s)node\s", block.body):
+        require(shutil.which("node") is not None, "Node.js is not installed")
+        modules = REPO_ROOT / "examples" / "node-retriever" / "node_modules"
+        require(modules.is_dir(), f"{modules} missing: run npm ci (as .ci/run does)")
+
+
+@pytest.mark.parametrize("block", RUN_BLOCKS, ids=[f"line{b.line}" for b in RUN_BLOCKS])
+def test_runnable_block(block: Block, workspace: Workspace) -> None:
+    _needs(block)
+    process = subprocess.Popen(
+        ["bash", "-c", script_for(block, workspace)],
+        cwd=workspace.directory,
+        env=workspace.env,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.STDOUT,
+        text=True,
+        start_new_session=True,
+    )
+    workspace.process_groups.append(process.pid)
+    try:
+        output, _ = process.communicate(timeout=180)
+    except subprocess.TimeoutExpired:
+        _stop_group(process.pid)
+        output, _ = process.communicate()
+        pytest.fail(f"README.md line {block.line}: timed out\n{output}")
+    logs = "".join(
+        f"\n--- {p.name}\n{p.read_text(errors='replace')}"
+        for p in sorted(workspace.directory.glob(f"background-{block.line}-*.log"))
+    )
+    assert process.returncode == 0, (
+        f"README.md block at line {block.line} failed (exit {process.returncode}):\n{output}{logs}"
+    )
