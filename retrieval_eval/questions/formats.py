@@ -29,6 +29,7 @@ import json
 import os
 import re
 import tempfile
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -87,6 +88,37 @@ def _pairs_hook(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
 
 
 _JSON = json.JSONDecoder(object_pairs_hook=_pairs_hook)
+_PLAIN = json.JSONDecoder()
+#: Ends of JSON keys (and maybe of some string values): never fewer than the keys present.
+_KEY_END = re.compile(r'"\s*:')
+
+
+def _decode(text: str, keys_seen: Callable[[Any], int]) -> Any:
+    """Decode on the fast path; redo with the duplicate-key hook only if a key may repeat.
+
+    ``_KEY_END`` counts at least one match per key in the text; when that count equals the
+    number of keys the decoded mappings hold, no key can have been given twice.
+    """
+    data = _PLAIN.decode(text)
+    if len(_KEY_END.findall(text)) == keys_seen(data):
+        return data
+    return _JSON.decode(text)
+
+
+def _keys_in_set(data: Any) -> int:
+    """Keys of the top level and of each question (deeper mappings force the slow path)."""
+    questions = data.get("questions") if type(data) is dict else data
+    count = len(data) if type(data) is dict else 0
+    if type(questions) is list:
+        count += sum(len(q) for q in questions if type(q) is dict)
+    return count
+
+
+_UNREADABLE = object()
+
+
+def _keys_in_line(obj: Any) -> int:
+    return len(obj) if type(obj) is dict else 0
 
 
 def set_format(path: Path) -> str | None:
@@ -180,7 +212,7 @@ def parse_yaml(text: str, source: str, default_name: str) -> RawSet:
 
 def parse_json(text: str, source: str, default_name: str) -> RawSet:
     try:
-        data = _JSON.decode(text)
+        data = _decode(text, _keys_in_set)
     except json.JSONDecodeError as e:
         problem = _syntax(source, e.lineno, "JSON", f"{e.msg} (column {e.colno})", text)
         return RawSet(source, default_name, {}, None, problems=[problem])
@@ -197,34 +229,39 @@ def parse_json(text: str, source: str, default_name: str) -> RawSet:
 
 
 def parse_jsonl(text: str, source: str, default_name: str) -> RawSet:
+    numbered = [(n, line) for n, line in enumerate(text.split("\n"), 1) if line.strip()]
+    objects: list[Any] = []
+    problems: list[Problem] = []
+    decode = _PLAIN.decode
+    for number, line in numbered:
+        try:
+            objects.append(decode(line))
+        except json.JSONDecodeError as e:
+            what = f"{e.msg} (column {e.colno})"
+            problems.append(_syntax(source, number, "JSON", what, line, exact=True))
+            objects.append(_UNREADABLE)
+    if len(_KEY_END.findall(text)) != sum(_keys_in_line(o) for o in objects):
+        objects = [
+            o if o is _UNREADABLE else _JSON.decode(line)
+            for o, (_, line) in zip(objects, numbered, strict=True)
+        ]
     header: dict[str, Any] = {}
     header_line: int | None = None
     questions: list[Any] = []
     lines: list[int] = []
-    problems: list[Problem] = []
     dups: dict[int, list[tuple[str, int | None]]] = {}
-    decode = _JSON.decode
-    first = True
-    for number, line in enumerate(text.split("\n"), 1):
-        if not line or line.isspace():
+    for position, (obj, (number, _line)) in enumerate(zip(objects, numbered, strict=True)):
+        if obj is _UNREADABLE:
             continue
-        try:
-            obj = decode(line)
-        except json.JSONDecodeError as e:
-            what = f"{e.msg} (column {e.colno})"
-            problems.append(_syntax(source, number, "JSON", what, line, exact=True))
-            first = False
-            continue
-        if first and isinstance(obj, dict) and HEADER_KEY in obj:
+        if position == 0 and isinstance(obj, dict) and HEADER_KEY in obj:
             header, header_line = dict(obj), number
             if isinstance(obj, _DuplicateKeys):
                 dups[-1] = [(k, number) for k in obj.duplicates]
-        else:
-            if isinstance(obj, _DuplicateKeys):
-                dups[len(questions)] = [(k, number) for k in obj.duplicates]
-            questions.append(obj)
-            lines.append(number)
-        first = False
+            continue
+        if isinstance(obj, _DuplicateKeys):
+            dups[len(questions)] = [(k, number) for k in obj.duplicates]
+        questions.append(obj)
+        lines.append(number)
     locator = JsonlLines(lines, header_line)
     return RawSet(source, default_name, header, questions, locator, problems, dups)
 

@@ -64,6 +64,40 @@ def _label(data: Any) -> str | None:
     return qid if isinstance(qid, str) and qid.strip() else None
 
 
+_FAST_FORMS: dict[Any, Form] = {None: Form.UNLABELLED}
+for _form in Form:
+    for _spelling in (_form.value, _form.value.lower(), _form.value.capitalize()):
+        _FAST_FORMS[_spelling] = _form
+
+
+def _text(value: Any) -> bool:
+    return type(value) is str and value != "" and not value.isspace()
+
+
+def _well_formed(data: Any) -> GoldenQuestion | None:
+    """The question when it is plainly valid (the common case, fast); ``None`` means "check
+    it field by field" — never that it is wrong."""
+    if type(data) is not dict or not data.keys() <= _KEYS:
+        return None
+    qid, text, ids = data.get("id"), data.get("question"), data.get("expected_document_ids")
+    if not (_text(qid) and _text(text) and type(ids) is list):
+        return None
+    given = data.get("form")
+    form = _FAST_FORMS.get(given) if given is None or type(given) is str else None
+    hard_class, gist = data.get("hard_class"), data.get("answer_gist")
+    if form is None or not (hard_class is None or _text(hard_class)):
+        return None
+    if not (gist is None or _text(gist)):
+        return None
+    for doc in ids:
+        if type(doc) is not str or doc == "" or doc.isspace():
+            return None
+    expected = tuple(ids)
+    if len(set(expected)) != len(expected):
+        return None
+    return GoldenQuestion(qid, text, form, expected, hard_class, gist)
+
+
 class _Checker:
     """Collects problems for one raw set; locates lines only for problems found."""
 
@@ -127,15 +161,18 @@ class _Checker:
             self.add_header("questions", "the set has no questions")
         built: list[GoldenQuestion] = []
         first_index: dict[str, int] = {}
+        careful = self.corpus is not None or bool(self.raw.duplicate_keys)
         for index, data in enumerate(items):
-            label = _label(data)
+            question = None if careful else _well_formed(data)
+            label = question.id if question is not None else _label(data)
             if label is not None:
                 earlier = first_index.setdefault(label, index)
                 if earlier != index:
                     line = self.raw.locator.question_line(earlier)
                     where = f"line {line}" if line is not None else f"question #{earlier + 1}"
                     self.add(index, "id", label, f"duplicate question id (first at {where})")
-            question = self.question(index, data, label)
+            if question is None:
+                question = self.question(index, data, label)
             if question is not None:
                 built.append(question)
         return built

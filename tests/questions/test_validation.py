@@ -358,3 +358,23 @@ def test_forms_are_case_insensitive_and_trimmed(tmp_path: Path) -> None:
         "UNLABELLED",
         "UNLABELLED",
     ]
+
+
+def test_keys_given_twice_are_caught_in_json_whatever_the_spacing(tmp_path: Path) -> None:
+    path = write(
+        tmp_path / "set.json",
+        '{"name": "s", "name" : "t", "questions": [\n'
+        '  {"id": "a", "question": "x", "expected_document_ids": []},\n'
+        '  {"id": "b", "question": "x: \\"y\\":", "expected_document_ids": [],\n'
+        '   "hard_class": "c", "hard_class"\n: "d"}\n]}\n',
+    )
+    assert problems(path) == [
+        f"{path}:1: key 'name' given twice",
+        f"{path}:3: question 'b': key 'hard_class' given twice (the last one would win)",
+    ]
+    # string values that look like keys do not hide anything, nor invent duplicates
+    clean = write(
+        tmp_path / "clean.jsonl",
+        '{"id": "a", "question": "k\\": v", "expected_document_ids": []}\n',
+    )
+    assert load_question_set(clean).questions[0].question == 'k": v'
