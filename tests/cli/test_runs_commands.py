@@ -3,12 +3,15 @@
 from __future__ import annotations
 
 import json
+import uuid
 
 import ir_measures
 import pytest
 from ir_measures import Success
 
-from .conftest import BAD, FAQ, GOOD
+from retrieval_eval.errors import InputError, UnknownNameError
+
+from .conftest import BAD, FAIL, FAQ, GOOD, run_reval
 
 
 @pytest.fixture
@@ -131,3 +134,46 @@ def test_export_writes_trec_files_that_ir_measures_agrees_with(history, invoke, 
     # faq-4 has no qrels; of faq-1..3 (all answered by GOOD), two hit at top-1
     assert scores[Success @ 1] == pytest.approx(2 / 3)
     assert history["first"]["top1_hit_rate"] == pytest.approx(3 / 4)
+
+
+def test_unknown_or_unpinnable_runs_are_input_errors(history, invoke, db, sets, serve_table):
+    with pytest.raises(UnknownNameError, match="no-such-run"):
+        invoke("runs", "show", "no-such-run", "--db", db)
+    flaky = serve_table({**GOOD, "question faq-1": FAIL}, identifier="s")
+    invoke("eval", "--set", sets["faq"], flaky, "--db", db, "--label", "step=flaky")
+    (incomplete,) = json.loads(
+        invoke("runs", "list", "--db", db, "--label", "step=flaky", "--format", "json").stdout
+    )["runs"]
+    with pytest.raises(InputError, match="only complete runs can be pinned"):
+        invoke("runs", "pin", incomplete["run_id"], "--db", db)
+    result = run_reval("runs", "export", incomplete["run_id"], "--db", db)
+    assert result.returncode == 2 and "--trec-run" in result.stderr
+
+
+@pytest.mark.postgres
+def test_history_on_postgresql(postgres_url, sets, serve_table, invoke):
+    label = f"pg-{uuid.uuid4().hex[:8]}"
+    target = serve_table(GOOD, identifier="pg")
+    for _ in range(2):
+        result = invoke(
+            "eval",
+            "--set",
+            sets["faq"],
+            target,
+            "--db",
+            postgres_url,
+            "--label",
+            f"case={label}",
+            "--format",
+            "json",
+        )
+        assert result.exit_code == 0
+    runs = json.loads(
+        invoke(
+            "runs", "list", "--db", postgres_url, "--label", f"case={label}", "--format", "json"
+        ).stdout
+    )["runs"]
+    assert len(runs) == 2
+    second = json.loads(result.stdout)["runs"][0]["regression"]
+    assert second["verdict"] == "pass"
+    assert second["baseline_run_id"] in {r["run_id"] for r in runs}
