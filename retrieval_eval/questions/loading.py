@@ -17,7 +17,7 @@ from collections.abc import Set
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from retrieval_eval.errors import QuestionSetError
+from retrieval_eval.errors import InputError, QuestionSetError
 from retrieval_eval.questions.formats import read_set_file, set_format
 from retrieval_eval.questions.model import GoldenQuestionSet
 from retrieval_eval.questions.problems import Problem, QuestionSetProblems
@@ -106,12 +106,17 @@ class ValidationResult:
 def validate_source(
     source: str | Path, *, corpus: Set[str] | None = None, corpus_name: str = ""
 ) -> list[ValidationResult]:
-    """Check a file, every file of a directory, or a registered set; never raises for the
-    set's own problems (they are returned), only for unknown names and broken providers."""
+    """Check a file, every file of a directory, or a registered set (or provider); problems
+    (including unknown names and failing providers) are returned, not raised."""
     path = _as_path(source)
     if path is None:
-        qs = load_question_set(str(source))
-        return [_corpus_only(qs, corpus, corpus_name)]
+        try:
+            sets = load_question_sets(str(source))
+        except QuestionSetProblems as e:
+            return [ValidationResult(str(source), None, e.details)]
+        except InputError as e:
+            return [ValidationResult(str(source), None, [Problem(str(source), None, str(e))])]
+        return [_corpus_only(qs, corpus, corpus_name) for qs in sets]
     if not path.exists():
         return [ValidationResult(str(path), None, [Problem(str(path), None, "no such file")])]
     files = set_files(path) if path.is_dir() else [path]

@@ -157,3 +157,25 @@ def test_a_malformed_corpus_is_bad_input(tmp_path: Path, capsys) -> None:
     assert capsys.readouterr().err == (
         f"reval: error: {corpus}:2: corpus document without a string '_id'\n"
     )
+
+
+def test_validate_reports_unknown_names_with_the_other_results(tmp_path: Path, capsys) -> None:
+    good = write(tmp_path / "good.yaml", SET)
+    assert reval("sets", "validate", "example-fq", str(good), "example") == 2
+    assert capsys.readouterr().out == (
+        "example-fq: unknown question set 'example-fq'; did you mean 'example-faq'?\n"
+        f"{good}: ok: set 'demo', 3 questions\n"
+        "example-faq: ok: set 'example-faq', 4 questions\n"
+        "example-gaps: ok: set 'example-gaps', 3 questions\n"
+        "example-inline: ok: set 'example-inline', 3 questions\n"
+    )
+
+
+def test_the_package_exports_the_library_api() -> None:
+    import retrieval_eval.questions as questions
+    from retrieval_eval.questions.loading import load_question_set
+
+    assert questions.load_question_set is load_question_set
+    assert questions.import_beir.__name__ == "import_beir"
+    with pytest.raises(AttributeError):
+        _ = questions.nothing_here
