@@ -79,7 +79,9 @@ def _well_formed(data: Any) -> GoldenQuestion | None:
     it field by field" — never that it is wrong."""
     if type(data) is not dict or not data.keys() <= _KEYS:
         return None
-    qid, text, ids = data.get("id"), data.get("question"), data.get("expected_document_ids")
+    qid: Any = data.get("id")
+    text: Any = data.get("question")
+    ids = data.get("expected_document_ids")
     if not (_text(qid) and _text(text) and type(ids) is list):
         return None
     given = data.get("form")
@@ -182,7 +184,7 @@ class _Checker:
             self.add(index, None, None, f"expected a mapping of fields, got {kind(data)}")
             return None
         before = len(self.problems)
-        qid = data.get("id")
+        qid: Any = data.get("id")
         if qid is None:
             self.add(index, None, None, "missing 'id'")
         elif not isinstance(qid, str):
@@ -194,7 +196,7 @@ class _Checker:
         for key, line in self.raw.duplicate_keys.get(index, []):
             message = f"key {key!r} given twice (the last one would win)"
             self.add(index, key, label, message, line)
-        text = data.get("question")
+        text: Any = data.get("question")
         if text is None:
             self.add(index, None, label, "missing 'question' text")
         elif not isinstance(text, str):
