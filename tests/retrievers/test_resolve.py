@@ -451,3 +451,20 @@ async def test_grpcs_config_entry_with_mutual_tls_and_server_name(
     assert [r.name for r in await check_contract("mtls", config_path=path) if not r.passed] == []
     refused = await check_contract("no-client-cert", config_path=path, timeout_s=1)
     assert [(r.name, r.passed) for r in refused] == [("reachable", False)]
+
+
+@pytest.mark.parametrize("scheme", ["dns:///", "ipv4:", "unix:"])
+async def test_raw_grpc_targets_reach_a_live_server(
+    scheme: str, serve_retriever, tiny_retriever, tmp_path: Path
+) -> None:
+    if scheme == "unix:":
+        handle = serve_retriever(tiny_retriever, address=f"unix:{tmp_path / 'retriever.sock'}")
+        spec = handle.address
+    else:
+        spec = f"{scheme}{serve_retriever(tiny_retriever).address}"
+    retriever = open_retriever(spec, timeout_s=3)
+    try:
+        assert retriever.target == spec
+        assert (await retriever.retrieve("espresso coffee", 1))[0].document_id == "coffee"
+    finally:
+        await retriever.close()
