@@ -31,7 +31,7 @@ def sets() -> None:
     """Golden question sets: files (YAML, JSON, JSONL) and provider plugins."""
 
 
-@sets.command("list")
+@sets.command("list", short_help="List the sets that installed providers offer.")
 @format_option("text", "json")
 def list_command(fmt: str) -> None:
     """List the sets offered by installed providers (name, provider, questions, source).
@@ -73,7 +73,7 @@ def list_command(fmt: str) -> None:
         raise PluginError("; ".join(broken))
 
 
-@sets.command("show")
+@sets.command("show", short_help="Show a set: counts by form and hard class, fingerprint.")
 @click.argument("source")
 @format_option("text", "json")
 def show_command(source: str, fmt: str) -> None:
@@ -102,7 +102,7 @@ def show_command(source: str, fmt: str) -> None:
         click.echo(f"  no answer:    {len(s.no_answer)} ({ids})")
 
 
-@sets.command("validate")
+@sets.command("validate", short_help="Check sets; report every problem (file, line, question).")
 @click.argument("sources", nargs=-1, required=True)
 @click.option(
     "--corpus",
@@ -149,7 +149,7 @@ def validate_command(sources: tuple[str, ...], corpus: Path | None, fmt: str) ->
         raise QuestionSetError(f"{len(problems)} {noun} in {bad} of {len(results)} sets")
 
 
-@sets.command("schema")
+@sets.command("schema", short_help="Print the JSON Schema of the set file format.")
 @click.option(
     "--part",
     type=click.Choice(["document", "question", "header"]),
@@ -169,7 +169,7 @@ def schema_command(part: str) -> None:
     _echo_json(build())
 
 
-@sets.command("import-beir")
+@sets.command("import-beir", short_help="Turn a BEIR dataset split into a set file.")
 @click.argument("directory", type=click.Path(exists=True, file_okay=False, path_type=Path))
 @click.option("--split", default="test", show_default=True, help="qrels/<SPLIT>.tsv to import.")
 @click.option(
