@@ -17,6 +17,7 @@ import yaml
 from retrieval_eval.example_data import EXAMPLE_SET_NAME, questions_path
 
 REVAL = str(Path(sys.executable).parent / "reval")
+README = Path(__file__).resolve().parent.parent / "README.md"
 RATE_ROW = re.compile(r"^\s*(top1_hit_rate|top3_hit_rate)\s+(\d\.\d{3})\s+\S.*?\s(\d+)/(\d+)\s*$")
 
 
@@ -36,6 +37,14 @@ def rates(report: str) -> dict[str, tuple[float, int, int]]:
         if match and match[1] not in found:
             found[match[1]] = (float(match[2]), int(match[3]), int(match[4]))
     return found
+
+
+def readme_sample() -> list[str]:
+    """The report lines the README shows (the block marked ``doctest: quickstart-output``)."""
+    text = README.read_text(encoding="utf-8")
+    after = text.split("<!-- doctest: quickstart-output -->", 1)[1]
+    block = after.split("```text\n", 1)[1].split("```", 1)[0]
+    return [" ".join(line.split()) for line in block.splitlines() if line.strip() != "..."]
 
 
 def saved_runs(database: Path) -> list[tuple[str, str]]:
@@ -65,6 +74,11 @@ def test_quickstart_measures_saves_and_compares(tmp_path: Path) -> None:
     assert 0.0 < top1 <= top3 < 1.0
     assert "NO-BASELINE" in first.stdout
     assert "reval runs list" in first.stdout  # the next steps
+    printed = {" ".join(line.split()) for line in first.stdout.splitlines()}
+    shown = readme_sample()
+    assert len(shown) > 5
+    stale = [line for line in shown if line not in printed]
+    assert not stale, f"README's sample report differs from the quickstart's: {stale}"
 
     database = tmp_path / "runs.sqlite"
     runs = saved_runs(database)
@@ -80,6 +94,17 @@ def test_quickstart_measures_saves_and_compares(tmp_path: Path) -> None:
     assert verdict[1] == "PASS"
     assert first_id.startswith(verdict[2]) or verdict[2].startswith(first_id)
     assert len(saved_runs(database)) == 2
+    # The next step it suggests works: compare this run with the previous one.
+    suggested = re.search(r"^\s*(reval runs compare \S+ \S+)\s*$", second.stdout, re.MULTILINE)
+    assert suggested is not None, second.stdout
+    env = {k: v for k, v in os.environ.items() if not k.startswith("REVAL_")}
+    compare = subprocess.run(
+        [REVAL, *suggested[1].split()[1:]],
+        env={**env, "REVAL_HOME": str(tmp_path), "NO_COLOR": "1"},
+        capture_output=True, text=True, timeout=60, check=False,
+    )  # fmt: skip
+    assert compare.returncode == 0, compare.stderr
+    assert "PASS" in compare.stdout
 
 
 def test_quickstart_cleans_up_when_interrupted(tmp_path: Path) -> None:

@@ -9,6 +9,8 @@ Conventions in README.md (an HTML comment on the line before a fenced block):
   ``reval`` commands are still checked against the CLI.
 - ``<!-- doctest: file NAME -->`` before any block: its text is written to NAME in the
   working directory before the first block runs.
+- ``<!-- doctest: quickstart-output -->`` before a ``text`` block: lines of the
+  quickstart's report, checked by tests/test_quickstart.py (``...`` elides lines).
 
 Every shell block must carry ``run`` or ``skip``: nothing is skipped silently. Ports
 50051-50059 in the README are replaced by free ports, and the example PostgreSQL URL
@@ -42,7 +44,8 @@ from conftest import REPO_ROOT, require
 
 README = REPO_ROOT / "README.md"
 SHELL_LANGUAGES = {"console", "bash", "sh", "shell"}
-MARKER = re.compile(r"^<!--\s*doctest:\s*(?P<kind>run|skip|file)\b\s*(?P<arg>.*?)\s*-->$")
+KINDS = "run|skip|file|quickstart-output"
+MARKER = re.compile(rf"^<!--\s*doctest:\s*(?P<kind>{KINDS})\b\s*(?P<arg>.*?)\s*-->$")
 FENCE = re.compile(r"^```(?P<lang>[\w-]*)\s*$")
 PORT = re.compile(r"\b5005\d\b")
 ADDRESS = re.compile(r"127\.0\.0\.1:(\d+)")
