@@ -218,7 +218,7 @@ def _accepts_timeout(method: Callable[..., object]) -> bool:
 def _with_deadline(retriever: AsyncRetriever, timeout_s: float) -> Call:
     """``retrieve`` bound to the deadline: passed through when the retriever takes a
     ``timeout_s`` (our gRPC client and in-process adapter do), else enforced here."""
-    retrieve = retriever.retrieve
+    retrieve: Callable[..., Awaitable[list[RetrievedItem]]] = retriever.retrieve
     if _accepts_timeout(retrieve):
         return functools.partial(retrieve, timeout_s=timeout_s)
 
@@ -236,10 +236,10 @@ def _with_deadline(retriever: AsyncRetriever, timeout_s: float) -> Call:
 
 async def _describe(retriever: AsyncRetriever, timeout_s: float) -> RetrieverDescription:
     """Describe, once, at the start: a retriever that cannot answer it stops the run."""
-    describe = retriever.describe
+    describe: Callable[..., Awaitable[RetrieverDescription]] = retriever.describe
     try:
         if _accepts_timeout(describe):
-            return await describe(timeout_s=timeout_s)  # type: ignore[call-arg]
+            return await describe(timeout_s=timeout_s)
         async with asyncio.timeout(timeout_s):
             return await describe()
     except (RetrieverTimeout, TimeoutError) as e:
