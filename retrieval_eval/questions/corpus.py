@@ -29,6 +29,8 @@ def read_corpus_ids(path: Path) -> frozenset[str]:
         except json.JSONDecodeError as e:
             raise InputError(f"{path}:{number}: invalid JSON in corpus: {e.msg}") from e
         doc_id = doc.get("_id", doc.get("id")) if isinstance(doc, dict) else None
+        if isinstance(doc_id, int) and not isinstance(doc_id, bool):
+            doc_id = str(doc_id)  # some BEIR exports write numeric ids
         if not isinstance(doc_id, str) or not doc_id:
             raise InputError(f"{path}:{number}: corpus document without a string '_id'")
         ids.add(doc_id)

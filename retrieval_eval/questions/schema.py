@@ -3,7 +3,9 @@
 ``question_set_schema()`` describes a YAML/JSON set document; its ``$defs`` hold
 ``question`` (one JSONL line) and ``header`` (the optional first JSONL line). The loader is
 the authority (it also checks unique ids and prints line numbers); the schema catches the
-same shape mistakes early. VS Code (YAML extension): ``# yaml-language-server: $schema=...``.
+same shape mistakes early. Save it with ``reval sets schema > question-set.schema.json`` and
+point the editor at it (VS Code YAML extension: a first line
+``# yaml-language-server: $schema=./question-set.schema.json``).
 """
 
 from __future__ import annotations
@@ -12,8 +14,6 @@ from typing import Any
 
 from retrieval_eval.questions.formats import FORMAT_VERSION, HEADER_KEY
 from retrieval_eval.questions.model import Form
-
-SCHEMA_ID = "https://retrieval-eval.invalid/schemas/question-set-v1.json"
 
 
 def _forms() -> list[str]:
@@ -75,8 +75,7 @@ def question_set_schema() -> dict[str, Any]:
     header = header_schema()
     return {
         "$schema": "https://json-schema.org/draft/2020-12/schema",
-        "$id": SCHEMA_ID,
-        "title": "reval golden question set",
+        "title": f"reval golden question set (format version {FORMAT_VERSION})",
         "oneOf": [
             {
                 "type": "object",

@@ -74,4 +74,4 @@ def test_cli_prints_each_part(capsys) -> None:
         assert reval("sets", "schema", "--part", part) == 0
         assert json.loads(capsys.readouterr().out) == build()
     assert reval("sets", "schema") == 0
-    assert json.loads(capsys.readouterr().out)["$id"] == question_set_schema()["$id"]
+    assert json.loads(capsys.readouterr().out)["title"].startswith("reval golden question set")
