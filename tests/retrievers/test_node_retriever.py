@@ -35,19 +35,22 @@ class NodeServer:
     process: subprocess.Popen[str]
     port: int
     lines: list[str]
+    reader: threading.Thread
 
     @property
     def address(self) -> str:
         return f"grpc://127.0.0.1:{self.port}"
 
-    def stop(self) -> int:
+    def stop(self, signum: int = signal.SIGTERM) -> int:
         if self.process.poll() is None:
-            self.process.send_signal(signal.SIGTERM)
+            self.process.send_signal(signum)
         try:
-            return self.process.wait(timeout=10)
+            code = self.process.wait(timeout=10)
         except subprocess.TimeoutExpired:
             self.process.kill()
-            return self.process.wait()
+            code = self.process.wait()
+        self.reader.join(timeout=5)  # every line the process printed is in self.lines
+        return code
 
 
 def start_node(env: dict[str, str] | None = None) -> NodeServer:
@@ -76,12 +79,13 @@ def start_node(env: dict[str, str] | None = None) -> NodeServer:
             if line.startswith("listening on "):
                 bound.set()
 
-    threading.Thread(target=read, daemon=True).start()
+    reader = threading.Thread(target=read, daemon=True)
+    reader.start()
     if not bound.wait(STARTUP_S):
         process.kill()
         pytest.fail(f"node server.js did not report its port: {lines}")
     port = int(next(x for x in lines if x.startswith("listening on ")).rsplit(":", 1)[1])
-    return NodeServer(process, port, lines)
+    return NodeServer(process, port, lines, reader)
 
 
 @pytest.fixture(scope="module")
@@ -196,7 +200,8 @@ def test_token_env_of_check_retriever(
     assert "FAIL describe: UNAUTHENTICATED: missing or wrong bearer token" in refused.output
 
 
-def test_sigterm_stops_the_server_cleanly() -> None:
+@pytest.mark.parametrize("signum", [signal.SIGTERM, signal.SIGINT])
+def test_a_signal_stops_the_server_cleanly(signum: signal.Signals) -> None:
     server = start_node()
-    assert server.stop() == 0
-    assert server.lines[-1] == "stopped (SIGTERM)"
+    assert server.stop(signum) == 0
+    assert server.lines[-1] == f"stopped ({signum.name})"
