@@ -109,9 +109,11 @@ async def check_contract(
     """
     if isinstance(target, GrpcRetrieverClient):
         return await _run_checks(_Wire(target, timeout_s or DEFAULT_TIMEOUT_S))
-    resolved = target
-    if isinstance(target, str):
-        resolved = resolve(target, timeout_s=timeout_s, token=token, config_path=config_path)
+    resolved: Endpoint | PluginSpec = (
+        resolve(target, timeout_s=timeout_s, token=token, config_path=config_path)
+        if isinstance(target, str)
+        else target
+    )
     timeout_s = timeout_s or resolved.timeout_s or DEFAULT_TIMEOUT_S
     if isinstance(resolved, PluginSpec):
         return await _check_plugin(resolved, timeout_s)
