@@ -188,16 +188,22 @@ async def _work(
     for acc, index in jobs:
         question = acc.qs.questions[index]
         started = clock()
+        failure: RetrievalFailure | None = None
         try:
             items = await call(question.question, limit)
         except RetrieverError as e:
-            acc.record(index, None, _failure(e), (clock() - started) * 1000)
+            failure = _failure(e)
         except Exception as e:
             log.debug("retriever %s raised for %s", target, question.id, exc_info=True)
             failure = RetrievalFailure("internal", f"{type(e).__name__}: {e}")
-            acc.record(index, None, failure, (clock() - started) * 1000)
-        else:
-            acc.record(index, items, None, (clock() - started) * 1000)
+        latency_ms = (clock() - started) * 1000
+        if failure is None:
+            try:
+                acc.record(index, items, None, latency_ms)
+            except (AttributeError, TypeError) as e:  # not a list of RetrievedItem
+                failure = RetrievalFailure("internal", f"malformed response: {e}")
+        if failure is not None:
+            acc.record(index, None, failure, latency_ms)
         if progress is not None:
             progress.advance(acc.task)
 

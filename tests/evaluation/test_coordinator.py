@@ -260,3 +260,15 @@ async def test_underfilled_questions_are_counted_in_the_run() -> None:
     assert run.underfilled_count == 5
     assert all(q.underfilled and q.ranked_document_ids == ("doc0",) for q in run.questions)
     assert run.metrics.values["top1_hit_rate"] == pytest.approx(1 / 5)
+
+
+async def test_a_malformed_response_is_an_internal_error() -> None:
+    class Malformed(Oracle):
+        async def retrieve(self, question: str, limit: int) -> list[RetrievedItem]:
+            await super().retrieve(question, limit)
+            return [None]  # type: ignore[list-item]
+
+    run = await evaluate_set(make_set("s", 2), Malformed("bad"))
+    assert [q.error.kind for q in run.questions if q.error] == ["internal", "internal"]
+    assert run.questions[0].error is not None
+    assert "malformed response" in run.questions[0].error.message
