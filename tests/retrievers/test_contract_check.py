@@ -150,6 +150,17 @@ async def test_the_python_sdk_server_passes_every_check() -> None:
     assert details["empty-question"].startswith("INVALID_ARGUMENT: question must not be empty")
 
 
+async def test_a_ready_made_client_is_checked_and_left_open() -> None:
+    from retrieval_eval.retrievers.client import GrpcRetrieverClient
+
+    with serve(Ranked()) as handle:
+        async with GrpcRetrieverClient(handle.address, display="mine") as client:
+            results = await check_contract(client, timeout_s=2)
+            assert failed(results) == {}
+            assert results[0].detail == "connected to mine"
+            assert (await client.describe()).identifier == "ranked"  # still usable
+
+
 async def test_a_correct_raw_server_passes(broken_server) -> None:
     assert failed(await check_contract(broken_server(Faults()))) == {}
 
