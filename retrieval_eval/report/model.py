@@ -3,10 +3,10 @@
 from __future__ import annotations
 
 import re
-from collections.abc import Iterable, Mapping
+from collections.abc import Mapping
 from dataclasses import dataclass
 
-from retrieval_eval.evaluation.results import GroupMetrics, QuestionOutcome, RunResult
+from retrieval_eval.evaluation.results import GroupMetrics, RunResult
 from retrieval_eval.regression.types import Verdict
 
 
@@ -64,10 +64,6 @@ def question_flips(report: RunReport) -> dict[str, list[str]]:
         if flip.direction == "hit->miss":
             flips.setdefault(flip.question_id, []).append(f"top-{flip.k}")
     return flips
-
-
-def misses(questions: Iterable[QuestionOutcome]) -> list[QuestionOutcome]:
-    return [q for q in questions if q.answered and not q.hits.get(max(q.hits, default=3), True)]
 
 
 def duration_s(run: RunResult) -> float:
