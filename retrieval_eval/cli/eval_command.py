@@ -95,7 +95,8 @@ if TYPE_CHECKING:
     "--baseline",
     "baseline_id",
     metavar="RUN",
-    help="Judge against this run instead of the pinned or latest complete one.",
+    help="Judge every run of this invocation against RUN (an id or unique prefix) instead "
+    "of the pinned or latest complete run of the same set and retriever.",
 )
 @click.option(
     "--max-top1-drop",
