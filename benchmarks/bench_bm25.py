@@ -13,6 +13,7 @@
    own ceiling on this machine.
 
     python benchmarks/bench_bm25.py [--data ../shared/datasets/scifact] [--rounds 5]
+    python benchmarks/bench_bm25.py --scale-docs 200000   # also a synthetic 200k corpus
 """
 
 from __future__ import annotations
@@ -22,6 +23,7 @@ import asyncio
 import csv
 import gzip
 import json
+import random
 import re
 import resource
 import statistics
@@ -233,60 +235,94 @@ async def bare_pass(address: str, qs: GoldenQuestionSet) -> float:
         return time.perf_counter() - started
 
 
+def build_phase(corpus: Path, index_dir: Path, raw_dir: Path) -> None:
+    print("index build (fresh process each):")
+    plugin_build = child(BUILD_PLUGIN, str(corpus), str(index_dir))
+    raw_build = child(BUILD_RAW, str(corpus), str(raw_dir))
+    for name, (secs, rss) in (("plugin build_index", plugin_build), ("raw tantivy", raw_build)):
+        print(f"  {name:<22} {secs:6.2f} s   peak RSS {rss:7.1f} MiB")
+    print(f"  ratio plugin/raw: time {plugin_build[0] / raw_build[0]:.2f}x, "
+          f"peak RSS {plugin_build[1] / raw_build[1]:.2f}x")  # fmt: skip
+
+
+def latency_phase(index_dir: Path, data: Path, queries, qrels, rounds: int, rb_n: int) -> None:
+    texts = list(queries.values())
+    plugin = open_index(index_dir)
+    plugin_search = lambda q: plugin.retrieve(q, LIMIT)  # noqa: E731
+    raw_search = raw_tantivy(index_dir)
+    ids = lambda q: [i.document_id for i in plugin.retrieve(q, LIMIT)]  # noqa: E731
+    print(f"nDCG@10 ({len(texts)} test questions, {LIMIT} results): "
+          f"plugin {ndcg10(ids, queries, qrels):.4f}, "
+          f"raw tantivy {ndcg10(raw_search, queries, qrels):.4f}")  # fmt: skip
+    print(f"single-query latency, median of {rounds} alternating rounds:")
+    latencies(plugin_search, texts), latencies(raw_search, texts)  # warm-up
+    plugin_passes, raw_passes = [], []
+    for _ in range(rounds):
+        plugin_passes.append(latencies(plugin_search, texts))
+        raw_passes.append(latencies(raw_search, texts))
+    p = summary("plugin (in-process)", plugin_passes, len(texts))
+    r = summary("raw tantivy", raw_passes, len(texts))
+    subset = texts[:rb_n]
+    rb = summary("rank_bm25", [latencies(rank_bm25_search(data), subset)], len(subset))
+    print(f"  plugin p50 / raw tantivy p50: {p['p50'] / r['p50']:.3f}  (target <= 1.10)")
+    print(f"  plugin qps / raw tantivy qps: {p['qps'] / r['qps']:.3f}  (target >= 0.91)")
+    print(f"  rank_bm25 p50 / plugin p50:   {rb['p50'] / p['p50']:.1f}x  (target >= 20x)")
+
+
+def grpc_phase(index_dir: Path, queries, qrels, repeat: int, rounds: int) -> None:
+    print(f"over gRPC against `reval bm25 serve`, {CONCURRENCY} in flight, median of "
+          f"{rounds} rounds:")  # fmt: skip
+    engine, bare = serve_and_evaluate(index_dir, queries, qrels, repeat, rounds)
+    n = len(queries) * repeat
+    print(f"  reval evaluate_set    {engine:8,.0f} questions/s  ({n:,} questions; "
+          "target >= 1,000)")  # fmt: skip
+    print(f"  bare grpc.aio loop    {bare:8,.0f} calls/s")
+    print(f"  engine / bare: {engine / bare:.2f}")
+
+
+def scale_phase(data: Path, queries, docs: int, tmp: Path) -> None:
+    """Optional: a synthetic corpus of ``docs`` documents (SciFact's, words reshuffled)."""
+    rng = random.Random(7)
+    with gzip.open(data / "corpus.jsonl.gz", "rt", encoding="utf-8") as f:
+        base = [json.loads(line) for line in f]
+    corpus = tmp / "scaled.jsonl"
+    with corpus.open("w", encoding="utf-8") as out:
+        for i in range(docs):
+            d = base[i % len(base)]
+            words = d["text"].split()
+            rng.shuffle(words)
+            record = {"_id": f"{d['_id']}-{i}", "title": d["title"], "text": " ".join(words)}
+            out.write(json.dumps(record) + "\n")
+    print(f"scale: {docs:,} synthetic documents ({corpus.stat().st_size / 2**20:.0f} MiB JSONL)")
+    index_dir = tmp / "scaled-index"
+    secs, rss = child(BUILD_PLUGIN, str(corpus), str(index_dir))
+    plugin = open_index(index_dir)
+    segments = plugin.segments
+    print(f"  plugin build_index     {secs:6.1f} s   peak RSS {rss:7.1f} MiB   segments {segments}")
+    texts = list(queries.values())
+    summary("plugin (in-process)", [latencies(lambda q: plugin.retrieve(q, LIMIT), texts)],
+            len(texts))  # fmt: skip
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--data", type=Path, default=DEFAULT_DATA)
     parser.add_argument("--rounds", type=int, default=5)
     parser.add_argument("--rank-bm25-queries", type=int, default=30)
     parser.add_argument("--grpc-repeat", type=int, default=5, help="passes over the questions")
+    parser.add_argument("--scale-docs", type=int, default=0, help="also a synthetic corpus")
     args = parser.parse_args()
     corpus = args.data / "corpus.jsonl.gz"
     queries, qrels = load(args.data)
-    texts = list(queries.values())
+    print(f"SciFact: {corpus}, {len(queries)} test questions, {LIMIT} results per query")
     with tempfile.TemporaryDirectory(prefix="bench-bm25-") as tmp:
         index_dir, raw_dir = Path(tmp) / "index", Path(tmp) / "raw"
         raw_dir.mkdir()
-        print(f"SciFact: {corpus}, {len(queries)} test questions, {LIMIT} results per query")
-        print("index build (fresh process each):")
-        plugin_build = child(BUILD_PLUGIN, str(corpus), str(index_dir))
-        raw_build = child(BUILD_RAW, str(corpus), str(raw_dir))
-        for name, (secs, rss) in (("plugin build_index", plugin_build), ("raw tantivy", raw_build)):
-            print(f"  {name:<22} {secs:6.2f} s   peak RSS {rss:7.1f} MiB")
-        print(f"  ratio plugin/raw: time {plugin_build[0] / raw_build[0]:.2f}x, "
-              f"peak RSS {plugin_build[1] / raw_build[1]:.2f}x")  # fmt: skip
-
-        plugin = open_index(index_dir)
-        plugin_search = lambda q: plugin.retrieve(q, LIMIT)  # noqa: E731
-        raw_search = raw_tantivy(index_dir)
-        print("nDCG@10 (300 test questions, 12 results):")
-        ids = lambda q: [i.document_id for i in plugin.retrieve(q, LIMIT)]  # noqa: E731
-        print(f"  plugin {ndcg10(ids, queries, qrels):.4f}   "
-              f"raw tantivy {ndcg10(raw_search, queries, qrels):.4f}")  # fmt: skip
-
-        print(f"single-query latency, median of {args.rounds} alternating rounds:")
-        latencies(plugin_search, texts), latencies(raw_search, texts)  # warm-up
-        plugin_passes, raw_passes = [], []
-        for _ in range(args.rounds):
-            plugin_passes.append(latencies(plugin_search, texts))
-            raw_passes.append(latencies(raw_search, texts))
-        p = summary("plugin (in-process)", plugin_passes, len(texts))
-        r = summary("raw tantivy", raw_passes, len(texts))
-        subset = texts[: args.rank_bm25_queries]
-        rb = summary("rank_bm25", [latencies(rank_bm25_search(args.data), subset)], len(subset))
-        print(f"  plugin p50 / raw tantivy p50: {p['p50'] / r['p50']:.3f}  (target <= 1.10)")
-        print(f"  plugin qps / raw tantivy qps: {p['qps'] / r['qps']:.3f}  (target >= 0.91)")
-        print(f"  rank_bm25 p50 / plugin p50:   {rb['p50'] / p['p50']:.1f}x  (target >= 20x)")
-
-        print(f"over gRPC against `reval bm25 serve`, {CONCURRENCY} in flight, median of "
-              f"{args.rounds} rounds:")  # fmt: skip
-        engine, bare = serve_and_evaluate(index_dir, queries, qrels, args.grpc_repeat, args.rounds)
-        n = len(queries) * args.grpc_repeat
-        print(
-            f"  reval evaluate_set    {engine:8,.0f} questions/s  "
-            f"({n:,} questions; target >= 1,000)"
-        )
-        print(f"  bare grpc.aio loop    {bare:8,.0f} calls/s")
-        print(f"  engine / bare: {engine / bare:.2f}")
+        build_phase(corpus, index_dir, raw_dir)
+        latency_phase(index_dir, args.data, queries, qrels, args.rounds, args.rank_bm25_queries)
+        grpc_phase(index_dir, queries, qrels, args.grpc_repeat, args.rounds)
+        if args.scale_docs:
+            scale_phase(args.data, queries, args.scale_docs, Path(tmp))
     usage = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
     print(f"benchmark process peak RSS: {usage:.0f} MiB")
 

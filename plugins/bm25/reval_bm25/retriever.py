@@ -35,6 +35,11 @@ class Bm25Retriever:
         self._local = threading.local()
         self._chunked = meta.chunking is not None
 
+    @property
+    def segments(self) -> int:
+        """Segments searched (1 for a freshly built static corpus)."""
+        return int(self._searcher.num_segments)
+
     def tokens(self, question: str) -> list[str]:
         """The analyzer's tokens for ``question`` (repeats kept: they weigh the term)."""
         try:
