@@ -1,9 +1,8 @@
 """Read a corpus: BEIR-style JSONL (``_id``, ``title``, ``text``; gzip accepted) or a
 directory of ``.txt`` / ``.md`` files (id = path relative to the directory).
 
-A corpus is read twice: ``scan_corpus`` validates everything and fingerprints it before
-anything is written, then ``iter_documents`` streams it into the index. Neither pass
-holds the texts in memory.
+Documents are streamed (texts are never all held in memory); a build validates while it
+writes into a staging directory that is thrown away on the first problem.
 """
 
 from __future__ import annotations
@@ -12,6 +11,7 @@ import gzip
 import hashlib
 import io
 import json
+import zlib
 from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
@@ -62,13 +62,39 @@ def scan_corpus(path: Path) -> CorpusScan:
     hashes: dict[str, str] = {}
     for doc in iter_documents(path):
         if doc.id in hashes:
-            # Rare: look the first occurrence up again rather than hold every location.
-            first = next(d.location for d in iter_documents(path) if d.id == doc.id)
-            raise CorpusError(f"duplicate document id {doc.id!r}: {first} and {doc.location}")
+            raise duplicate_error(path, doc)
         hashes[doc.id] = doc.content_hash
     if not hashes:
-        raise CorpusError(f"{path}: empty corpus, no documents to index")
+        raise empty_error(path)
     return CorpusScan(hashes, corpus_fingerprint(hashes))
+
+
+def duplicate_error(path: Path, doc: CorpusDocument) -> CorpusError:
+    """Names both places; the first is found by a second look (rare) rather than by
+    holding every document's location in memory."""
+    first = next(d.location for d in iter_documents(path) if d.id == doc.id)
+    return CorpusError(f"duplicate document id {doc.id!r}: {first} and {doc.location}")
+
+
+def empty_error(path: Path) -> CorpusError:
+    return CorpusError(f"{path}: empty corpus, no documents to index")
+
+
+def count_documents(path: Path) -> int:
+    """A cheap count for progress bars: lines of a JSONL file, files of a directory."""
+    if path.is_dir():
+        return sum(1 for _ in _text_files(path))
+    if not path.is_file():
+        raise CorpusError(f"corpus not found: {path}")
+    count, last = 0, b"\n"
+    try:
+        with _open_binary(path) as data:
+            for block in iter(lambda: data.read(1 << 20), b""):
+                count += block.count(b"\n")
+                last = block[-1:]
+    except (gzip.BadGzipFile, EOFError, zlib.error) as e:
+        raise CorpusError(f"{path}: corrupt gzip file: {e}") from e
+    return count + (last != b"\n")
 
 
 def iter_documents(path: Path) -> Iterator[CorpusDocument]:
@@ -81,11 +107,14 @@ def iter_documents(path: Path) -> Iterator[CorpusDocument]:
         raise CorpusError(f"corpus not found: {path}")
 
 
-def _open_text(path: Path) -> IO[str]:
+def _open_binary(path: Path) -> IO[bytes]:
     with path.open("rb") as probe:
         gzipped = probe.read(2) == b"\x1f\x8b"
-    raw: IO[bytes] = gzip.open(path, "rb") if gzipped else path.open("rb")  # noqa: SIM115
-    return io.TextIOWrapper(raw, encoding="utf-8", newline=None)
+    return gzip.open(path, "rb") if gzipped else path.open("rb")
+
+
+def _open_text(path: Path) -> IO[str]:
+    return io.TextIOWrapper(_open_binary(path), encoding="utf-8", newline=None)
 
 
 def _iter_jsonl(path: Path) -> Iterator[CorpusDocument]:
@@ -96,7 +125,7 @@ def _iter_jsonl(path: Path) -> Iterator[CorpusDocument]:
                     yield _parse_line(line, f"{path}:{number}")
     except UnicodeDecodeError as e:
         raise CorpusError(f"{path}: not UTF-8 text ({e.reason} at byte {e.start})") from e
-    except (gzip.BadGzipFile, EOFError) as e:
+    except (gzip.BadGzipFile, EOFError, zlib.error) as e:
         raise CorpusError(f"{path}: corrupt gzip file: {e}") from e
 
 
@@ -120,15 +149,19 @@ def _parse_line(line: str, location: str) -> CorpusDocument:
     return CorpusDocument(doc_id, title, text, location)
 
 
-def _iter_directory(root: Path) -> Iterator[CorpusDocument]:
-    files = sorted(
+def _text_files(root: Path) -> list[Path]:
+    """Text and Markdown files under ``root``, hidden files and folders left out."""
+    return sorted(
         p
         for p in root.rglob("*")
         if p.is_file()
         and p.suffix.lower() in TEXT_SUFFIXES
         and not any(part.startswith(".") for part in p.relative_to(root).parts)
     )
-    for file in files:
+
+
+def _iter_directory(root: Path) -> Iterator[CorpusDocument]:
+    for file in _text_files(root):
         try:
             text = file.read_text(encoding="utf-8")
         except UnicodeDecodeError as e:

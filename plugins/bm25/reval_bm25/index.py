@@ -25,7 +25,16 @@ import tantivy
 from reval_bm25 import __version__
 from reval_bm25.analyzer import TOKENIZER_NAME, AnalyzerSettings, tantivy_version
 from reval_bm25.chunking import Chunking
-from reval_bm25.corpus import CorpusDocument, CorpusScan, iter_documents, scan_corpus
+from reval_bm25.corpus import (
+    CorpusDocument,
+    CorpusScan,
+    corpus_fingerprint,
+    count_documents,
+    duplicate_error,
+    empty_error,
+    iter_documents,
+    scan_corpus,
+)
 from reval_bm25.errors import Bm25IndexError
 from reval_bm25.metadata import (
     ENGINE_DIR,
@@ -86,22 +95,50 @@ def build_index(
     if chunk_words is None and chunk_overlap:
         raise Bm25IndexError("--chunk-overlap needs --chunk-words")
     settings = analyzer or AnalyzerSettings()
-    out = Path(out)
+    corpus, out = Path(corpus), Path(out)
     _check_target(out)
-    scan = scan_corpus(Path(corpus))
+    total = count_documents(corpus)
     with _staging(out, "build") as stage:
         index = _new_index(stage / ENGINE_DIR, settings)
         writer = index.writer(heap_size=WRITER_HEAP_BYTES, num_threads=1)
-        _add_all(writer, iter_documents(Path(corpus)), chunking, scan.documents, progress)
+        hashes = _write_checked(writer, corpus, chunking, total, progress)
         chunks, segments = _finish(index, writer)
-        now = _now()
-        meta = _metadata(settings, chunking, scan, chunks, str(corpus), now, "")
-        write_metadata(stage, meta, scan.hashes)
+        scan = CorpusScan(hashes, corpus_fingerprint(hashes))
+        meta = _metadata(settings, chunking, scan, chunks, str(corpus), _now(), "")
+        write_metadata(stage, meta, hashes)
     log.info("indexed %d documents (%d chunks) into %s", scan.documents, chunks, out)
     return IndexInfo(
         out, scan.documents, chunks, scan.fingerprint, chunking, segments,
         time.perf_counter() - started, added=scan.documents,
     )  # fmt: skip
+
+
+def _write_checked(
+    writer: tantivy.IndexWriter,
+    corpus: Path,
+    chunking: Chunking | None,
+    total: int,
+    progress: Progress | None,
+) -> dict[str, str]:
+    """One pass that validates while it writes; returns id -> content hash. On the first
+    problem the writer is rolled back (the caller throws the staging directory away)."""
+    hashes: dict[str, str] = {}
+
+    def checked() -> Iterator[CorpusDocument]:
+        for doc in iter_documents(corpus):
+            if doc.id in hashes:
+                raise duplicate_error(corpus, doc)
+            hashes[doc.id] = doc.content_hash
+            yield doc
+
+    try:
+        _add_all(writer, checked(), chunking, total, progress)
+        if not hashes:
+            raise empty_error(corpus)
+    except BaseException:
+        writer.rollback()
+        raise
+    return hashes
 
 
 def update_index(corpus: Path, index_dir: Path, *, progress: Progress | None = None) -> IndexInfo:
