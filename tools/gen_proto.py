@@ -18,6 +18,18 @@ def proto_files() -> list[Path]:
     return sorted(PROTO_ROOT.rglob("*.proto"))
 
 
+def _plugin(name: str) -> str:
+    """``--plugin=NAME=PATH`` for a protoc plugin installed beside this Python (a venv's
+    bin/), so that generation works without the venv on PATH."""
+    import shutil
+
+    scripts = Path(sys.executable).parent
+    found = shutil.which(name, path=str(scripts)) or shutil.which(name)
+    if found is None:
+        raise RuntimeError(f"{name} not found; pip install mypy-protobuf (the test extra)")
+    return f"--plugin={name}={found}"
+
+
 def generate(out_dir: Path) -> None:
     """Run protoc for every proto file into out_dir; raise on failure."""
     import grpc_tools
@@ -30,6 +42,8 @@ def generate(out_dir: Path) -> None:
         "protoc",
         f"-I{PROTO_ROOT}",
         f"-I{include}",
+        _plugin("protoc-gen-mypy"),
+        _plugin("protoc-gen-mypy_grpc"),
         f"--python_out={out_dir}",
         f"--grpc_python_out={out_dir}",
         f"--mypy_out={out_dir}",
