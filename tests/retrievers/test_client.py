@@ -223,10 +223,19 @@ async def test_round_robin_spreads_calls_over_replicas(
     ports = [serve_retriever(Named(name)).port for name in ("a", "b")]
     target = "ipv4:" + ",".join(f"127.0.0.1:{port}" for port in ports)
     async with GrpcRetrieverClient(target, FAST) as client:
-        await client.wait_ready(5)
-        seen = [(await client.retrieve("q", 1))[0].document_id for _ in range(20)]
-    assert set(seen) == {"a", "b"}
-    assert min(seen.count("a"), seen.count("b")) >= 5
+
+        async def who() -> str:
+            return (await client.retrieve("q", 1))[0].document_id
+
+        deadline = time.monotonic() + 10
+        while {await who() for _ in range(4)} != {"a", "b"}:  # both replicas connected
+            assert time.monotonic() < deadline, "round_robin never reached both replicas"
+        seen = [await who() for _ in range(20)]
+    assert min(seen.count("a"), seen.count("b")) >= 5, seen
+    # Without the policy gRPC picks the first address that connects and stays there.
+    pick_first = ClientOptions(timeout_s=5, load_balancing="pick_first")
+    async with GrpcRetrieverClient(target, pick_first) as client:
+        assert len({(await client.retrieve("q", 1))[0].document_id for _ in range(20)}) == 1
 
 
 def test_one_client_across_event_loops(tiny_server: ServerHandle) -> None:
