@@ -24,7 +24,7 @@ def mcnemar_exact(wins: int, losses: int) -> float:
         return 1.0
     if n <= _EXACT_UP_TO:
         tail = sum(math.comb(n, i) for i in range(m + 1))
-        return min(1.0, 2 * tail / 2**n)
+        return min(1.0, 2 * tail / (1 << n))
     return min(1.0, 2 * _binomial_half_tail(n, m))
 
 

@@ -31,7 +31,7 @@ _loads = json.loads
 #: string by string with the C string encoder, and a row's three lists are decoded in one
 #: scanner call. Both produce and read ordinary JSON arrays.
 _encode_string = json.encoder.encode_basestring
-_scan = json.scanner.make_scanner(json.JSONDecoder())
+_scan = json.scanner.make_scanner(json.JSONDecoder())  # type: ignore[arg-type]
 _FORMS = {f.value: f for f in Form}
 
 
@@ -196,7 +196,7 @@ def outcome_from_tuple(row: tuple[Any, ...]) -> QuestionOutcome:
 
 
 def run_from_row(
-    row: Mapping[str, Any], labels: Mapping[str, str], outcomes: tuple[QuestionOutcome, ...]
+    row: Mapping[Any, Any], labels: Mapping[str, str], outcomes: tuple[QuestionOutcome, ...]
 ) -> RunResult:
     latency = row["latency_json"]
     return RunResult(

@@ -7,10 +7,11 @@ another writer holds the lock, so concurrent ``reval eval`` processes all get st
 from __future__ import annotations
 
 import logging
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from datetime import datetime
 from functools import partial
-from typing import Any
+from pathlib import Path
+from typing import Any, TypeVar
 
 from sqlalchemy import Connection, Engine, delete, insert, select, update
 from sqlalchemy.engine import URL
@@ -28,6 +29,7 @@ from retrieval_eval.store.types import RunSummary
 from retrieval_eval.store.url import is_default_location, mask, resolve_url, sqlite_path
 
 log = logging.getLogger(__name__)
+T = TypeVar("T")
 
 DEFAULT_LOCK_TIMEOUT_S = 30.0
 _OUTCOME_COLUMNS = [getattr(OutcomeRow, c) for c in serialize.OUTCOME_COLUMNS]
@@ -74,8 +76,8 @@ class RunStore:
 
     # --- writing -------------------------------------------------------------------------
 
-    def _write(self, action: str, work: Any) -> Any:
-        def attempt() -> Any:
+    def _write(self, action: str, work: Callable[[Connection], T]) -> T:
+        def attempt() -> T:
             options = {BEGIN_MODE: "IMMEDIATE"}
             with self._engine.connect().execution_options(**options) as conn, conn.begin():
                 return work(conn)
@@ -162,8 +164,8 @@ class RunStore:
 
     # --- reading -------------------------------------------------------------------------
 
-    def _read(self, action: str, work: Any) -> Any:
-        def attempt() -> Any:
+    def _read(self, action: str, work: Callable[[Connection], T]) -> T:
+        def attempt() -> T:
             with self._engine.connect() as conn, conn.begin():
                 return work(conn)
 
@@ -272,7 +274,7 @@ class RunStore:
         return self._read(f"loading run {run_id}", lambda conn: _summaries(conn, query))[0]
 
 
-def _prepare_directory(url: URL, path: Any) -> None:
+def _prepare_directory(url: URL, path: Path) -> None:
     """Create the default store's directory on first use; an explicit path's directory
     must exist (a typo should not silently create a tree)."""
     with translated(url, "creating the store directory"):
@@ -287,7 +289,9 @@ def _prepare_directory(url: URL, path: Any) -> None:
 def _insert_run(
     conn: Connection, row: dict[str, Any], run: RunResult, outcomes: list[tuple[Any, ...]]
 ) -> None:
-    pk = conn.execute(insert(RunRow), row).inserted_primary_key[0]
+    key = conn.execute(insert(RunRow), row).inserted_primary_key
+    assert key is not None
+    pk = key[0]
     insert_rows(
         conn,
         OutcomeRow.__tablename__,

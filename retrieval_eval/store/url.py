@@ -56,12 +56,12 @@ def resolve_url(url: str | None = None) -> URL:
 
 def mask(url: URL | str) -> str:
     """The URL as text with any password replaced by ``***``, for messages and logs."""
-    if isinstance(url, str):
-        try:
-            url = make_url(url)
-        except ArgumentError:
-            return "<unparseable URL>" if "@" in url else url
-    return url.render_as_string(hide_password=True)
+    if isinstance(url, URL):
+        return url.render_as_string(hide_password=True)
+    try:
+        return make_url(url).render_as_string(hide_password=True)
+    except ArgumentError:
+        return "<unparseable URL>" if "@" in url else url
 
 
 def sqlite_path(url: URL) -> Path | None:
