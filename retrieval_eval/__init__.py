@@ -11,6 +11,7 @@ __version__ = "0.1.0"
 
 _LAZY = {
     "serve": "retrieval_eval.retrievers.server",
+    "ServerTls": "retrieval_eval.retrievers.server",
     "load_question_set": "retrieval_eval.questions.loading",
     "evaluate": "retrieval_eval.evaluation.coordinator",
 }
