@@ -126,3 +126,18 @@ def test_quickstart_cleans_up_when_interrupted(tmp_path: Path) -> None:
     # Interrupted (130), or it had already finished (0) before the signal arrived.
     assert process.returncode in (0, 130), rest
     assert list(scratch.iterdir()) == []  # the temporary index is gone
+
+
+def test_quickstart_without_the_bm25_plugin_says_how_to_install_it(tmp_path: Path) -> None:
+    hide_plugin = (
+        "import sys; sys.modules['reval_bm25'] = None; "
+        "from retrieval_eval.cli.main import main; main(['quickstart'])"
+    )
+    env = {**os.environ, "REVAL_HOME": str(tmp_path)}
+    done = subprocess.run(
+        [sys.executable, "-c", hide_plugin], env=env, capture_output=True, text=True,
+        timeout=60, check=False,
+    )  # fmt: skip
+    assert done.returncode == 2, done.stderr
+    assert "pip install -e ./plugins/bm25" in done.stderr
+    assert not (tmp_path / "runs.sqlite").exists()  # failed before touching the store
