@@ -11,9 +11,9 @@ from pathlib import Path
 
 from retrieval_eval.store import RunStore
 
-WRITERS = 6
-RUNS_EACH = 4
-QUESTIONS = 300
+WRITERS = 4
+RUNS_EACH = 3
+QUESTIONS = 150
 
 WRITER = """
 import sys, time
