@@ -101,7 +101,7 @@ def load(data: Path) -> tuple[dict[str, str], dict[str, dict[str, int]]]:
     return queries, qrels
 
 
-def raw_tantivy(index_dir: Path) -> Callable[[str], list[str]]:
+def raw_tantivy(index_dir: Path) -> Callable[[str], list[tuple[str, float]]]:
     """Tantivy called directly: the same files, analyzer and disjunction of term queries."""
     index = tantivy.Index.open(str(index_dir / ENGINE_DIR))
     index.register_tokenizer(TOKENIZER_NAME, AnalyzerSettings().build())
@@ -109,13 +109,14 @@ def raw_tantivy(index_dir: Path) -> Callable[[str], list[str]]:
     searcher, schema, analyzer = index.searcher(), index.schema, AnalyzerSettings().build()
     should, term = tantivy.Occur.Should, tantivy.Query.term_query
 
-    def search(question: str) -> list[str]:
+    def search(question: str) -> list[tuple[str, float]]:
+        """(id, score) pairs: the same information the plugin returns, as bare tuples."""
         tokens = analyzer.analyze(question)
         query = tantivy.Query.boolean_query(
             [(should, term(schema, BODY, t, index_option="freq")) for t in tokens]
         )
         hits = searcher.search(query, limit=LIMIT, count=False).hits
-        return [searcher.doc(address).get_first(ID) for _, address in hits]
+        return [(searcher.doc(address).get_first(ID), score) for score, address in hits]
 
     return search
 
@@ -257,9 +258,10 @@ def latency_phase(index_dir: Path, data: Path, queries, qrels, rounds: int, rb_n
     plugin_search = lambda q: plugin.retrieve(q, LIMIT)  # noqa: E731
     raw_search = raw_tantivy(index_dir)
     ids = lambda q: [i.document_id for i in plugin.retrieve(q, LIMIT)]  # noqa: E731
+    raw_ids = lambda q: [doc for doc, _ in raw_search(q)]  # noqa: E731
     print(f"nDCG@10 ({len(texts)} test questions, {LIMIT} results): "
           f"plugin {ndcg10(ids, queries, qrels):.4f}, "
-          f"raw tantivy {ndcg10(raw_search, queries, qrels):.4f}")  # fmt: skip
+          f"raw tantivy {ndcg10(raw_ids, queries, qrels):.4f}")  # fmt: skip
     print(f"single-query latency, median of {rounds} alternating rounds:")
     latencies(plugin_search, texts), latencies(raw_search, texts)  # warm-up
     plugin_passes, raw_passes = [], []
