@@ -8,6 +8,8 @@ import re
 import signal
 import subprocess
 import sys
+from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
 
 import grpc
@@ -139,3 +141,24 @@ def test_serve_without_the_token_variable_is_a_usage_error(index_dir: Path, caps
     code = _reval("bm25", "serve", str(index_dir), "--token-env", "BM25_UNSET_VAR")
     assert code == 2
     assert "BM25_UNSET_VAR" in capsys.readouterr().err
+
+
+def test_serve_a_missing_index_is_bad_input(tmp_path: Path, capsys) -> None:
+    assert _reval("bm25", "serve", str(tmp_path / "absent")) == 2
+    assert f"index not found: {tmp_path / 'absent'}" in capsys.readouterr().err
+
+
+def test_serve_on_a_busy_port_is_an_infrastructure_failure(index_dir: Path, capsys) -> None:
+    with serve_in_thread(index_dir) as address:
+        assert _reval("bm25", "serve", str(index_dir), "--address", address) == 3
+    assert f"cannot listen on {address}" in capsys.readouterr().err
+
+
+@contextmanager
+def serve_in_thread(index_dir: Path) -> Iterator[str]:
+    from retrieval_eval import serve
+
+    retriever = open_index(index_dir)
+    with serve(retriever, "127.0.0.1:0") as handle:
+        yield handle.address
+    retriever.close()
