@@ -19,7 +19,7 @@ from __future__ import annotations
 
 import itertools
 import math
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Callable, Collection, Iterable, Sequence
 from typing import NamedTuple
 
 from retrieval_eval.evaluation.results import GroupMetrics, NoAnswerStats, QuestionOutcome
@@ -51,15 +51,20 @@ def rank_metrics(
     ``ranked`` holds distinct documents; ``expected`` must not be empty.
     """
     cutoffs = sorted(ks)
-    values = _rank_values(ranked, frozenset(expected), cutoffs)
+    values = _rank_values(ranked, tuple(expected), cutoffs)
     names = [f"{m}@{k}" for k in cutoffs for m in ("mrr", "recall", "ndcg")]
     return dict(zip(names, values, strict=True))
 
 
-def _rank_values(ranked: Sequence[str], targets: frozenset[str], ks: Sequence[int]) -> list[float]:
+def _rank_values(
+    ranked: Sequence[str], expected: tuple[str, ...], ks: Sequence[int]
+) -> list[float]:
     """[mrr@k, recall@k, ndcg@k for each k in ascending ``ks``], computed in one pass."""
-    if not targets:
+    if not expected:
         raise ValueError("rank metrics need at least one expected document")
+    # Labels are a handful of ids: a tuple scan beats building a set, except for long lists.
+    targets: Collection[str] = expected if len(expected) <= 8 else frozenset(expected)
+    total = len(set(expected)) if len(expected) > 1 else 1
     positions = [i for i, doc in enumerate(ranked[: ks[-1]]) if doc in targets]
     values: list[float] = []
     found = 0
@@ -69,8 +74,8 @@ def _rank_values(ranked: Sequence[str], targets: frozenset[str], ks: Sequence[in
             dcg += _DISCOUNTS[positions[found]]
             found += 1
         values.append(1.0 / (positions[0] + 1) if found else 0.0)
-        values.append(found / len(targets))
-        values.append(dcg / _IDEAL[min(k, len(targets), len(_DISCOUNTS))])
+        values.append(found / total)
+        values.append(dcg / _IDEAL[min(k, total, len(_DISCOUNTS))])
     return values
 
 
@@ -95,8 +100,8 @@ def _row(outcome: QuestionOutcome, ks: tuple[int, ...]) -> _Row:
         hits = tuple(computed[k] for k in ks)
     if not outcome.expected_document_ids:
         return _Row(False, hits, None, not outcome.ranked_document_ids)
-    targets = frozenset(outcome.expected_document_ids)
-    return _Row(False, hits, _rank_values(outcome.ranked_document_ids, targets, ks))
+    expected = outcome.expected_document_ids
+    return _Row(False, hits, _rank_values(outcome.ranked_document_ids, expected, ks))
 
 
 def _aggregate(rows: Sequence[_Row], ks: tuple[int, ...]) -> GroupMetrics:

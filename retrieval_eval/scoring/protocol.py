@@ -16,7 +16,7 @@ A failed retrieval is an error, never a miss: its outcome carries no hits at all
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Sequence
+from collections.abc import Collection, Iterable, Sequence
 
 from retrieval_eval.errors import InputError
 from retrieval_eval.evaluation.results import QuestionOutcome, RetrievalFailure
@@ -70,12 +70,20 @@ def distinct_documents(result_ids: Iterable[str], separator: str) -> tuple[str, 
 
 def hits_at(ranked: Sequence[str], expected: Iterable[str], ks: Sequence[int]) -> dict[int, bool]:
     """k -> hit within the k best distinct documents (no expected docs: hit iff empty)."""
-    targets = frozenset(expected)
+    targets = expected if isinstance(expected, tuple | frozenset) else tuple(expected)
     if not targets:
         nothing = not ranked
         return {k: nothing for k in ks}
-    first = next((i for i, doc in enumerate(ranked) if doc in targets), None)
+    first = first_hit(ranked, targets)
     return {k: first is not None and first < k for k in ks}
+
+
+def first_hit(ranked: Sequence[str], targets: Collection[str]) -> int | None:
+    """Rank (0-based) of the first expected document among ``ranked``, or None."""
+    for rank, doc in enumerate(ranked):
+        if doc in targets:
+            return rank
+    return None
 
 
 def score_question(
@@ -103,7 +111,7 @@ def score_question(
             latency_ms=latency_ms,
             error=failure,
         )
-    raw = tuple(item.document_id for item in items)
+    raw = tuple([item.document_id for item in items])
     ranked = distinct_documents(raw[:limit], separator)
     return QuestionOutcome(
         question_id=q.id,

@@ -197,3 +197,9 @@ def test_metrics_match_pytrec_eval_on_a_real_bm25_ranking(scifact_dir: Path) -> 
         questions[qid] = (qrels[qid], [ids[i] for i in best])
     assert sum(bool(rel & set(ranked[:10])) for rel, ranked in questions.values()) >= 20
     _cross_check(questions, (1, 3, 5, 10))
+
+
+def test_duplicate_labels_count_once_in_recall() -> None:
+    values = rank_metrics(["a", "b"], ["a", "a", "c"], (1, 3))
+    assert values["recall@3"] == 0.5
+    assert values["ndcg@1"] == 1.0
