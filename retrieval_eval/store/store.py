@@ -8,7 +8,6 @@ from __future__ import annotations
 
 import logging
 from collections.abc import Callable, Mapping
-from datetime import datetime
 from functools import partial
 from pathlib import Path
 from typing import Any, TypeVar
@@ -17,9 +16,9 @@ from sqlalchemy import Connection, Engine, delete, insert, select, update
 from sqlalchemy.engine import URL
 from sqlalchemy.exc import IntegrityError
 
-from retrieval_eval.errors import InputError, UnknownNameError
+from retrieval_eval.errors import InputError, StoreError, UnknownNameError
 from retrieval_eval.evaluation.results import RunResult, RunState
-from retrieval_eval.store import serialize
+from retrieval_eval.store import queries, serialize
 from retrieval_eval.store.bulk import insert_rows
 from retrieval_eval.store.engine import BEGIN_MODE, create_store_engine, translated, with_retry
 from retrieval_eval.store.ids import new_run_id
@@ -33,7 +32,6 @@ T = TypeVar("T")
 
 DEFAULT_LOCK_TIMEOUT_S = 30.0
 _OUTCOME_COLUMNS = [getattr(OutcomeRow, c) for c in serialize.OUTCOME_COLUMNS]
-_BATCH = 500  # ids per IN (...) clause
 
 
 class RunStore:
@@ -96,7 +94,7 @@ class RunStore:
                     f"saving run {run_id}",
                     partial(_insert_run, row=row, run=run, outcomes=outcomes),
                 )
-            except Exception as e:
+            except StoreError as e:
                 if isinstance(e.__cause__, IntegrityError) and _id_taken(e.__cause__):
                     if run.run_id:
                         taken = f"run {run.run_id!r} is already stored in {self.url}"
@@ -141,18 +139,9 @@ class RunStore:
             raise InputError(f"--keep must be 0 or more, got {keep}")
 
         def work(conn: Connection) -> int:
-            rows = conn.execute(
-                select(RunRow.pk, RunRow.set_name, RunRow.retriever_identifier, RunRow.pinned)
-                .order_by(RunRow.started_ts.desc(), RunRow.pk.desc())
-            ).all()  # fmt: skip
-            seen: dict[tuple[str, str], int] = {}
-            doomed = []
-            for pk, set_name, retriever, pinned in rows:
-                rank = seen[(set_name, retriever)] = seen.get((set_name, retriever), 0) + 1
-                if rank > keep and not pinned:
-                    doomed.append(pk)
-            for i in range(0, len(doomed), _BATCH):
-                chunk = doomed[i : i + _BATCH]
+            doomed = queries.prune_victims(conn, keep)
+            for i in range(0, len(doomed), queries.BATCH):
+                chunk = doomed[i : i + queries.BATCH]
                 conn.execute(delete(OutcomeRow).where(OutcomeRow.run_pk.in_(chunk)))
                 conn.execute(delete(LabelRow).where(LabelRow.run_pk.in_(chunk)))
                 conn.execute(delete(RunRow).where(RunRow.pk.in_(chunk)))
@@ -176,16 +165,9 @@ class RunStore:
         prefix = run_id.strip()
         if not prefix:
             raise InputError("empty run id")
-
-        def work(conn: Connection) -> list[str]:
-            exact = conn.scalar(select(RunRow.run_id).where(RunRow.run_id == prefix))
-            if exact is not None:
-                return [exact]
-            pattern = prefix.replace("\\", "\\\\").replace("%", "\\%").replace("_", "\\_")
-            query = select(RunRow.run_id).where(RunRow.run_id.like(pattern + "%", escape="\\"))
-            return list(conn.scalars(query.order_by(RunRow.run_id).limit(6)))
-
-        matches = self._read(f"looking up run {prefix}", work)
+        matches = self._read(
+            f"looking up run {prefix}", lambda conn: queries.ids_matching(conn, prefix)
+        )
         if not matches:
             raise UnknownNameError("run", prefix)
         if len(matches) > 1:
@@ -224,22 +206,8 @@ class RunStore:
     ) -> list[RunSummary]:
         """Runs newest first. ``retriever`` matches the identifier or the target; every
         given label must match."""
-        query = select(RunRow)
-        if set_name is not None:
-            query = query.where(RunRow.set_name == set_name)
-        if retriever is not None:
-            query = query.where(
-                (RunRow.retriever_identifier == retriever) | (RunRow.retriever_target == retriever)
-            )
-        if state is not None:
-            query = query.where(RunRow.state == state.value)
-        for key, value in (labels or {}).items():
-            labelled = select(LabelRow.run_pk).where(LabelRow.key == key, LabelRow.value == value)
-            query = query.where(RunRow.pk.in_(labelled))
-        query = query.order_by(RunRow.started_ts.desc(), RunRow.pk.desc())
-        if limit is not None:
-            query = query.limit(limit)
-        return list(self._read("listing runs", lambda conn: _summaries(conn, query)))
+        query = queries.list_query(set_name, retriever, labels, state, limit)
+        return self._read("listing runs", lambda conn: queries.summaries(conn, query))
 
     def find_baseline(self, run: RunResult, baseline_id: str | None = None) -> RunResult | None:
         """The run to judge ``run`` against: ``baseline_id`` if given; else the pinned run
@@ -247,31 +215,18 @@ class RunStore:
         that started no later than ``run``. Never ``run`` itself."""
         if baseline_id is not None:
             return self.get(baseline_id)
-        same = (RunRow.set_name == run.set_name) & (
-            RunRow.retriever_identifier == run.retriever.identifier
-        )
-        if run.run_id is not None:
-            same = same & (RunRow.run_id != run.run_id)
-        order = (RunRow.started_ts.desc(), RunRow.pk.desc())
-        pinned = select(RunRow.run_id).where(same, RunRow.pinned.is_(True))
-        pinned = pinned.order_by(*order).limit(1)
-        latest = (
-            select(RunRow.run_id)
-            .where(same, RunRow.state == RunState.COMPLETE.value)
-            .where(RunRow.started_ts <= serialize.epoch(run.started_at))
-            .order_by(*order)
-            .limit(1)
-        )
+        pinned, latest = queries.baseline_queries(run)
 
         def work(conn: Connection) -> str | None:
-            return conn.scalar(pinned) or conn.scalar(latest)
+            found = conn.scalar(pinned) or conn.scalar(latest)
+            return None if found is None else str(found)
 
         found = self._read("finding the baseline", work)
         return None if found is None else self.get(found)
 
     def _summary(self, run_id: str) -> RunSummary:
         query = select(RunRow).where(RunRow.run_id == run_id)
-        return self._read(f"loading run {run_id}", lambda conn: _summaries(conn, query))[0]
+        return self._read(f"loading run {run_id}", lambda conn: queries.summaries(conn, query))[0]
 
 
 def _prepare_directory(url: URL, path: Path) -> None:
@@ -306,35 +261,3 @@ def _insert_run(
 def _id_taken(error: IntegrityError) -> bool:
     text = str(error.orig).lower()
     return "run_id" in text or "reval_runs" in text
-
-
-def _summaries(conn: Connection, query: Any) -> list[RunSummary]:
-    rows = conn.execute(query).mappings().all()
-    labels: dict[int, dict[str, str]] = {}
-    pks = [r["pk"] for r in rows]
-    for i in range(0, len(pks), _BATCH):
-        chunk = select(LabelRow.run_pk, LabelRow.key, LabelRow.value).where(
-            LabelRow.run_pk.in_(pks[i : i + _BATCH])
-        )
-        for run_pk, key, value in conn.execute(chunk):
-            labels.setdefault(run_pk, {})[key] = value
-    return [
-        RunSummary(
-            run_id=r["run_id"],
-            set_name=r["set_name"],
-            set_fingerprint=r["set_fingerprint"],
-            retriever_identifier=r["retriever_identifier"],
-            retriever_version=r["retriever_version"],
-            retriever_target=r["retriever_target"],
-            state=RunState(r["state"]),
-            started_at=datetime.fromisoformat(r["started_at"]),
-            finished_at=datetime.fromisoformat(r["finished_at"]),
-            question_count=r["question_count"],
-            error_count=r["error_count"],
-            top1_hit_rate=r["top1_hit_rate"],
-            top3_hit_rate=r["top3_hit_rate"],
-            pinned=bool(r["pinned"]),
-            labels=labels.get(r["pk"], {}),
-        )
-        for r in rows
-    ]
