@@ -122,3 +122,12 @@ def test_files_win_over_names(tmp_path, monkeypatch) -> None:
     (tmp_path / "example-faq").write_text("not a set file: no suffix")
     with pytest.raises(QuestionSetError, match="unknown set file type"):
         load_question_set("example-faq")
+
+
+@pytest.mark.usefixtures("test_providers")
+def test_a_provider_returning_something_else_is_named() -> None:
+    with pytest.raises(PluginError) as caught:
+        load_question_set("wrong-type")
+    assert (
+        str(caught.value) == "question-set provider 'test-wrong-type' returned int for 'wrong-type'"
+    )

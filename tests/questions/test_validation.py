@@ -378,3 +378,24 @@ def test_keys_given_twice_are_caught_in_json_whatever_the_spacing(tmp_path: Path
         '{"id": "a", "question": "k\\": v", "expected_document_ids": []}\n',
     )
     assert load_question_set(clean).questions[0].question == 'k": v'
+
+
+@pytest.mark.parametrize(
+    ("name", "text", "expected"),
+    [
+        ("empty.yaml", "", "{path}:1: expected a mapping with a 'questions' list, got null"),
+        ("empty.json", "", "{path}:1: invalid JSON: Expecting value (column 1)"),
+        ("empty.jsonl", "\n\n", "{path}: the set has no questions"),
+        (
+            "two.yaml",
+            "questions: []\n---\nquestions: []\n",
+            "{path}:2: invalid YAML: but found another document "
+            "(expected a single document in the stream at line 1)",
+        ),
+    ],
+)
+def test_empty_and_multi_document_files(
+    tmp_path: Path, name: str, text: str, expected: str
+) -> None:
+    path = write(tmp_path / name, text)
+    assert only(path) == expected.format(path=path)
