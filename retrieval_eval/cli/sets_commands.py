@@ -66,7 +66,7 @@ def list_command(fmt: str) -> None:
             rows.append([item.info.name, item.info.provider, count, item.info.source])
         _table(rows)
     else:
-        click.echo("no question-set providers installed (set files work by path)")
+        click.echo("no registered question sets (set files need no registration)")
     broken = [f"{i.info.provider}:{i.info.name}: {i.error}" for i in listings if i.error]
     broken += [str(f) for f in failures]
     if broken:
