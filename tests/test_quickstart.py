@@ -79,6 +79,13 @@ def test_quickstart_measures_saves_and_compares(tmp_path: Path) -> None:
     assert len(shown) > 5
     stale = [line for line in shown if line not in printed]
     assert not stale, f"README's sample report differs from the quickstart's: {stale}"
+    prose = re.search(
+        r"first for (\d+) of (\d+) questions and within the first three for (\d+)",
+        " ".join(README.read_text(encoding="utf-8").split()),
+    )
+    assert prose is not None, "README no longer explains the quickstart's numbers"
+    hits = found["top1_hit_rate"][1], questions, found["top3_hit_rate"][1]
+    assert tuple(map(int, prose.groups())) == hits
 
     database = tmp_path / "runs.sqlite"
     runs = saved_runs(database)
