@@ -29,13 +29,21 @@ import json
 import os
 import re
 import tempfile
-from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
 import yaml
 
+from retrieval_eval.questions.jsondecode import (
+    KEY_END,
+    PLAIN,
+    WITH_DUPLICATES,
+    DuplicateKeys,
+    decode_checked,
+    keys_in_line,
+    keys_in_set,
+)
 from retrieval_eval.questions.locate import (
     JsonLines,
     JsonlLines,
@@ -71,54 +79,7 @@ class RawSet:
     duplicate_keys: dict[int, list[tuple[str, int | None]]] = field(default_factory=dict)
 
 
-class _DuplicateKeys(dict):  # type: ignore[type-arg]
-    """A JSON object in which some key appeared more than once (the last one won)."""
-
-    duplicates: list[str]
-
-
-def _pairs_hook(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
-    data = dict(pairs)
-    if len(data) == len(pairs):
-        return data
-    marked = _DuplicateKeys(data)
-    seen: set[str] = set()
-    marked.duplicates = [k for k, _ in pairs if k in seen or seen.add(k)]  # type: ignore[func-returns-value]
-    return marked
-
-
-_JSON = json.JSONDecoder(object_pairs_hook=_pairs_hook)
-_PLAIN = json.JSONDecoder()
-#: Ends of JSON keys (and maybe of some string values): never fewer than the keys present.
-_KEY_END = re.compile(r'"\s*:')
-
-
-def _decode(text: str, keys_seen: Callable[[Any], int]) -> Any:
-    """Decode on the fast path; redo with the duplicate-key hook only if a key may repeat.
-
-    ``_KEY_END`` counts at least one match per key in the text; when that count equals the
-    number of keys the decoded mappings hold, no key can have been given twice.
-    """
-    data = _PLAIN.decode(text)
-    if len(_KEY_END.findall(text)) == keys_seen(data):
-        return data
-    return _JSON.decode(text)
-
-
-def _keys_in_set(data: Any) -> int:
-    """Keys of the top level and of each question (deeper mappings force the slow path)."""
-    questions = data.get("questions") if type(data) is dict else data
-    count = len(data) if type(data) is dict else 0
-    if type(questions) is list:
-        count += sum(len(q) for q in questions if type(q) is dict)
-    return count
-
-
 _UNREADABLE = object()
-
-
-def _keys_in_line(obj: Any) -> int:
-    return len(obj) if type(obj) is dict else 0
 
 
 def set_format(path: Path) -> str | None:
@@ -212,18 +173,18 @@ def parse_yaml(text: str, source: str, default_name: str) -> RawSet:
 
 def parse_json(text: str, source: str, default_name: str) -> RawSet:
     try:
-        data = _decode(text, _keys_in_set)
+        data = decode_checked(text, keys_in_set)
     except json.JSONDecodeError as e:
         problem = _syntax(source, e.lineno, "JSON", f"{e.msg} (column {e.colno})", text)
         return RawSet(source, default_name, {}, None, problems=[problem])
     header, questions = _split_document(data)
     dups: dict[int, list[tuple[str, int | None]]] = {}
     locator = JsonLines(text)
-    if isinstance(data, _DuplicateKeys):
+    if isinstance(data, DuplicateKeys):
         dups[-1] = [(k, locator.header_line(k)) for k in data.duplicates]
     if isinstance(questions, list):
         for index, q in enumerate(questions):
-            if isinstance(q, _DuplicateKeys):
+            if isinstance(q, DuplicateKeys):
                 dups[index] = [(k, locator.question_line(index)) for k in q.duplicates]
     return RawSet(source, default_name, header, questions, locator, duplicate_keys=dups)
 
@@ -232,7 +193,7 @@ def parse_jsonl(text: str, source: str, default_name: str) -> RawSet:
     numbered = [(n, line) for n, line in enumerate(text.split("\n"), 1) if line.strip()]
     objects: list[Any] = []
     problems: list[Problem] = []
-    decode = _PLAIN.decode
+    decode = PLAIN.decode
     for number, line in numbered:
         try:
             objects.append(decode(line))
@@ -240,9 +201,9 @@ def parse_jsonl(text: str, source: str, default_name: str) -> RawSet:
             what = f"{e.msg} (column {e.colno})"
             problems.append(_syntax(source, number, "JSON", what, line, exact=True))
             objects.append(_UNREADABLE)
-    if len(_KEY_END.findall(text)) != sum(_keys_in_line(o) for o in objects):
+    if len(KEY_END.findall(text)) != sum(keys_in_line(o) for o in objects):
         objects = [
-            o if o is _UNREADABLE else _JSON.decode(line)
+            o if o is _UNREADABLE else WITH_DUPLICATES.decode(line)
             for o, (_, line) in zip(objects, numbered, strict=True)
         ]
     header: dict[str, Any] = {}
@@ -255,10 +216,10 @@ def parse_jsonl(text: str, source: str, default_name: str) -> RawSet:
             continue
         if position == 0 and isinstance(obj, dict) and HEADER_KEY in obj:
             header, header_line = dict(obj), number
-            if isinstance(obj, _DuplicateKeys):
+            if isinstance(obj, DuplicateKeys):
                 dups[-1] = [(k, number) for k in obj.duplicates]
             continue
-        if isinstance(obj, _DuplicateKeys):
+        if isinstance(obj, DuplicateKeys):
             dups[len(questions)] = [(k, number) for k in obj.duplicates]
         questions.append(obj)
         lines.append(number)
