@@ -14,28 +14,23 @@ Interruption: when the evaluation is cancelled (Ctrl-C under ``evaluate``, or
 ``task.cancel()`` on ``evaluate_all``), in-flight calls are cancelled and
 ``EvaluationInterrupted`` is raised carrying every run built from what was measured:
 unfinished runs have state INTERRUPTED and hold only their measured questions.
+``evaluate`` (the sync entry the CLI uses) raises the same error, so the CLI can save and
+report the measured part before exiting 130.
 """
 
 from __future__ import annotations
 
 import asyncio
-import functools
-import inspect
 import logging
 import time
-from collections.abc import Awaitable, Callable, Iterator, Mapping, Sequence
+from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Protocol
 
-from retrieval_eval.errors import (
-    InputError,
-    Interrupted,
-    RetrieverError,
-    RetrieverTimeout,
-    RetrieverUnavailable,
-)
+from retrieval_eval.errors import InputError, Interrupted, RetrieverError
 from retrieval_eval.evaluation.accumulate import RunAccumulator
+from retrieval_eval.evaluation.deadlines import Call, describe_once, with_deadline
 from retrieval_eval.evaluation.results import (
     DEFAULT_KS,
     DEFAULT_OVERFETCH,
@@ -44,12 +39,10 @@ from retrieval_eval.evaluation.results import (
     RunResult,
 )
 from retrieval_eval.questions.model import GoldenQuestionSet
-from retrieval_eval.retrievers.types import AsyncRetriever, RetrievedItem, RetrieverDescription
+from retrieval_eval.retrievers.types import AsyncRetriever, RetrieverDescription
 from retrieval_eval.scoring.protocol import normalize_ks, request_limit
 
 log = logging.getLogger(__name__)
-
-Call = Callable[[str, int], Awaitable[list[RetrievedItem]]]
 
 
 @dataclass(frozen=True, slots=True)
@@ -126,7 +119,7 @@ async def evaluate_all(
     """
     base = check_options(options)
     try:
-        descriptions = await asyncio.gather(*(_describe(r, base.timeout_s) for r in retrievers))
+        descriptions = await asyncio.gather(*(describe_once(r, base.timeout_s) for r in retrievers))
     except asyncio.CancelledError:
         raise EvaluationInterrupted([]) from None
     grid = [
@@ -171,7 +164,7 @@ def _start_pool(
 ) -> None:
     jobs = ((acc, i) for acc in runs for i in range(len(acc.outcomes)))
     total = sum(len(acc.outcomes) for acc in runs)
-    call = _with_deadline(retriever, base.timeout_s)
+    call = with_deadline(retriever, base.timeout_s)
     for _ in range(min(base.concurrency, total)):
         group.create_task(_work(call, iter(jobs), base.limit, retriever.target, progress))
 
@@ -213,47 +206,6 @@ def _failure(error: RetrieverError) -> RetrievalFailure:
     return RetrievalFailure(error.kind, code + error.details)
 
 
-def _accepts_timeout(method: Callable[..., object]) -> bool:
-    try:
-        parameters = inspect.signature(method).parameters.values()
-    except (TypeError, ValueError):
-        return False
-    return any(p.name == "timeout_s" or p.kind is p.VAR_KEYWORD for p in parameters)
-
-
-def _with_deadline(retriever: AsyncRetriever, timeout_s: float) -> Call:
-    """``retrieve`` bound to the deadline: passed through when the retriever takes a
-    ``timeout_s`` (our gRPC client and in-process adapter do), else enforced here."""
-    retrieve: Callable[..., Awaitable[list[RetrievedItem]]] = retriever.retrieve
-    if _accepts_timeout(retrieve):
-        return functools.partial(retrieve, timeout_s=timeout_s)
-
-    async def bounded(question: str, limit: int) -> list[RetrievedItem]:
-        try:
-            async with asyncio.timeout(timeout_s):
-                return await retrieve(question, limit)
-        except TimeoutError as e:
-            raise RetrieverTimeout(
-                retriever.target, f"no answer within {timeout_s:g} s", "DEADLINE_EXCEEDED"
-            ) from e
-
-    return bounded
-
-
-async def _describe(retriever: AsyncRetriever, timeout_s: float) -> RetrieverDescription:
-    """Describe, once, at the start: a retriever that cannot answer it stops the run."""
-    describe: Callable[..., Awaitable[RetrieverDescription]] = retriever.describe
-    try:
-        if _accepts_timeout(describe):
-            return await describe(timeout_s=timeout_s)
-        async with asyncio.timeout(timeout_s):
-            return await describe()
-    except (RetrieverTimeout, TimeoutError) as e:
-        raise RetrieverUnavailable(
-            retriever.target, f"no answer to Describe within {timeout_s:g} s; is it running?"
-        ) from e
-
-
 def evaluate(
     sets: Sequence[GoldenQuestionSet],
     retriever_specs: Sequence[str],
@@ -285,6 +237,7 @@ async def _open_and_evaluate(
 
     check_options(options)
     opened: list[AsyncRetriever] = []
+    runs: list[RunResult] = []
     try:
         for spec in specs:
             opened.append(
@@ -292,7 +245,22 @@ async def _open_and_evaluate(
                     spec, timeout_s=options.timeout_s, config_path=config_path, token=token
                 )
             )
-        return await evaluate_all(sets, opened, options, progress=progress)
+        runs = await evaluate_all(sets, opened, options, progress=progress)
     finally:
-        for retriever in opened:
-            await asyncio.shield(retriever.close())
+        cancelled = await _close_all(opened)
+    if cancelled:  # Ctrl-C after the last question: the runs are whole, still say so
+        raise EvaluationInterrupted(runs)
+    return runs
+
+
+async def _close_all(retrievers: Sequence[AsyncRetriever]) -> bool:
+    """Close every retriever; True if a cancellation (Ctrl-C) arrived meanwhile."""
+    cancelled = False
+    for retriever in retrievers:
+        try:
+            await retriever.close()
+        except asyncio.CancelledError:
+            cancelled = True
+        except Exception:
+            log.warning("closing retriever %s failed", retriever.target, exc_info=True)
+    return cancelled
