@@ -148,3 +148,28 @@ def test_quickstart_without_the_bm25_plugin_says_how_to_install_it(tmp_path: Pat
     assert done.returncode == 2, done.stderr
     assert "pip install -e ./plugins/bm25" in done.stderr
     assert not (tmp_path / "runs.sqlite").exists()  # failed before touching the store
+
+
+def test_every_suggested_next_command_exists_with_its_options() -> None:
+    import click
+
+    from retrieval_eval.cli.main import cli
+    from retrieval_eval.cli.quickstart_command import next_steps
+
+    suggested = [
+        line.split()
+        for line in next_steps("run-b", "run-a").splitlines()
+        if line.strip().startswith("reval ")
+    ]
+    assert len(suggested) >= 4
+    for words in suggested:
+        command: click.Command = cli
+        rest = words[1:]
+        while isinstance(command, click.Group) and rest:
+            sub = command.get_command(click.Context(command), rest[0])
+            assert sub is not None, f"suggested {' '.join(words)!r}: no command {rest[0]!r}"
+            command, rest = sub, rest[1:]
+        assert not isinstance(command, click.Group), f"{' '.join(words)!r} is incomplete"
+        options = {o for p in command.params if isinstance(p, click.Option) for o in p.opts}
+        unknown = [w for w in rest if w.startswith("--") and w not in options]
+        assert not unknown, f"suggested {' '.join(words)!r}: unknown options {unknown}"

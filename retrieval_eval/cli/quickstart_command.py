@@ -2,9 +2,6 @@
 
 from __future__ import annotations
 
-import shutil
-import sys
-
 import click
 
 NEXT_STEPS = """\
@@ -32,23 +29,15 @@ def quickstart(db_url: str | None) -> None:
     Needs nothing but the BM25 plugin. Run it twice: the second report compares with
     the first.
     """
-    from retrieval_eval.errors import Interrupted
-    from retrieval_eval.evaluation.results import RunState
+    from retrieval_eval.cli.render import emit_report
     from retrieval_eval.quickstart import run_quickstart
     from retrieval_eval.report.model import RunReport
-    from retrieval_eval.report.terminal import render_text
 
     def notify(message: str) -> None:
         click.echo(f"· {message}", err=True)
 
     result = run_quickstart(db_url, notify=notify)
-    width = min(shutil.get_terminal_size((120, 24)).columns, 140)
-    text = render_text(
-        [RunReport(result.run, result.verdict)], color=sys.stdout.isatty(), width=width
-    )
-    click.echo(text, nl=False)
-    if result.run.state is RunState.INTERRUPTED:
-        raise Interrupted("quickstart interrupted; the measured part was saved")
+    emit_report([RunReport(result.run, result.verdict)], "text", None)
     click.echo(
         f"\nquickstart finished in {result.seconds:.1f} s; runs are stored in {result.database}"
     )
