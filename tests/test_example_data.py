@@ -2,12 +2,13 @@
 
 from __future__ import annotations
 
+import importlib.util
 import json
 import subprocess
 import sys
 from pathlib import Path
 
-import pytest
+from conftest import require
 
 from retrieval_eval.example_data import EXAMPLE_SET_NAME, corpus_path, questions_path
 from retrieval_eval.questions.loading import load_question_set
@@ -15,6 +16,10 @@ from retrieval_eval.questions.model import Form
 from retrieval_eval.quickstart import CHUNK_OVERLAP, CHUNK_WORDS
 
 HARD_CLASSES = {"near-duplicate", "specific-vs-general", "prose-free", "boilerplate", "normal"}
+
+
+def require_bm25() -> None:
+    require(importlib.util.find_spec("reval_bm25") is not None, "the BM25 plugin is not installed")
 
 
 def corpus() -> list[dict[str, str]]:
@@ -56,7 +61,9 @@ def test_reval_validates_the_set_against_the_corpus() -> None:
 
 
 def test_long_pages_become_several_chunks(tmp_path: Path) -> None:
-    bm25 = pytest.importorskip("reval_bm25", reason="the BM25 plugin is not installed")
+    require_bm25()
+    import reval_bm25 as bm25
+
     info = bm25.build_index(
         corpus_path(), tmp_path / "index", chunk_words=CHUNK_WORDS, chunk_overlap=CHUNK_OVERLAP
     )

@@ -3,6 +3,7 @@ loopback port, the real client, the default SQLite store under REVAL_HOME."""
 
 from __future__ import annotations
 
+import importlib.util
 import os
 import re
 import signal
@@ -13,12 +14,17 @@ from pathlib import Path
 
 import pytest
 import yaml
+from conftest import require
 
 from retrieval_eval.example_data import EXAMPLE_SET_NAME, questions_path
 
 REVAL = str(Path(sys.executable).parent / "reval")
 README = Path(__file__).resolve().parent.parent / "README.md"
 RATE_ROW = re.compile(r"^\s*(top1_hit_rate|top3_hit_rate)\s+(\d\.\d{3})\s+\S.*?\s(\d+)/(\d+)\s*$")
+
+
+def require_bm25() -> None:
+    require(importlib.util.find_spec("reval_bm25") is not None, "the BM25 plugin is not installed")
 
 
 def run_quickstart(home: Path) -> subprocess.CompletedProcess[str]:
@@ -58,7 +64,7 @@ def saved_runs(database: Path) -> list[tuple[str, str]]:
 
 
 def test_quickstart_measures_saves_and_compares(tmp_path: Path) -> None:
-    pytest.importorskip("reval_bm25", reason="the BM25 plugin is not installed")
+    require_bm25()
     questions = len(yaml.safe_load(questions_path().read_text(encoding="utf-8"))["questions"])
 
     first = run_quickstart(tmp_path)
@@ -116,7 +122,7 @@ def test_quickstart_measures_saves_and_compares(tmp_path: Path) -> None:
 
 def test_quickstart_cleans_up_when_interrupted(tmp_path: Path) -> None:
     """Ctrl-C while the server runs: the process ends promptly, nothing is left behind."""
-    pytest.importorskip("reval_bm25", reason="the BM25 plugin is not installed")
+    require_bm25()
     scratch = tmp_path / "tmp"
     scratch.mkdir()
     env = {k: v for k, v in os.environ.items() if not k.startswith("REVAL_")}
