@@ -262,12 +262,13 @@ def latency_phase(index_dir: Path, data: Path, queries, qrels, rounds: int, rb_n
     print(f"nDCG@10 ({len(texts)} test questions, {LIMIT} results): "
           f"plugin {ndcg10(ids, queries, qrels):.4f}, "
           f"raw tantivy {ndcg10(raw_ids, queries, qrels):.4f}")  # fmt: skip
-    print(f"single-query latency, median of {rounds} alternating rounds:")
+    print(f"single-query latency, median of {rounds} rounds (order alternating ABBA):")
     latencies(plugin_search, texts), latencies(raw_search, texts)  # warm-up
     plugin_passes, raw_passes = [], []
-    for _ in range(rounds):
-        plugin_passes.append(latencies(plugin_search, texts))
-        raw_passes.append(latencies(raw_search, texts))
+    for i in range(rounds):  # ABBA order: whichever runs first in a round pays for it
+        for search in (plugin_search, raw_search)[:: 1 if i % 2 == 0 else -1]:
+            passes = plugin_passes if search is plugin_search else raw_passes
+            passes.append(latencies(search, texts))
     p = summary("plugin (in-process)", plugin_passes, len(texts))
     r = summary("raw tantivy", raw_passes, len(texts))
     subset = texts[:rb_n]

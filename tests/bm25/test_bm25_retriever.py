@@ -11,6 +11,7 @@ from reval_bm25.chunking import Chunking
 
 from retrieval_eval.errors import InputError
 from retrieval_eval.questions.model import Form, GoldenQuestion
+from retrieval_eval.retrievers.types import RetrievedItem
 from retrieval_eval.scoring.protocol import score_question
 
 from .conftest import DOCS, write_jsonl
@@ -105,3 +106,17 @@ def test_long_document_comes_back_once_in_the_distinct_top3(tmp_path: Path) -> N
     assert outcome.ranked_document_ids.count("long#doc") == 1
     assert set(outcome.ranked_document_ids[:3]) == {"long#doc", "short-a", "short-b"}
     assert outcome.hits == {1: False, 3: True}
+
+
+def test_hot_path_items_are_ordinary_records(tmp_path: Path, index_dir: Path) -> None:
+    """The retriever builds RetrievedItem without its __init__ (speed); the records must be
+    indistinguishable from ones built normally, and nothing may be skipped."""
+    assert not hasattr(RetrievedItem, "__post_init__")
+    for item in open_index(index_dir).retrieve("vitamin deficiency", 5):
+        plain = RetrievedItem(item.document_id, item.score, item.chunk_id)
+        assert item == plain and hash(item) == hash(plain) and repr(item) == repr(plain)
+        assert type(item.score) is float and item.chunk_id is None
+    out = tmp_path / "chunked"
+    build_index(write_jsonl(tmp_path / "c.jsonl", DOCS), out, chunk_words=3)
+    (first,) = open_index(out).retrieve("thiamine", 1)
+    assert first == RetrievedItem("beriberi#1", first.score, "beriberi#1")
