@@ -1,6 +1,6 @@
 """Build and update an index directory; nothing half-written, ever.
 
-Both operations work in a temporary sibling directory and swap it in with renames, so
+Both operations work in a staging directory swapped in by rename (``staging.py``), so
 an error (or Ctrl-C) leaves the previous index, or nothing, in place. A static corpus
 is written by one writer thread with a large heap, which yields a single segment
 (about 30% faster queries at scale than many small segments).
@@ -9,12 +9,9 @@ is written by one writer thread with a large heap, which yields a single segment
 from __future__ import annotations
 
 import logging
-import os
 import shutil
 import time
-import uuid
 from collections.abc import Iterator
-from contextlib import contextmanager
 from dataclasses import dataclass
 from datetime import UTC, datetime
 from pathlib import Path
@@ -38,12 +35,12 @@ from reval_bm25.corpus import (
 from reval_bm25.errors import Bm25IndexError
 from reval_bm25.metadata import (
     ENGINE_DIR,
-    METADATA_FILE,
     IndexMetadata,
     read_hashes,
     read_metadata,
     write_metadata,
 )
+from reval_bm25.staging import check_target, link_or_copy, staging
 
 log = logging.getLogger(__name__)
 
@@ -96,9 +93,9 @@ def build_index(
         raise Bm25IndexError("--chunk-overlap needs --chunk-words")
     settings = analyzer or AnalyzerSettings()
     corpus, out = Path(corpus), Path(out)
-    _check_target(out)
+    check_target(out)
     total = count_documents(corpus)
-    with _staging(out, "build") as stage:
+    with staging(out, "build") as stage:
         index = _new_index(stage / ENGINE_DIR, settings)
         writer = index.writer(heap_size=WRITER_HEAP_BYTES, num_threads=1)
         hashes = _write_checked(writer, corpus, chunking, total, progress)
@@ -160,17 +157,21 @@ def update_index(corpus: Path, index_dir: Path, *, progress: Progress | None = N
             index_dir, meta.documents, meta.chunks, meta.corpus_fingerprint, meta.chunking,
             _segments(index_dir), time.perf_counter() - started, unchanged=unchanged,
         )  # fmt: skip
-    with _staging(index_dir, "update") as stage:
+    with staging(index_dir, "update") as stage:
         # Hard links: tantivy never rewrites a file in place (new segment and delete
         # files; meta.json replaced by rename), so the live index stays untouched.
-        shutil.copytree(index_dir, stage, dirs_exist_ok=True, copy_function=_link_or_copy)
+        shutil.copytree(index_dir, stage, dirs_exist_ok=True, copy_function=link_or_copy)
         index = open_engine(stage, meta)
         writer = index.writer(heap_size=WRITER_HEAP_BYTES, num_threads=1)
-        for doc_id in (*deleted, *replaced):
-            writer.delete_documents_by_term(DOC_ID, doc_id)
         wanted = {*added, *replaced}
-        todo = (d for d in iter_documents(Path(corpus)) if d.id in wanted)
-        _add_all(writer, todo, meta.chunking, len(wanted), progress)
+        try:
+            for doc_id in (*deleted, *replaced):
+                writer.delete_documents_by_term(DOC_ID, doc_id)
+            todo = (d for d in iter_documents(Path(corpus)) if d.id in wanted)
+            _add_all(writer, todo, meta.chunking, len(wanted), progress)
+        except BaseException:
+            writer.rollback()
+            raise
         chunks, segments = _finish(index, writer)
         new_meta = _metadata(
             meta.analyzer, meta.chunking, scan, chunks, str(corpus), meta.built_at, _now()
@@ -180,13 +181,6 @@ def update_index(corpus: Path, index_dir: Path, *, progress: Progress | None = N
         index_dir, scan.documents, chunks, scan.fingerprint, meta.chunking, segments,
         time.perf_counter() - started, unchanged=unchanged, **counts,
     )  # fmt: skip
-
-
-def _link_or_copy(source: str, destination: str) -> None:
-    try:
-        os.link(source, destination)
-    except OSError:
-        shutil.copy2(source, destination)
 
 
 def _schema() -> tantivy.Schema:
@@ -281,43 +275,3 @@ def _metadata(
 
 def _now() -> str:
     return datetime.now(UTC).isoformat(timespec="seconds")
-
-
-def _check_target(out: Path) -> None:
-    """Refuse to replace anything but an empty directory or an existing bm25 index."""
-    if out.exists() and not out.is_dir():
-        raise Bm25IndexError(f"--out {out}: exists and is not a directory")
-    if out.is_dir() and any(out.iterdir()) and not (out / METADATA_FILE).is_file():
-        raise Bm25IndexError(f"--out {out}: directory is not empty and not a bm25 index")
-
-
-@contextmanager
-def _staging(target: Path, purpose: str) -> Iterator[Path]:
-    """A temp dir beside ``target`` (same filesystem) that replaces it on success."""
-    target.parent.mkdir(parents=True, exist_ok=True)
-    stage = _fresh_dir(target, purpose)
-    try:
-        yield stage
-        _swap_in(stage, target)
-    except BaseException:
-        shutil.rmtree(stage, ignore_errors=True)
-        raise
-
-
-def _fresh_dir(target: Path, purpose: str) -> Path:
-    """A new hidden sibling of ``target``, created with the user's umask."""
-    path = target.parent / f".{target.name}.{purpose}-{uuid.uuid4().hex[:8]}"
-    path.mkdir()
-    return path
-
-
-def _swap_in(stage: Path, target: Path) -> None:
-    if target.is_dir() and any(target.iterdir()):
-        retired = _fresh_dir(target, "old")
-        os.rename(target, retired / "index")
-        os.rename(stage, target)
-        shutil.rmtree(retired, ignore_errors=True)
-    else:
-        if target.is_dir():
-            target.rmdir()
-        os.rename(stage, target)
