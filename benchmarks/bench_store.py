@@ -40,7 +40,7 @@ from retrieval_eval.questions.model import Form, GoldenQuestion, label_fingerpri
 from retrieval_eval.retrievers.types import RetrieverDescription
 from retrieval_eval.scoring.metrics import breakdowns, summarize
 from retrieval_eval.scoring.protocol import score_question
-from retrieval_eval.store import RunStore
+from retrieval_eval.store import RunStore, mask, resolve_url
 
 
 def build_run(n: int) -> RunResult:
@@ -144,7 +144,7 @@ def main() -> None:
         typed = measure(lambda: records_from_json(json.loads(json_path.read_text())), args.repeat)
         assert typed[2] == run.questions, "JSON baseline differs"
         json_size = json_path.stat().st_size
-    where = "SQLite" if not args.db else RunStore.__name__ + " at " + args.db.split("@")[-1]
+    where = "SQLite" if not args.db else mask(resolve_url(args.db))
     print(f"run store benchmark: {args.questions:,} questions, {where}, "
           f"median of {args.repeat} (memory: one more traced pass)")  # fmt: skip
     print(f"{'step':<34}{'seconds':>9}{'peak MiB':>10}{'vs JSON':>9}{'vs records':>12}")
