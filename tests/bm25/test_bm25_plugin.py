@@ -162,3 +162,15 @@ def serve_in_thread(index_dir: Path) -> Iterator[str]:
     with serve(retriever, "127.0.0.1:0") as handle:
         yield handle.address
     retriever.close()
+
+
+@pytest.mark.parametrize(
+    ("args", "message"),
+    [
+        (["--tls-cert", "c.pem"], "--tls-cert and --tls-key go together"),
+        (["--tls-client-ca", "ca.pem"], "--tls-client-ca needs --tls-cert and --tls-key"),
+    ],
+)
+def test_serve_tls_options_are_checked(index_dir: Path, capsys, args, message) -> None:
+    assert _reval("bm25", "serve", str(index_dir), *args) == 2
+    assert message in capsys.readouterr().err

@@ -116,37 +116,75 @@ def _check_update_chunking(
     show_default=True,
     help="Requests answered at once.",
 )
+@click.option(
+    "--tls-cert",
+    type=click.Path(path_type=Path, dir_okay=False),
+    help="Serve TLS with this PEM certificate chain (needs --tls-key).",
+)
+@click.option("--tls-key", type=click.Path(path_type=Path, dir_okay=False), help="PEM key.")
+@click.option(
+    "--tls-client-ca",
+    type=click.Path(path_type=Path, dir_okay=False),
+    help="Require client certificates signed by this CA (mutual TLS).",
+)
 def serve_command(
-    index_dir: Path, address: str, token_env: str | None, max_concurrency: int
+    index_dir: Path,
+    address: str,
+    token_env: str | None,
+    max_concurrency: int,
+    tls_cert: Path | None,
+    tls_key: Path | None,
+    tls_client_ca: Path | None,
 ) -> None:
     """Serve the index at DIR over gRPC (health and reflection included) until Ctrl-C."""
     from retrieval_eval import serve
     from reval_bm25.retriever import open_index
 
-    token = None
-    if token_env is not None:
-        token = os.environ.get(token_env)
-        if not token:
-            raise click.UsageError(f"--token-env {token_env}: environment variable is not set")
+    token = _token(token_env)
+    tls = _tls(tls_cert, tls_key, tls_client_ca)
     retriever = open_index(index_dir)
-    handle = serve(
-        retriever, address, describe=retriever.describe(), token=token,
-        max_concurrency=max_concurrency,
-    )  # fmt: skip
-    signal.signal(signal.SIGTERM, _interrupt)  # a process manager's stop = Ctrl-C
-    description = retriever.describe()
-    click.echo(
-        f"serving {index_dir} ({description.metadata['documents']} documents, corpus revision "
-        f"{description.corpus_revision}) on {handle.address}; Ctrl-C to stop",
-    )
     try:
-        handle.wait()  # returns after Ctrl-C, the server stopped
-    except KeyboardInterrupt:
-        pass
+        description = retriever.describe()
+        handle = serve(
+            retriever, address, describe=description, token=token, tls=tls,
+            max_concurrency=max_concurrency,
+        )  # fmt: skip
+        signal.signal(signal.SIGTERM, _interrupt)  # a process manager's stop = Ctrl-C
+        click.echo(
+            f"serving {index_dir} ({description.metadata['documents']} documents, corpus "
+            f"revision {description.corpus_revision}) on {handle.address}"
+            f"{' with TLS' if tls else ''}; Ctrl-C to stop"
+        )
+        try:
+            handle.wait()  # returns after Ctrl-C, the server stopped
+        except KeyboardInterrupt:
+            pass
+        finally:
+            handle.stop()
     finally:
-        handle.stop()
         retriever.close()
     click.echo("stopped", err=True)
+
+
+def _token(variable: str | None) -> str | None:
+    if variable is None:
+        return None
+    token = os.environ.get(variable)
+    if not token:
+        raise click.UsageError(f"--token-env {variable}: environment variable is not set")
+    return token
+
+
+def _tls(cert: Path | None, key: Path | None, client_ca: Path | None) -> Any:
+    if cert is None and key is None:
+        if client_ca is not None:
+            raise click.UsageError("--tls-client-ca needs --tls-cert and --tls-key")
+        return None
+    if cert is None or key is None:
+        raise click.UsageError("--tls-cert and --tls-key go together")
+    from retrieval_eval.retrievers.server import ServerTls
+
+    return ServerTls(cert, key, client_ca)
 
 
 def _interrupt(signum: int, frame: object) -> None:
