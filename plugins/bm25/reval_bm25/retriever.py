@@ -22,6 +22,11 @@ from reval_bm25.metadata import IndexMetadata, read_metadata
 IDENTIFIER = "bm25"
 #: tantivy's BM25 parameters (fixed by the engine).
 BM25_K1, BM25_B = 1.2, 0.75
+_SHOULD, _TERM, _BOOLEAN = (
+    tantivy.Occur.Should,
+    tantivy.Query.term_query,
+    tantivy.Query.boolean_query,
+)
 
 
 def _item_maker() -> Callable[[str, float, str | None], RetrievedItem]:
@@ -80,10 +85,8 @@ class Bm25Retriever:
         tokens = self.tokens(question)
         if not tokens:
             return []
-        schema, should, term = self._schema, tantivy.Occur.Should, tantivy.Query.term_query
-        query = tantivy.Query.boolean_query(
-            [(should, term(schema, BODY, t, index_option="freq")) for t in tokens]
-        )
+        schema, should, term = self._schema, _SHOULD, _TERM
+        query = _BOOLEAN([(should, term(schema, BODY, t, index_option="freq")) for t in tokens])
         searcher = self._searcher
         hits = searcher.search(query, limit=limit, count=False).hits
         item, chunked = _make_item, self._chunked
