@@ -428,3 +428,5 @@ def test_runnable_block(block: Block, workspace: Workspace) -> None:
     assert process.returncode == 0, (
         f"README.md block at line {block.line} failed (exit {process.returncode}):\n{output}{logs}"
     )
+    if any(c.startswith("reval eval ") and "--format" not in c for c in block.commands()):
+        assert "top1_hit_rate" in output, f"README.md line {block.line}: no report\n{output}"
