@@ -17,11 +17,15 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 from types import ModuleType
+from typing import TYPE_CHECKING
 
 from retrieval_eval.errors import PluginError
 from retrieval_eval.evaluation.results import RunResult
 from retrieval_eval.example_data import corpus_path, questions_path
 from retrieval_eval.regression.types import Thresholds, Verdict
+
+if TYPE_CHECKING:
+    from retrieval_eval.store import RunStore
 
 log = logging.getLogger(__name__)
 
@@ -48,18 +52,30 @@ class QuickstartResult:
 def run_quickstart(db_url: str | None = None, *, notify: Notify | None = None) -> QuickstartResult:
     """Run the example end to end; ``notify`` receives one line per step, for humans.
 
-    The server is stopped and the temporary index removed on every exit, Ctrl-C
-    included. An interrupted evaluation is still saved (it never becomes a baseline).
+    The run store is opened first, so that a bad ``db_url`` fails before any work. The
+    server is stopped and the temporary index removed on every exit, Ctrl-C included.
+    An interrupted evaluation is still saved (it never becomes a baseline).
     """
+    from retrieval_eval.regression import judge
+    from retrieval_eval.store import RunStore
+
     say = notify or (lambda message: log.info("%s", message))
     started = time.perf_counter()
     bm25 = _import_bm25()
+    with RunStore.open(db_url) as store:
+        run = _measure(bm25, store, say)
+        run, baseline = _save(store, run, say)
+    verdict = judge(run, baseline, Thresholds())
+    return QuickstartResult(run, verdict, store.url, time.perf_counter() - started)
+
+
+def _measure(bm25: ModuleType, store: RunStore, say: Notify) -> RunResult:
+    """Index, serve and evaluate; on Ctrl-C save what was measured and re-raise."""
     from retrieval_eval.evaluation.coordinator import EvalOptions, EvaluationInterrupted, evaluate
     from retrieval_eval.questions.loading import load_question_set
     from retrieval_eval.retrievers.server import serve
 
     question_set = load_question_set(questions_path())
-    interrupted: EvaluationInterrupted | None = None
     with tempfile.TemporaryDirectory(prefix="reval-quickstart-") as tmp:
         index_dir = Path(tmp) / "index"
         info = bm25.build_index(
@@ -78,41 +94,20 @@ def run_quickstart(db_url: str | None = None, *, notify: Notify | None = None) -
                 try:
                     (run,) = evaluate([question_set], [target], EvalOptions(labels=LABELS))
                 except EvaluationInterrupted as e:
-                    interrupted = e
+                    for partial in e.runs:
+                        _save(store, partial, say)
+                    raise
         finally:
             retriever.close()
-    if interrupted is not None:
-        for partial in interrupted.runs:
-            _save(partial, db_url, say)
-        raise interrupted
-    return _save_and_judge(run, db_url, say, started)
+    return run
 
 
-def _save_and_judge(
-    run: RunResult, db_url: str | None, say: Notify, started: float
-) -> QuickstartResult:
-    from retrieval_eval.regression import judge
-
-    run, baseline, database = _save(run, db_url, say)
-    verdict = judge(run, baseline, Thresholds())
-    return QuickstartResult(run, verdict, database, time.perf_counter() - started)
-
-
-def _save(
-    run: RunResult, db_url: str | None, say: Notify
-) -> tuple[RunResult, RunResult | None, str]:
-    """Save ``run``; returns it with its id, the baseline found before saving, the store URL."""
-    from retrieval_eval.store import RunStore
-
-    store = RunStore.open(db_url)
-    try:
-        baseline = store.find_baseline(run)
-        run = dataclasses.replace(run, run_id=store.save(run))
-        database = store.url
-    finally:
-        store.close()
-    say(f"saved run {run.run_id} ({run.state.value}) in {database}")
-    return run, baseline, database
+def _save(store: RunStore, run: RunResult, say: Notify) -> tuple[RunResult, RunResult | None]:
+    """Save ``run``; returns it with its id, and the baseline found before saving it."""
+    baseline = store.find_baseline(run)
+    run = dataclasses.replace(run, run_id=store.save(run))
+    say(f"saved run {run.run_id} ({run.state.value}) in {store.url}")
+    return run, baseline
 
 
 def _import_bm25() -> ModuleType:

@@ -27,12 +27,13 @@ def require_bm25() -> None:
     require(importlib.util.find_spec("reval_bm25") is not None, "the BM25 plugin is not installed")
 
 
-def run_quickstart(home: Path) -> subprocess.CompletedProcess[str]:
+def run_quickstart(home: Path, *args: str) -> subprocess.CompletedProcess[str]:
     env = {k: v for k, v in os.environ.items() if not k.startswith("REVAL_")}
     env |= {"REVAL_HOME": str(home), "NO_COLOR": "1", "COLUMNS": "140"}
     return subprocess.run(
-        [REVAL, "quickstart"], env=env, capture_output=True, text=True, timeout=120, check=False
-    )
+        [REVAL, "quickstart", *args], env=env, capture_output=True, text=True, timeout=120,
+        check=False,
+    )  # fmt: skip
 
 
 def rates(report: str) -> dict[str, tuple[float, int, int]]:
@@ -179,3 +180,18 @@ def test_every_suggested_next_command_exists_with_its_options() -> None:
         options = {o for p in command.params if isinstance(p, click.Option) for o in p.opts}
         unknown = [w for w in rest if w.startswith("--") and w not in options]
         assert not unknown, f"suggested {' '.join(words)!r}: unknown options {unknown}"
+
+
+def test_quickstart_saves_where_db_points(tmp_path: Path) -> None:
+    require_bm25()
+    elsewhere = tmp_path / "elsewhere" / "team.sqlite"
+    wrong = run_quickstart(tmp_path / "home", "--db", f"sqlite:///{elsewhere}")
+    assert wrong.returncode == 2, wrong.stderr  # the directory does not exist: bad input
+    assert str(elsewhere.parent) in wrong.stderr
+    assert "indexed" not in wrong.stderr  # it failed before doing any work
+    elsewhere.parent.mkdir()
+    done = run_quickstart(tmp_path / "home", "--db", f"sqlite:///{elsewhere}")
+    assert done.returncode == 0, done.stderr
+    assert [name for _, name in saved_runs(elsewhere)] == [EXAMPLE_SET_NAME]
+    assert not (tmp_path / "home" / "runs.sqlite").exists()
+    assert str(elsewhere) in done.stdout
