@@ -5,6 +5,8 @@ Conventions in README.md (an HTML comment on the line before a fenced block):
 - ``<!-- doctest: run -->`` before a ``console`` block: its ``$ `` lines run, in README
   order, as one bash script per block (``set -euo pipefail``) in a shared temporary
   working directory with its own ``REVAL_HOME``. Lines without ``$ `` are sample output.
+  A block may use a server an earlier block started (as a reader would), so select the
+  module as a whole rather than single blocks.
 - ``<!-- doctest: skip REASON -->``: not run (the reason is required and shown); its
   ``reval`` commands are still checked against the CLI.
 - ``<!-- doctest: file NAME -->`` before any block: its text is written to NAME in the
