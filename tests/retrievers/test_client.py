@@ -267,3 +267,8 @@ def test_status_code_mapping(code: str, error: type[Exception]) -> None:
     mapped = error_from_status("grpc://x", grpc.StatusCode[code], "why")
     assert type(mapped) is error
     assert str(mapped) == f"retriever grpc://x: {mapped.kind} [{code}]: why"
+
+
+def test_bad_options_are_refused() -> None:
+    with pytest.raises(ValueError, match="max_attempts must be >= 1, got 0"):
+        GrpcRetrieverClient("127.0.0.1:1", ClientOptions(max_attempts=0))

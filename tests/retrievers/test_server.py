@@ -179,6 +179,8 @@ async def test_user_code_failure_is_internal_and_the_server_keeps_serving(
     assert fragment in error.details()
     assert [r.document_id for r in (await call(handle.address, "fine", 3)).results] == ["ok"]
     assert fails.calls == 2
+    logged = [r for r in caplog.records if r.name == "retrieval_eval.retrievers.servicer"]
+    assert len(logged) == 1 and logged[0].exc_info is not None  # the traceback stays server-side
 
 
 @pytest.mark.parametrize("is_async", [False, True], ids=["sync", "async"])
@@ -272,3 +274,34 @@ async def test_unix_socket_address(
     handle = serve_retriever(flavour(kind, tiny_retriever), address)
     assert (handle.address, handle.port) == (address, 0)
     assert [r.document_id for r in (await call(address, "dogs bark", 3)).results] == ["dogs"]
+
+
+async def test_async_describe_on_a_sync_retriever(serve_retriever: Serve) -> None:
+    class Mixed:
+        def retrieve(self, question: str, limit: int) -> list[str]:
+            return ["x"]
+
+        async def describe(self) -> RetrieverDescription:
+            return RetrieverDescription("mixed", version="7")
+
+    reply = await describe(serve_retriever(Mixed()).address)
+    assert (reply.identifier, reply.version) == ("mixed", "7")
+
+
+async def test_failing_describe_is_internal(serve_retriever: Serve) -> None:
+    class BadDescribe:
+        def retrieve(self, question: str, limit: int) -> list[str]:
+            return ["x"]
+
+        def describe(self) -> RetrieverDescription:
+            raise OSError("manifest unreadable")
+
+    with pytest.raises(grpc.aio.AioRpcError) as info:
+        await describe(serve_retriever(BadDescribe()).address)
+    assert info.value.code() == grpc.StatusCode.INTERNAL
+    assert info.value.details() == "describe() raised OSError: manifest unreadable"
+
+
+def test_bad_settings_are_refused(tiny_retriever: Any) -> None:
+    with pytest.raises(ValueError, match="max_concurrency must be >= 1, got 0"):
+        serve(tiny_retriever, max_concurrency=0)
