@@ -76,10 +76,9 @@ if TYPE_CHECKING:
     "--timeout",
     "timeout_s",
     type=click.FloatRange(min=0, min_open=True),
-    default=10.0,
-    show_default=True,
+    default=None,
     metavar="SECONDS",
-    help="Deadline per call.",
+    help="Deadline per call [default: the retriever's timeout in reval.toml, else 10].",
 )
 @format_option("text", "json", "junit", "markdown")
 @click.option(
@@ -146,7 +145,7 @@ def eval_command(
     overfetch: int,
     doc_id_separator: str | None,
     concurrency: int,
-    timeout_s: float,
+    timeout_s: float | None,
     fmt: str,
     output: Path | None,
     db_url: str | None,

@@ -34,6 +34,7 @@ from retrieval_eval.evaluation.deadlines import Call, describe_once, with_deadli
 from retrieval_eval.evaluation.results import (
     DEFAULT_KS,
     DEFAULT_OVERFETCH,
+    DEFAULT_TIMEOUT_S,
     RetrievalFailure,
     RunParameters,
     RunResult,
@@ -54,8 +55,9 @@ class EvalOptions:
     doc_id_separator: str | None = None
     #: Calls in flight per retriever.
     concurrency: int = 8
-    #: Deadline of each call, in seconds.
-    timeout_s: float = 10.0
+    #: Deadline of each call, in seconds. None = each retriever's configured timeout
+    #: (``timeout`` in reval.toml), else DEFAULT_TIMEOUT_S.
+    timeout_s: float | None = None
     labels: Mapping[str, str] = field(default_factory=dict)
 
 
@@ -80,7 +82,7 @@ def check_options(options: EvalOptions) -> RunParameters:
     """Validate the options (``InputError`` naming the option) and fix the parameters."""
     if options.concurrency < 1:
         raise InputError(f"invalid --concurrency {options.concurrency}: it must be >= 1")
-    if not options.timeout_s > 0:
+    if options.timeout_s is not None and not options.timeout_s > 0:
         raise InputError(f"invalid --timeout {options.timeout_s}: it must be > 0 seconds")
     ks = normalize_ks(options.ks)
     return RunParameters(
@@ -88,7 +90,7 @@ def check_options(options: EvalOptions) -> RunParameters:
         overfetch=options.overfetch,
         limit=request_limit(ks, options.overfetch),
         concurrency=options.concurrency,
-        timeout_s=options.timeout_s,
+        timeout_s=options.timeout_s or DEFAULT_TIMEOUT_S,
     )
 
 
@@ -117,15 +119,18 @@ async def evaluate_all(
     Raises ``RetrieverError`` if a Describe fails at the start, ``EvaluationInterrupted``
     if cancelled midway. Each entry of ``retrievers`` gets its own pool of workers.
     """
-    base = check_options(options)
+    check_options(options)
+    bases = [_parameters_for(r, options) for r in retrievers]
     try:
-        descriptions = await asyncio.gather(*(describe_once(r, base.timeout_s) for r in retrievers))
+        descriptions = await asyncio.gather(
+            *(describe_once(r, b.timeout_s) for r, b in zip(retrievers, bases, strict=True))
+        )
     except asyncio.CancelledError:
         raise EvaluationInterrupted([]) from None
     grid = [
         [
-            RunAccumulator(qs, r.target, d, _with_separator(base, d, options))
-            for r, d in zip(retrievers, descriptions, strict=True)
+            RunAccumulator(qs, r.target, d, _with_separator(b, d, options))
+            for r, b, d in zip(retrievers, bases, descriptions, strict=True)
         ]
         for qs in sets
     ]
@@ -135,7 +140,8 @@ async def evaluate_all(
     try:
         async with asyncio.TaskGroup() as group:
             for column, retriever in enumerate(retrievers):
-                _start_pool(group, retriever, [row[column] for row in grid], base, progress)
+                runs = [row[column] for row in grid]
+                _start_pool(group, retriever, runs, bases[column], progress)
     except asyncio.CancelledError:
         raise EvaluationInterrupted(_results(grid, options)) from None
     return _results(grid, options)
@@ -143,6 +149,16 @@ async def evaluate_all(
 
 def _results(grid: list[list[RunAccumulator]], options: EvalOptions) -> list[RunResult]:
     return [acc.result(options.labels) for row in grid for acc in row]
+
+
+def _parameters_for(retriever: AsyncRetriever, options: EvalOptions) -> RunParameters:
+    """The run parameters for one retriever: an explicit timeout wins, else the one the
+    retriever was configured with (reval.toml), else the default."""
+    base = check_options(options)
+    if options.timeout_s is not None:
+        return base
+    configured = getattr(retriever, "configured_timeout_s", None)
+    return replace(base, timeout_s=configured) if configured else base
 
 
 def _with_separator(

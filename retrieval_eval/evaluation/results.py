@@ -19,6 +19,7 @@ SCORING_PROTOCOL_VERSION = "1"
 DEFAULT_TOP_K = 3
 DEFAULT_OVERFETCH = 4
 DEFAULT_KS = (1, 3)
+DEFAULT_TIMEOUT_S = 10.0
 
 
 class RunState(StrEnum):
@@ -119,7 +120,7 @@ class RunParameters:
     #: Separator actually used to map chunk ids to documents ("" = none).
     doc_id_separator: str = ""
     concurrency: int = 8
-    timeout_s: float = 10.0
+    timeout_s: float = DEFAULT_TIMEOUT_S
     protocol_version: str = SCORING_PROTOCOL_VERSION
 
 

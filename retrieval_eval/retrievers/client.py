@@ -72,6 +72,11 @@ class GrpcRetrieverClient:
         self._loop: asyncio.AbstractEventLoop | None = None
 
     @property
+    def configured_timeout_s(self) -> float:
+        """The per-attempt deadline this client was opened with (e.g. from reval.toml)."""
+        return self.options.timeout_s
+
+    @property
     def stub(self) -> pb_grpc.RetrieverStub:
         """The raw generated stub on this client's channel (for contract probes)."""
         if self._stub is None or self._loop is not asyncio.get_running_loop():

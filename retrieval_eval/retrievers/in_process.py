@@ -47,6 +47,11 @@ class InProcessRetriever:
         except TypeError as e:
             raise RetrieverInternal(target, str(e)) from e
 
+    @property
+    def configured_timeout_s(self) -> float | None:
+        """The deadline this retriever was opened with (e.g. from reval.toml)."""
+        return self.timeout_s
+
     async def retrieve(
         self, question: str, limit: int, *, timeout_s: float | None = None
     ) -> list[RetrievedItem]:

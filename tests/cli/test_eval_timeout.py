@@ -1,0 +1,56 @@
+"""The per-call deadline: --timeout wins, else the retriever's reval.toml timeout."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from .conftest import GOOD
+
+
+@pytest.mark.parametrize(
+    ("toml_timeout", "flag", "expected"),
+    [(0.5, None, 0.5), (0.5, "2.5", 2.5), (None, None, 10.0)],
+)
+def test_the_timeout_comes_from_the_flag_else_reval_toml_else_the_default(
+    toml_timeout, flag, expected, sets, serve_table, db, invoke, tmp_path, monkeypatch
+):
+    address = serve_table(GOOD)
+    lines = ["[retrievers.table]", f'address = "{address}"']
+    if toml_timeout is not None:
+        lines.append(f"timeout = {toml_timeout}")
+    (tmp_path / "reval.toml").write_text("\n".join(lines) + "\n", encoding="utf-8")
+    monkeypatch.chdir(tmp_path)
+    args = ["eval", "--set", sets["faq"], "--retriever", "table", "--db", db, "--format", "json"]
+    if flag is not None:
+        args += ["--timeout", flag]
+    result = invoke(*args)
+    assert result.exit_code == 0, result.output
+    (run,) = json.loads(result.output)["runs"]
+    assert run["parameters"]["timeout_s"] == expected
+
+
+def test_a_slow_retriever_times_out_under_its_configured_deadline(
+    sets, serve_table, db, invoke, tmp_path, monkeypatch
+):
+    address = serve_table(GOOD, delay_s=0.5)
+    (tmp_path / "reval.toml").write_text(
+        f'[retrievers.slow]\naddress = "{address}"\ntimeout = 0.1\n', encoding="utf-8"
+    )
+    monkeypatch.chdir(tmp_path)
+    result = invoke(
+        "eval",
+        "--set",
+        sets["faq"],
+        "--retriever",
+        "slow",
+        "--db",
+        db,
+        "--format",
+        "json",
+        "--no-save",
+    )
+    (run,) = json.loads(result.output)["runs"]
+    assert run["state"] == "incomplete"
+    assert {q["error"]["kind"] for q in run["questions"]} == {"timeout"}
