@@ -2,11 +2,9 @@
 
 from __future__ import annotations
 
-import io
 from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any
 
-from rich.console import Console
 from rich.markup import escape
 
 from retrieval_eval.evaluation.results import RunResult
@@ -14,7 +12,7 @@ from retrieval_eval.regression.types import Verdict
 from retrieval_eval.report.json_report import SCHEMA_VERSION, group_to_dict, verdict_to_dict
 from retrieval_eval.report.model import retriever_label, run_title
 from retrieval_eval.report.terminal_regression import render_verdict
-from retrieval_eval.report.text_style import Style
+from retrieval_eval.report.text_style import Style, string_console
 
 if TYPE_CHECKING:  # the store package imports SQLAlchemy; reports only read summaries
     from retrieval_eval.store.types import RunSummary
@@ -49,7 +47,7 @@ def summaries_json(summaries: Sequence[RunSummary]) -> dict[str, Any]:
 
 
 def summaries_table(summaries: Sequence[RunSummary], *, width: int = 120) -> str:
-    console, buffer = _console(width, color=False)
+    console, buffer = string_console(width, color=False)
     table = Style(False).table(title=None)
     for column in (
         "run",
@@ -107,7 +105,7 @@ def comparison_json(a: RunResult, b: RunResult, verdict: Verdict) -> dict[str, A
 def comparison_text(
     a: RunResult, b: RunResult, verdict: Verdict, *, color: bool = False, width: int = 120
 ) -> str:
-    console, buffer = _console(width, color)
+    console, buffer = string_console(width, color)
     style = Style(color)
     console.print(
         style.heading("compare") + f" B {escape(b.run_id or '?')} against "
@@ -128,20 +126,6 @@ def comparison_text(
     render_verdict(console, verdict, style, title="comparison")
     text = buffer.getvalue()
     return text if color else "".join(line.rstrip() + "\n" for line in text.splitlines())
-
-
-def _console(width: int, color: bool) -> tuple[Console, io.StringIO]:
-    buffer = io.StringIO()
-    console = Console(
-        file=buffer,
-        width=width,
-        force_terminal=color,
-        no_color=not color,
-        color_system="standard" if color else None,
-        highlight=False,
-        emoji=False,
-    )
-    return console, buffer
 
 
 def _rate(value: float | None) -> str:

@@ -8,7 +8,6 @@ miss got), then the regression verdict with its flips (see ``terminal_regression
 
 from __future__ import annotations
 
-import io
 from collections.abc import Mapping, Sequence
 
 from rich.console import Console
@@ -24,7 +23,7 @@ from retrieval_eval.report.model import (
     retriever_label,
 )
 from retrieval_eval.report.terminal_regression import render_verdict
-from retrieval_eval.report.text_style import Style
+from retrieval_eval.report.text_style import Style, string_console
 
 #: Sets up to this size list every question; larger ones list misses and errors only.
 ALL_QUESTIONS_UP_TO = 50
@@ -41,16 +40,7 @@ def render_text(
     warnings: Sequence[str] = (),
 ) -> str:
     """The report as a string; ANSI styles only when ``color`` (a terminal)."""
-    buffer = io.StringIO()
-    console = Console(
-        file=buffer,
-        width=width,
-        force_terminal=color,
-        no_color=not color,
-        color_system="standard" if color else None,
-        highlight=False,
-        emoji=False,
-    )
+    console, buffer = string_console(width, color)
     style = Style(color)
     for i, report in enumerate(reports):
         if i:

@@ -2,9 +2,11 @@
 
 from __future__ import annotations
 
+import io
 from dataclasses import dataclass
 
 from rich import box
+from rich.console import Console
 from rich.table import Table
 
 #: Header underlined with dashes, no other lines: reads well in CI logs and files.
@@ -47,3 +49,18 @@ class Style:
             title_style="bold" if self.color else "",
             header_style="bold" if self.color else "",
         )
+
+
+def string_console(width: int, color: bool) -> tuple[Console, io.StringIO]:
+    """A console that renders into a string: ANSI styles only when ``color``."""
+    buffer = io.StringIO()
+    console = Console(
+        file=buffer,
+        width=width,
+        force_terminal=color,
+        no_color=not color,
+        color_system="standard" if color else None,
+        highlight=False,
+        emoji=False,
+    )
+    return console, buffer
