@@ -9,6 +9,7 @@ from collections.abc import Iterable, Mapping
 from dataclasses import fields
 from datetime import UTC, datetime
 from functools import lru_cache
+from sys import intern
 from typing import Any
 
 from retrieval_eval.evaluation.results import (
@@ -29,7 +30,9 @@ _dumps = json.JSONEncoder(ensure_ascii=False, separators=(",", ":")).encode
 _loads = json.loads
 #: Per-question hot path (100,000 rows must save and load quickly): id lists are encoded
 #: string by string with the C string encoder, and a row's three lists are decoded in one
-#: scanner call. Both produce and read ordinary JSON arrays.
+#: scanner call. Both produce and read ordinary JSON arrays. Loaded ids are interned: the
+#: same documents recur across questions, and one string per id keeps a reloaded
+#: 100,000-question run about half the size in memory.
 _encode_string = json.encoder.encode_basestring
 _scan = json.scanner.make_scanner(json.JSONDecoder())  # type: ignore[arg-type]
 _FORMS = {f.value: f for f in Form}
@@ -185,9 +188,9 @@ def outcome_from_tuple(row: tuple[Any, ...]) -> QuestionOutcome:
         question_id=qid,
         form=_FORMS[form],
         hard_class=hard_class,
-        expected_document_ids=tuple(expected_ids),
-        raw_ids=tuple(raw_ids),
-        ranked_document_ids=tuple(ranked_ids),
+        expected_document_ids=tuple(map(intern, expected_ids)),
+        raw_ids=tuple(map(intern, raw_ids)),
+        ranked_document_ids=tuple(map(intern, ranked_ids)),
         hits=decode_hits(hits),
         latency_ms=latency,
         error=None if kind is None else RetrievalFailure(kind, message or ""),
