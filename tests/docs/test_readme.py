@@ -4,7 +4,9 @@ Conventions in README.md (an HTML comment on the line before a fenced block):
 
 - ``<!-- doctest: run -->`` before a ``console`` block: its ``$ `` lines run, in README
   order, as one bash script per block (``set -euo pipefail``) in a shared temporary
-  working directory with its own ``REVAL_HOME``. Lines without ``$ `` are sample output.
+  working directory with its own ``REVAL_HOME``. Lines without ``$ `` are output the
+  block must print (in any order; ``...`` stands for any text, alone on a line for any
+  lines).
   A block may use a server an earlier block started (as a reader would), so select the
   module as a whole rather than single blocks.
 - ``<!-- doctest: skip REASON -->``: not run (the reason is required and shown); its
@@ -86,6 +88,35 @@ class Block:
                 lines.append(current)
             current = ""
         return lines
+
+    def sample_output(self) -> list[str]:
+        """The lines a console block shows as output (not commands or continuations)."""
+        shown, continued = [], False
+        for raw in self.body.splitlines():
+            if raw.startswith("$ ") or continued:
+                continued = raw.rstrip().endswith("\\")
+                continue
+            if raw.strip():
+                shown.append(raw)
+        return shown if self.language == "console" else []
+
+
+def _normalize(line: str) -> str:
+    return " ".join(line.split())
+
+
+def missing_output(shown: list[str], output: str) -> list[str]:
+    """Shown lines that no output line matches; ``...`` stands for any text."""
+    printed = [_normalize(line) for line in output.splitlines()]
+    missing = []
+    for line in shown:
+        wanted = _normalize(line)
+        if wanted == "...":
+            continue
+        pattern = re.compile(".*".join(re.escape(part) for part in wanted.split("...")))
+        if not any(pattern.fullmatch(p) for p in printed):
+            missing.append(line)
+    return missing
 
 
 def parse_blocks(text: str) -> list[Block]:
@@ -432,3 +463,5 @@ def test_runnable_block(block: Block, workspace: Workspace) -> None:
     )
     if any(c.startswith("reval eval ") and "--format" not in c for c in block.commands()):
         assert "top1_hit_rate" in output, f"README.md line {block.line}: no report\n{output}"
+    missing = missing_output(block.sample_output(), output)
+    assert not missing, f"README.md line {block.line}: output shown but not printed: {missing}"
