@@ -106,9 +106,11 @@ def _aggregates(m: GroupMetrics, style: Style) -> Table:
         e = m.intervals[name]
         interval = escape(f"[{e.low:.3f}, {e.high:.3f}]")
         table.add_row(escape(name), f"{e.rate:.3f}", interval, f"{e.successes}/{e.count}")
+    # Rank metrics leave out no-answer questions (nothing to rank): say over how many.
+    with_answer = m.count - (m.no_answer.count if m.no_answer else 0)
     for name in ordered_metrics(m.values):
         if name not in m.intervals:
-            table.add_row(escape(name), f"{m.values[name]:.3f}", "", "")
+            table.add_row(escape(name), f"{m.values[name]:.3f}", "", f"mean of {with_answer}")
     return table
 
 

@@ -19,6 +19,8 @@ def test_plain_report_has_every_section_and_no_escape_codes(current_run, regress
     assert re.search(r"top1_hit_rate\s+0\.400\s+\[0\.200, 0\.600\]\s+2/5", text)
     assert re.search(r"top3_hit_rate\s+0\.600\s+\[0\.400, 0\.800\]\s+3/5", text)
     assert "no-answer questions: 2 · correctly empty 1 · returned something 1" in text
+    # rank metrics leave the 2 no-answer questions out of the 5 answered: say so
+    assert re.search(r"mrr@3\s+\d\.\d{3}\s+mean of 3\n", text)
     assert "errors: 1 (rates are over answered questions)" in text
     assert "by form" in text and "by hard class" in text
     assert re.search(r"GAP\s+2\s+0\.000 \(0/2\)\s+0\.500 \(1/2\)\s+0", text)
