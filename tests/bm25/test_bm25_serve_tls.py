@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-import datetime as dt
-import ipaddress
 import re
 import signal
 import subprocess
@@ -11,10 +9,7 @@ import sys
 from pathlib import Path
 
 import pytest
-from cryptography import x509
-from cryptography.hazmat.primitives import hashes, serialization
-from cryptography.hazmat.primitives.asymmetric import ec
-from cryptography.x509.oid import NameOID
+from certificates import issue, write_pair
 
 from retrieval_eval.errors import RetrieverUnavailable
 from retrieval_eval.retrievers.client import ClientOptions, GrpcRetrieverClient, TlsConfig
@@ -24,39 +19,10 @@ QUICK = {"timeout_s": 5, "max_attempts": 1}
 
 def _certificates(directory: Path) -> tuple[Path, Path, Path]:
     """A throwaway CA and a server certificate for 127.0.0.1: (ca, cert, key)."""
-    now = dt.datetime.now(dt.UTC)
-
-    def issue(name: str, signer: ec.EllipticCurvePrivateKey | None, ca_name=None, **ext):
-        key = ec.generate_private_key(ec.SECP256R1())
-        subject = x509.Name([x509.NameAttribute(NameOID.COMMON_NAME, name)])
-        builder = (
-            x509.CertificateBuilder()
-            .subject_name(subject)
-            .issuer_name(ca_name or subject)
-            .public_key(key.public_key())
-            .serial_number(x509.random_serial_number())
-            .not_valid_before(now - dt.timedelta(minutes=5))
-            .not_valid_after(now + dt.timedelta(hours=1))
-            .add_extension(x509.BasicConstraints(ca=ca_name is None, path_length=None), True)
-        )
-        if "ip" in ext:
-            sans = x509.SubjectAlternativeName([x509.IPAddress(ipaddress.ip_address(ext["ip"]))])
-            builder = builder.add_extension(sans, critical=False)
-        return builder.sign(signer or key, hashes.SHA256()), key
-
-    ca_cert, ca_key = issue("bm25 test CA", None)
-    cert, key = issue("127.0.0.1", ca_key, ca_cert.subject, ip="127.0.0.1")
-    paths = directory / "ca.crt", directory / "server.crt", directory / "server.key"
-    paths[0].write_bytes(ca_cert.public_bytes(serialization.Encoding.PEM))
-    paths[1].write_bytes(cert.public_bytes(serialization.Encoding.PEM))
-    paths[2].write_bytes(
-        key.private_bytes(
-            serialization.Encoding.PEM,
-            serialization.PrivateFormat.PKCS8,
-            serialization.NoEncryption(),
-        )
-    )
-    return paths
+    ca_cert, ca_key = issue("bm25 test CA", ca=True)
+    cert, key = issue("127.0.0.1", (ca_cert.subject, ca_key), ips=("127.0.0.1",))
+    ca, _ = write_pair(directory, "ca", ca_cert, ca_key)
+    return (ca, *write_pair(directory, "server", cert, key))
 
 
 async def test_serve_with_tls(index_dir: Path, tmp_path: Path) -> None:

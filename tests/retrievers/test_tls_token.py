@@ -2,18 +2,13 @@
 
 from __future__ import annotations
 
-import datetime as dt
-import ipaddress
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 import pytest
-from cryptography import x509
-from cryptography.hazmat.primitives import hashes, serialization
-from cryptography.hazmat.primitives.asymmetric import ec
-from cryptography.x509.oid import NameOID
+from certificates import issue, write_pair
 
 from retrieval_eval.errors import ConfigError, RetrieverUnauthenticated, RetrieverUnavailable
 from retrieval_eval.retrievers.client import ClientOptions, GrpcRetrieverClient, TlsConfig
@@ -35,65 +30,22 @@ class Pki:
     rogue_client_key: Path
 
 
-def _name(common_name: str) -> x509.Name:
-    return x509.Name([x509.NameAttribute(NameOID.COMMON_NAME, common_name)])
-
-
-def _issue(
-    subject: str,
-    issuer: tuple[x509.Name, ec.EllipticCurvePrivateKey] | None,
-    *,
-    ca: bool = False,
-    sans: list[x509.GeneralName] | None = None,
-) -> tuple[x509.Certificate, ec.EllipticCurvePrivateKey]:
-    key = ec.generate_private_key(ec.SECP256R1())
-    issuer_name, issuer_key = issuer if issuer else (_name(subject), key)
-    now = dt.datetime.now(dt.UTC)
-    builder = (
-        x509.CertificateBuilder()
-        .subject_name(_name(subject))
-        .issuer_name(issuer_name)
-        .public_key(key.public_key())
-        .serial_number(x509.random_serial_number())
-        .not_valid_before(now - dt.timedelta(minutes=5))
-        .not_valid_after(now + dt.timedelta(days=1))
-        .add_extension(x509.BasicConstraints(ca=ca, path_length=None), critical=True)
-    )
-    if sans:
-        builder = builder.add_extension(x509.SubjectAlternativeName(sans), critical=False)
-    return builder.sign(issuer_key, hashes.SHA256()), key
-
-
-def _write(directory: Path, name: str, cert: x509.Certificate, key: Any) -> tuple[Path, Path]:
-    cert_path, key_path = directory / f"{name}.crt", directory / f"{name}.key"
-    cert_path.write_bytes(cert.public_bytes(serialization.Encoding.PEM))
-    key_path.write_bytes(
-        key.private_bytes(
-            serialization.Encoding.PEM,
-            serialization.PrivateFormat.PKCS8,
-            serialization.NoEncryption(),
-        )
-    )
-    return cert_path, key_path
-
-
 @pytest.fixture(scope="module")
 def pki(tmp_path_factory: pytest.TempPathFactory) -> Pki:
     d = tmp_path_factory.mktemp("pki")
-    ca_cert, ca_key = _issue("reval test CA", None, ca=True)
-    rogue_cert, rogue_key = _issue("rogue CA", None, ca=True)
-    sans = [x509.IPAddress(ipaddress.ip_address("127.0.0.1")), x509.DNSName("localhost")]
-    server = _issue("localhost", (ca_cert.subject, ca_key), sans=sans)
-    client = _issue("reval client", (ca_cert.subject, ca_key))
-    rogue_client = _issue("rogue client", (rogue_cert.subject, rogue_key))
-    ca, _ = _write(d, "ca", ca_cert, ca_key)
-    rogue_ca, _ = _write(d, "rogue-ca", rogue_cert, rogue_key)
+    ca_cert, ca_key = issue("reval test CA", ca=True)
+    rogue_cert, rogue_key = issue("rogue CA", ca=True)
+    server = issue("localhost", (ca_cert.subject, ca_key), dns=("localhost",), ips=("127.0.0.1",))
+    client = issue("reval client", (ca_cert.subject, ca_key))
+    rogue_client = issue("rogue client", (rogue_cert.subject, rogue_key))
+    ca, _ = write_pair(d, "ca", ca_cert, ca_key)
+    rogue_ca, _ = write_pair(d, "rogue-ca", rogue_cert, rogue_key)
     return Pki(
         ca,
-        *_write(d, "server", *server),
-        *_write(d, "client", *client),
+        *write_pair(d, "server", *server),
+        *write_pair(d, "client", *client),
         rogue_ca,
-        *_write(d, "rogue-client", *rogue_client),
+        *write_pair(d, "rogue-client", *rogue_client),
     )
 
 
