@@ -34,7 +34,9 @@ def format_option(*choices: str) -> Callable[[F], F]:
     return decorate
 
 
-def parse_labels(ctx: click.Context, param: click.Parameter, values: tuple[str, ...]) -> dict:
+def parse_labels(
+    ctx: click.Context, param: click.Parameter, values: tuple[str, ...]
+) -> dict[str, str]:
     """``KEY=VALUE`` pairs; a later KEY wins."""
     labels: dict[str, str] = {}
     for item in values:

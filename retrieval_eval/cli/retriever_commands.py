@@ -11,6 +11,7 @@ from pathlib import Path
 import click
 
 from retrieval_eval.cli import exit_codes
+from retrieval_eval.cli.options import format_option
 from retrieval_eval.errors import ConfigError
 
 TARGET_HELP = """\b
@@ -30,17 +31,6 @@ config_option = click.option(
 )
 
 
-def _format_option(function):  # type: ignore[no-untyped-def]
-    return click.option(
-        "--format",
-        "fmt",
-        type=click.Choice(["text", "json"]),
-        default="text",
-        show_default=True,
-        help="Output format.",
-    )(function)
-
-
 @click.group()
 def retrievers() -> None:
     """Retrievers reval can resolve: reval.toml names and installed plugins."""
@@ -48,7 +38,7 @@ def retrievers() -> None:
 
 @retrievers.command("list")
 @config_option
-@_format_option
+@format_option("text", "json")
 def list_command(config_path: Path | None, fmt: str) -> None:
     """List named retrievers (reval.toml) and retriever plugins, with where each comes from.
 
@@ -99,7 +89,7 @@ def list_command(config_path: Path | None, fmt: str) -> None:
     help="Send the bearer token held in environment variable VAR.",
 )
 @config_option
-@_format_option
+@format_option("text", "json")
 def check_retriever(
     target: str, timeout_s: float | None, token_env: str | None, config_path: Path | None, fmt: str
 ) -> None:

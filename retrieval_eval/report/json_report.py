@@ -92,7 +92,7 @@ from retrieval_eval.report.model import RunReport, duration_s, ordered_metrics, 
 SCHEMA_VERSION = 1
 
 
-def runs_to_document(reports: Sequence[RunReport], warnings: Sequence[str] = ()) -> dict:
+def runs_to_document(reports: Sequence[RunReport], warnings: Sequence[str] = ()) -> dict[str, Any]:
     """The whole ``--format json`` document for one invocation."""
     verdicts = Counter(r.verdict.kind.value for r in reports if r.verdict is not None)
     states = Counter(r.run.state for r in reports)

@@ -51,7 +51,7 @@ def channel_options(
         ("grpc.enable_retries", 0),
     ]
     if load_balancing:
-        config = {"loadBalancingConfig": [{load_balancing: {}}]}
+        config: dict[str, Any] = {"loadBalancingConfig": [{load_balancing: {}}]}
         options.append(("grpc.service_config", json.dumps(config)))
     if tls is not None and tls.server_name:
         options.append(("grpc.ssl_target_name_override", tls.server_name))

@@ -135,7 +135,7 @@ class GrpcRetrieverClient:
             if e.code() == grpc.StatusCode.NOT_FOUND:
                 return "SERVICE_UNKNOWN"
             raise error_from_rpc(self.target, e, " (health check)") from e
-        return health_pb2.HealthCheckResponse.ServingStatus.Name(response.status)
+        return str(health_pb2.HealthCheckResponse.ServingStatus.Name(response.status))
 
     async def wait_ready(self, timeout_s: float) -> None:
         """Wait until the channel connects; ``RetrieverUnavailable`` after ``timeout_s``."""

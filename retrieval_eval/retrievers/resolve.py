@@ -160,8 +160,13 @@ def resolve(
     raise UnknownNameError("retriever", spec, suggestions)
 
 
-def _with_options(endpoint: Endpoint, **changes: object) -> Endpoint:
-    return replace(endpoint, **{k: v for k, v in changes.items() if v is not None})
+def _with_options(endpoint: Endpoint, *, timeout_s: float | None, token: str | None) -> Endpoint:
+    """The endpoint with the caller's timeout and token, where given."""
+    if timeout_s is not None:
+        endpoint = replace(endpoint, timeout_s=timeout_s)
+    if token is not None:
+        endpoint = replace(endpoint, token=token)
+    return endpoint
 
 
 def _from_config(entry: RetrieverConfig, *, timeout_s: float | None, token: str | None) -> Endpoint:
