@@ -2,11 +2,13 @@
 
 The *benchmark* is what a number is a measurement *of*: the labels (set fingerprint), the
 scoring protocol version, the parameters that move numbers (cutoffs, overfetch and the
-resulting request limit, the chunk-id separator) and the corpus revision the retriever
-declares. Only runs with the same benchmark are compared numerically.
+resulting request limit) and the corpus revision the retriever declares. Only runs with
+the same benchmark are compared numerically.
 
 The *variant* is what is being measured: retriever identifier and version, model
-revision, chunking and pipeline. Changing the variant is the point of a comparison.
+revision, chunking, pipeline, and the chunk-id separator its result ids use. Changing the
+variant is the point of a comparison: chunked against unchunked retrieval of one corpus
+is scored over the same documents, so the separator belongs here, not to the benchmark.
 """
 
 from __future__ import annotations
@@ -27,8 +29,7 @@ def benchmark_parts(run: RunResult) -> dict[str, str]:
     return {
         "labels": run.set_fingerprint,
         "protocol": p.protocol_version,
-        "parameters": f"ks={ks} overfetch={p.overfetch} limit={p.limit} "
-        f"separator={p.doc_id_separator!r}",
+        "parameters": f"ks={ks} overfetch={p.overfetch} limit={p.limit}",
         "corpus": run.retriever.corpus_revision,
     }
 
@@ -41,6 +42,7 @@ def variant_parts(run: RunResult) -> dict[str, str]:
         "model": d.model_revision,
         "chunking": d.chunking,
         "pipeline": d.pipeline,
+        "separator": run.parameters.doc_id_separator,
     }
 
 

@@ -67,3 +67,23 @@ def test_reval_eval_in_process_through_the_cli(chunked_index: Path, tmp_path: Pa
     assert json.loads(text)
     assert '"bm25"' in text and "words=40,overlap=10" in text
     assert "tantivy-0.27" in text
+
+
+def test_chunking_against_no_chunking_is_a_comparison_not_incomparable(
+    chunked_index: Path, tmp_path: Path
+) -> None:
+    """ "Does chunking help?" is the question: both runs score the same documents."""
+    whole = tmp_path / "whole"
+    build_index(EXAMPLES / "corpus.jsonl", whole)
+    db = f"sqlite:///{tmp_path / 'runs.sqlite'}"
+    verdicts = []
+    for index in (whole, chunked_index):
+        report = tmp_path / f"{index.name}.json"
+        argv = ["eval", "--set", str(EXAMPLES / "questions.yaml"), "--retriever"]
+        argv += [f"bm25:{index}", "--format", "json", "--output", str(report), "--db", db]
+        main(argv)
+        (run,) = json.loads(report.read_text("utf-8"))["runs"]
+        verdicts.append(run["regression"])
+    assert verdicts[0]["verdict"] == "no-baseline"
+    assert verdicts[1]["verdict"] in {"pass", "regression"}, verdicts[1]
+    assert verdicts[1]["incomparable_parts"] == []

@@ -38,7 +38,6 @@ def test_same_benchmark_same_fingerprint():
             "parameters",
             {"parameters": RunParameters(ks=(1, 3, 10), limit=40, doc_id_separator="#")},
         ),
-        ("parameters", {"parameters": RunParameters(doc_id_separator="::")}),
         ("protocol", {"parameters": RunParameters(doc_id_separator="#", protocol_version="2")}),
         ("labels", {"qs": question_set(4, forms=[Form.GAP] * 4)}),
     ],
@@ -59,6 +58,16 @@ def test_variant_changes_keep_the_benchmark():
     a, b = run_with(), run_with(description=other)
     assert benchmark_fingerprint(a) == benchmark_fingerprint(b)
     assert variant_fingerprint(a) != variant_fingerprint(b)
+
+
+def test_a_chunked_and_an_unchunked_run_of_one_corpus_are_comparable():
+    """Both are scored over the same documents: the separator is part of the variant."""
+    unchunked = run_with(
+        description=dataclasses.replace(BASE, chunk_separator=""),
+        parameters=RunParameters(doc_id_separator=""),
+    )
+    assert benchmark_differences(unchunked, run_with()) == ()
+    assert variant_fingerprint(unchunked) != variant_fingerprint(run_with())
 
 
 def test_undeclared_corpus_reads_as_none():
