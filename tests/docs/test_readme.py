@@ -47,104 +47,17 @@ import click
 import pytest
 from conftest import REPO_ROOT, require
 
-README = REPO_ROOT / "README.md"
-SHELL_LANGUAGES = {"console", "bash", "sh", "shell"}
-KINDS = "run|skip|file|quickstart-output"
-MARKER = re.compile(rf"^<!--\s*doctest:\s*(?P<kind>{KINDS})\b\s*(?P<arg>.*?)\s*-->$")
-FENCE = re.compile(r"^```(?P<lang>[\w-]*)\s*$")
-PORT = re.compile(r"\b5005\d\b")
-ADDRESS = re.compile(r"127\.0\.0\.1:(\d+)")
-EXAMPLE_DATABASE_URL = "postgresql://reval@db.internal:5432/reval"
-INSTALL_COMMAND = "pip install -e ./plugins/bm25 -e . && reval quickstart"
-TEST_COMMAND = (
-    "pip install -e ./plugins/bm25 -e '.[test]' -e ./examples/question-set-provider && pytest"
+from .readme_blocks import (
+    ADDRESS,
+    EXAMPLE_DATABASE_URL,
+    INSTALL_COMMAND,
+    PORT,
+    README,
+    TEST_COMMAND,
+    Block,
+    missing_output,
+    parse_blocks,
 )
-
-
-@dataclass(frozen=True, slots=True)
-class Block:
-    line: int  # 1-based line of the opening fence
-    language: str
-    body: str
-    kind: str | None  # run | skip | file | None
-    argument: str
-
-    @property
-    def is_shell(self) -> bool:
-        return self.language in SHELL_LANGUAGES
-
-    def commands(self) -> list[str]:
-        """The ``$ `` lines of a console block (continuations joined), else every line."""
-        lines, current, prompted = [], "", self.language == "console"
-        for raw in self.body.splitlines():
-            if not current and prompted and not raw.startswith("$ "):
-                continue  # sample output
-            text = raw[2:] if not current and prompted else raw
-            current = f"{current} {text.strip()}" if current else text.strip()
-            if current.endswith("\\"):
-                current = current[:-1].rstrip()
-                continue
-            if current and not current.startswith("#"):
-                lines.append(current)
-            current = ""
-        return lines
-
-    def sample_output(self) -> list[str]:
-        """The lines a console block shows as output (not commands or continuations)."""
-        shown, continued = [], False
-        for raw in self.body.splitlines():
-            if raw.startswith("$ ") or continued:
-                continued = raw.rstrip().endswith("\\")
-                continue
-            if raw.strip():
-                shown.append(raw)
-        return shown if self.language == "console" else []
-
-
-def _normalize(line: str) -> str:
-    return " ".join(line.split())
-
-
-def missing_output(shown: list[str], output: str) -> list[str]:
-    """Shown lines that no output line matches; ``...`` stands for any text."""
-    printed = [_normalize(line) for line in output.splitlines()]
-    missing = []
-    for line in shown:
-        wanted = _normalize(line)
-        if wanted == "...":
-            continue
-        pattern = re.compile(".*".join(re.escape(part) for part in wanted.split("...")))
-        if not any(pattern.fullmatch(p) for p in printed):
-            missing.append(line)
-    return missing
-
-
-def parse_blocks(text: str) -> list[Block]:
-    blocks, lines, i = [], text.splitlines(), 0
-    while i < len(lines):
-        fence = FENCE.match(lines[i])
-        if fence is None:
-            i += 1
-            continue
-        start, body = i, []
-        i += 1
-        while i < len(lines) and lines[i].strip() != "```":
-            body.append(lines[i])
-            i += 1
-        previous = next((lines[j] for j in range(start - 1, -1, -1) if lines[j].strip()), "")
-        marker = MARKER.match(previous.strip())
-        blocks.append(
-            Block(
-                line=start + 1,
-                language=fence["lang"],
-                body="\n".join(body) + "\n",
-                kind=marker["kind"] if marker else None,
-                argument=marker["arg"] if marker else "",
-            )
-        )
-        i += 1
-    return blocks
-
 
 BLOCKS = parse_blocks(README.read_text(encoding="utf-8"))
 RUN_BLOCKS = [b for b in BLOCKS if b.kind == "run"]
