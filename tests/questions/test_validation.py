@@ -2,31 +2,16 @@
 
 from __future__ import annotations
 
-import json
 from pathlib import Path
 
 import pytest
 
 from retrieval_eval.errors import InputError, QuestionSetError
-from retrieval_eval.questions.formats import read_set_file
 from retrieval_eval.questions.loading import load_question_set
-from retrieval_eval.questions.validate import check_raw_set
 
-from .conftest import write
+from .conftest import jsonl, only, problems, write
 
 GOOD_Q = "  - id: ok\n    question: fine\n    form: match\n    expected_document_ids: [d1]\n"
-
-
-def problems(path: Path) -> list[str]:
-    qs, found = check_raw_set(read_set_file(path))
-    assert qs is None
-    return [str(p) for p in found]
-
-
-def only(path: Path) -> str:
-    found = problems(path)
-    assert len(found) == 1, found
-    return found[0]
 
 
 def yaml_set(tmp_path: Path, question_lines: str) -> Path:
@@ -165,12 +150,6 @@ def test_each_yaml_problem_names_file_line_and_question(
 ) -> None:
     path = yaml_set(tmp_path, lines)
     assert only(path) == f"{path}:{line}: {who}: {message}"
-
-
-def jsonl(tmp_path: Path, *records: object, header: bool = True) -> Path:
-    head = [json.dumps({"reval_question_set": 1, "name": "s"})] if header else []
-    lines = [r if isinstance(r, str) else json.dumps(r) for r in records]
-    return write(tmp_path / "set.jsonl", "\n".join(head + lines) + "\n")
 
 
 GOOD = {"id": "ok", "question": "fine", "expected_document_ids": ["d1"]}
@@ -343,59 +322,3 @@ def test_one_problem_is_a_one_line_error(tmp_path: Path) -> None:
     with pytest.raises(QuestionSetError) as caught:
         load_question_set(path)
     assert str(caught.value) == f"{path}:2: question 'a': empty 'question' text"
-
-
-def test_forms_are_case_insensitive_and_trimmed(tmp_path: Path) -> None:
-    records = [
-        {"id": f"q{i}", "question": "x", "form": form, "expected_document_ids": []}
-        for i, form in enumerate(["match", "Gap", " MATCH ", "unlabelled", None])
-    ]
-    qs = load_question_set(jsonl(tmp_path, *records))
-    assert [q.form.value for q in qs.questions] == [
-        "MATCH",
-        "GAP",
-        "MATCH",
-        "UNLABELLED",
-        "UNLABELLED",
-    ]
-
-
-def test_keys_given_twice_are_caught_in_json_whatever_the_spacing(tmp_path: Path) -> None:
-    path = write(
-        tmp_path / "set.json",
-        '{"name": "s", "name" : "t", "questions": [\n'
-        '  {"id": "a", "question": "x", "expected_document_ids": []},\n'
-        '  {"id": "b", "question": "x: \\"y\\":", "expected_document_ids": [],\n'
-        '   "hard_class": "c", "hard_class"\n: "d"}\n]}\n',
-    )
-    assert problems(path) == [
-        f"{path}:1: key 'name' given twice",
-        f"{path}:3: question 'b': key 'hard_class' given twice (the last one would win)",
-    ]
-    # string values that look like keys do not hide anything, nor invent duplicates
-    clean = write(
-        tmp_path / "clean.jsonl",
-        '{"id": "a", "question": "k\\": v", "expected_document_ids": []}\n',
-    )
-    assert load_question_set(clean).questions[0].question == 'k": v'
-
-
-@pytest.mark.parametrize(
-    ("name", "text", "expected"),
-    [
-        ("empty.yaml", "", "{path}:1: expected a mapping with a 'questions' list, got null"),
-        ("empty.json", "", "{path}:1: invalid JSON: Expecting value (column 1)"),
-        ("empty.jsonl", "\n\n", "{path}: the set has no questions"),
-        (
-            "two.yaml",
-            "questions: []\n---\nquestions: []\n",
-            "{path}:2: invalid YAML: but found another document "
-            "(expected a single document in the stream at line 1)",
-        ),
-    ],
-)
-def test_empty_and_multi_document_files(
-    tmp_path: Path, name: str, text: str, expected: str
-) -> None:
-    path = write(tmp_path / name, text)
-    assert only(path) == expected.format(path=path)
