@@ -53,6 +53,9 @@ class QuestionOutcome:
     #: The overfetched ranking held fewer distinct documents than the deepest k although
     #: the retriever returned a full ``limit``: the overfetch multiplier was too small.
     underfilled: bool = False
+    #: How the answer was made when that matters to reading it, e.g. a fused retriever's
+    #: member skipped under ``on_member_error = "skip"``. Never changes the scoring.
+    notes: tuple[str, ...] = ()
 
     @property
     def answered(self) -> bool:

@@ -58,7 +58,8 @@ A *group* is ``{"count": answered questions, "errors": n, <metric>: value, ...,
 Each question: ``id``, ``form``, ``hard_class``, ``expected_document_ids``, ``top1_hit``,
 ``top3_hit`` (``null`` when errored), ``hits`` (``{"K": bool}``), ``ranked_document_ids``
 (distinct documents in rank order after the collapse), ``raw_ids`` (ids as returned),
-``latency_ms``, ``error`` (``null`` or ``{"kind", "message"}``), ``underfilled``.
+``latency_ms``, ``error`` (``null`` or ``{"kind", "message"}``), ``underfilled``,
+``notes`` (how the answer was made, e.g. a fused retriever's skipped member).
 
 ``regression``: ``verdict`` (``pass`` | ``regression`` | ``no-baseline`` |
 ``incomparable``), ``fails`` (boolean), ``baseline_run_id``, ``reasons``, ``warnings``,
@@ -195,6 +196,7 @@ def question_to_dict(q: QuestionOutcome) -> dict[str, Any]:
         "latency_ms": q.latency_ms,
         "error": None if q.error is None else {"kind": q.error.kind, "message": q.error.message},
         "underfilled": q.underfilled,
+        "notes": list(q.notes),
     }
 
 
