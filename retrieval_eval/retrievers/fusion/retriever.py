@@ -17,11 +17,13 @@
 from __future__ import annotations
 
 import asyncio
+import inspect
 import logging
-from collections.abc import Sequence
+from collections.abc import Awaitable, Callable, Sequence
 from dataclasses import dataclass, replace
+from typing import Any, TypeVar
 
-from retrieval_eval.errors import RetrieverError, RetrieverInternal
+from retrieval_eval.errors import RetrieverError, RetrieverInternal, RetrieverTimeout
 from retrieval_eval.retrievers.documents import distinct_scored
 from retrieval_eval.retrievers.fusion.config import OnMemberError
 from retrieval_eval.retrievers.fusion.methods import (
@@ -33,6 +35,7 @@ from retrieval_eval.retrievers.fusion.methods import (
 from retrieval_eval.retrievers.types import AsyncRetriever, RetrievedItem, RetrieverDescription
 
 log = logging.getLogger(__name__)
+_T = TypeVar("_T")
 
 
 class FusedResults(list[RetrievedItem]):
@@ -92,7 +95,7 @@ class FusedRetriever:
         self, member: Member, timeout_s: float | None
     ) -> RetrieverDescription:
         try:
-            return await member.retriever.describe(timeout_s=timeout_s)  # type: ignore[call-arg]
+            return await _bounded(member.retriever.describe, timeout_s, member)
         except RetrieverError as e:
             raise _member_error(self.target, member, e) from e
 
@@ -145,10 +148,7 @@ class FusedRetriever:
     async def _ask(
         self, member: Member, question: str, limit: int, timeout_s: float | None
     ) -> list[RetrievedItem]:
-        retrieve = member.retriever.retrieve
-        if timeout_s is None:
-            return await retrieve(question, limit)
-        return await retrieve(question, limit, timeout_s=timeout_s)  # type: ignore[call-arg]
+        return await _bounded(member.retriever.retrieve, timeout_s, member, question, limit)
 
     async def close(self) -> None:
         for member in self.members:
@@ -196,6 +196,28 @@ def describe_fusion(
         pipeline=f"{params.describe()} on_member_error={on_member_error.value}",
         metadata=metadata,
     )
+
+
+async def _bounded(
+    method: Callable[..., Awaitable[_T]], timeout_s: float | None, member: Member, *args: Any
+) -> _T:
+    """Call ``method`` under the deadline: passed on as ``timeout_s`` when it takes one
+    (our gRPC client and in-process adapter do), else enforced here."""
+    if timeout_s is None:
+        return await method(*args)
+    try:
+        parameters = inspect.signature(method).parameters.values()
+    except (TypeError, ValueError):
+        parameters = []  # type: ignore[assignment]
+    if any(p.name == "timeout_s" or p.kind is p.VAR_KEYWORD for p in parameters):
+        return await method(*args, timeout_s=timeout_s)
+    try:
+        async with asyncio.timeout(timeout_s):
+            return await method(*args)
+    except TimeoutError as e:
+        raise RetrieverTimeout(
+            member.retriever.target, f"no answer within {timeout_s:g} s", "DEADLINE_EXCEEDED"
+        ) from e
 
 
 def _as_retriever_error(target: str, member: Member, error: BaseException) -> RetrieverError:
