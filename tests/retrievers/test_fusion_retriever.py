@@ -99,7 +99,7 @@ async def test_fuses_grpc_members_with_their_own_separators(
     assert [(i.document_id, i.score) for i in got] == [(f.document_id, f.score) for f in expected]
     # cats: 1/11 + 1/12 ties tea: 1/12 + 1/11; both best rank 1; cats has it in member 0.
     assert [i.document_id for i in got][:2] == ["cats", "tea"]
-    assert description.identifier == "rrf(chunked, tiny)"
+    assert description.identifier == "rrf(chunks, tiny)"
     assert description.version == "rrf k=10; chunked@7 tiny@1"
     assert description.chunk_separator == ""
     assert description.corpus_revision == "tiny-6"
@@ -192,7 +192,10 @@ def test_bm25_plugin_and_grpc_member_evaluate_like_any_retriever(
         [question_set()], ["hybrid", f"bm25:{tmp_path / 'index'}"], EvalOptions(), config_path=path
     )
     assert fused.complete and member.complete
-    assert fused.retriever.identifier == f"combsum({member.retriever.identifier}, tiny)"
+    assert fused.retriever.identifier == f"combsum(bm25:{tmp_path / 'index'}, {tiny})"
+    assert fused.retriever.version == "combsum weights=1,0.5; bm25@" + (
+        f"{member.retriever.version} tiny@1"
+    )
     assert fused.parameters.doc_id_separator == ""
     assert member.parameters.doc_id_separator == "#"
     assert fused.metrics.values["top1_hit_rate"] == 1.0

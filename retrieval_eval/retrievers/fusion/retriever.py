@@ -9,9 +9,9 @@
   silent fallback to the others; with ``on_member_error = "skip"`` the answering members are
   fused and the skipped ones are recorded on the question (``FusedResults.notes``); if every
   member fails the question is an error all the same.
-- ``describe`` reports the method, the parameters and every member's identity and version,
-  so that run history separates ``rrf(bm25, dense)`` from either member and from the same
-  members fused with other parameters.
+- ``describe`` reports the method, the parameters and every member's identity and version
+  (see ``describe_fusion``), so that run history separates ``rrf(bm25, dense)`` from
+  either member and from the same members fused with other parameters.
 """
 
 from __future__ import annotations
@@ -150,6 +150,16 @@ class FusedRetriever:
     ) -> list[RetrievedItem]:
         return await _bounded(member.retriever.retrieve, timeout_s, member, question, limit)
 
+    async def ask_member(
+        self, member: Member, question: str, limit: int, timeout_s: float | None
+    ) -> list[RetrievedItem]:
+        """One member's own answer (for tuning); any failure is a ``RetrieverError``
+        addressed to the fusion and naming the member."""
+        try:
+            return await self._ask(member, question, limit, timeout_s)
+        except Exception as e:
+            raise _as_retriever_error(self.target, member, e) from e
+
     async def close(self) -> None:
         for member in self.members:
             try:
@@ -175,8 +185,14 @@ def describe_fusion(
     descriptions: Sequence[RetrieverDescription],
     on_member_error: OnMemberError = OnMemberError.ERROR,
 ) -> RetrieverDescription:
-    """The fusion's identity: ``rrf(bm25, dense)``, versioned by parameters and members."""
-    identifier = f"{params.method.value}({', '.join(d.identifier for d in descriptions)})"
+    """The fusion's identity.
+
+    The identifier is the method over the members as ``fuse`` names them (``rrf(bm25-local,
+    dense)``: distinct even when two members run the same software); the version holds the
+    parameters and each member's identifier and version, so a run with other parameters or
+    an upgraded member is a different variant of the same fusion, judged against it.
+    """
+    identifier = f"{params.method.value}({', '.join(m.name for m in members)})"
     member_versions = " ".join(f"{d.identifier}@{d.version or '-'}" for d in descriptions)
     metadata = {"fusion.name": name, "fusion.parameters": params.describe()}
     metadata["fusion.on_member_error"] = on_member_error.value
