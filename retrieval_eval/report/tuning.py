@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections import Counter
 from typing import Any
 
-from retrieval_eval.evaluation.results import RateEstimate
+from retrieval_eval.records import RateEstimate
 from retrieval_eval.tuning import Comparison, TuningResult
 
 

@@ -32,7 +32,7 @@ from retrieval_eval.retrievers.fusion.config import FusionConfig
 from retrieval_eval.retrievers.types import AsyncRetriever
 
 if TYPE_CHECKING:
-    from retrieval_eval.retrievers.client import ClientOptions
+    from retrieval_eval.retrievers.client.grpc_client import ClientOptions
     from retrieval_eval.retrievers.fusion.retriever import FusedRetriever
     from retrieval_eval.retrievers.in_process import InProcessRetriever
 
@@ -62,7 +62,7 @@ class Endpoint:
     server_name: str | None = None
 
     def client_options(self) -> ClientOptions:
-        from retrieval_eval.retrievers.client import ClientOptions, TlsConfig
+        from retrieval_eval.retrievers.client.grpc_client import ClientOptions, TlsConfig
 
         tls = None
         if self.secure:
@@ -239,7 +239,7 @@ def open_retriever(
         return open_plugin(resolved)
     if isinstance(resolved, FusionSpec):
         return open_fusion(resolved)
-    from retrieval_eval.retrievers.client import GrpcRetrieverClient
+    from retrieval_eval.retrievers.client.grpc_client import GrpcRetrieverClient
 
     return GrpcRetrieverClient(
         resolved.channel_target, resolved.client_options(), display=resolved.display
@@ -283,7 +283,7 @@ def _open_member(name: str, spec: FusionSpec, chain: tuple[str, ...]) -> AsyncRe
         return open_fusion(resolved, chain)
     if isinstance(resolved, PluginSpec):
         return open_plugin(resolved)
-    from retrieval_eval.retrievers.client import GrpcRetrieverClient
+    from retrieval_eval.retrievers.client.grpc_client import GrpcRetrieverClient
 
     return GrpcRetrieverClient(
         resolved.channel_target, resolved.client_options(), display=resolved.display

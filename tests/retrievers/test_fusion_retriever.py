@@ -14,12 +14,13 @@ import pytest
 from retrieval_eval.errors import RetrieverInternal
 from retrieval_eval.evaluation.coordinator import EvalOptions, evaluate
 from retrieval_eval.questions.model import Form, GoldenQuestion, GoldenQuestionSet
+from retrieval_eval.records import RetrieverDescription
 from retrieval_eval.retrievers.documents import distinct_scored
 from retrieval_eval.retrievers.fusion.methods import FusionParams, fuse
 from retrieval_eval.retrievers.fusion.retriever import FusedRetriever
 from retrieval_eval.retrievers.resolve import open_retriever
-from retrieval_eval.retrievers.server import ServerHandle
-from retrieval_eval.retrievers.types import RetrievedItem, RetrieverDescription
+from retrieval_eval.retrievers.server.sdk import ServerHandle
+from retrieval_eval.retrievers.types import RetrievedItem
 
 from .conftest import TinyRetriever
 

@@ -24,6 +24,7 @@ from dataclasses import dataclass, replace
 from typing import Any, TypeVar
 
 from retrieval_eval.errors import RetrieverError, RetrieverInternal, RetrieverTimeout
+from retrieval_eval.records import RetrieverDescription
 from retrieval_eval.retrievers.documents import distinct_scored
 from retrieval_eval.retrievers.fusion.config import OnMemberError
 from retrieval_eval.retrievers.fusion.methods import (
@@ -32,7 +33,7 @@ from retrieval_eval.retrievers.fusion.methods import (
     FusionScoreError,
     fuse,
 )
-from retrieval_eval.retrievers.types import AsyncRetriever, RetrievedItem, RetrieverDescription
+from retrieval_eval.retrievers.types import AsyncRetriever, RetrievedItem
 
 log = logging.getLogger(__name__)
 _T = TypeVar("_T")
