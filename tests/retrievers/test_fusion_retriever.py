@@ -226,3 +226,25 @@ def test_closing_a_fusion_closes_its_members(tmp_path: Path) -> None:
     assert asyncio.run(fused.retrieve("q", 3)) == []
     asyncio.run(fused.close())
     assert closed == ["a", "b"]
+
+
+def test_history_keeps_a_fusion_apart_from_its_members_and_its_parameters(
+    tmp_path: Path, serve_retriever: Serve
+) -> None:
+    from retrieval_eval.regression.fingerprint import benchmark_fingerprint, variant_fingerprint
+
+    a, b = served(serve_retriever, TinyRetriever()), served(serve_retriever, Chunked(["cats"]))
+    path = toml(
+        tmp_path,
+        f'[retrievers.k60]\nfuse = ["{a}", "{b}"]\n'
+        f'[retrievers.k10]\nfuse = ["{a}", "{b}"]\nk = 10\n'
+        f'[retrievers.mnz]\nfuse = ["{a}", "{b}"]\nmethod = "combmnz"\n',
+    )
+    k60, k10, mnz, member = evaluate([question_set()], ["k60", "k10", "mnz", a], config_path=path)
+    identifiers = {r.retriever.identifier for r in (k60, k10, mnz, member)}
+    assert identifiers == {f"rrf({a}, {b})", f"combmnz({a}, {b})", "tiny"}
+    # Same fusion, other parameters: the same history, a different variant.
+    assert k60.retriever.identifier == k10.retriever.identifier
+    assert variant_fingerprint(k60) != variant_fingerprint(k10)
+    assert benchmark_fingerprint(k60) == benchmark_fingerprint(k10)
+    assert k10.retriever.metadata["fusion.parameters"] == "rrf k=10"
