@@ -241,3 +241,41 @@ def test_only_a_fusion_can_be_tuned(counting_pair) -> None:
         tune_fusion(qs, "ra", config_path=config)
     with pytest.raises(UnknownNameError, match="unknown fusion 'hybird'; did you mean 'hybrid'"):
         tune_fusion(qs, "hybird", config_path=config)
+
+
+def test_json_output_carries_the_figures(counting_pair, tmp_path: Path) -> None:
+    import json
+
+    import yaml
+
+    qs, _, _, config = counting_pair
+    set_file = tmp_path / "set.yaml"
+    set_file.write_text(
+        yaml.safe_dump(
+            {
+                "name": qs.name,
+                "questions": [
+                    {
+                        "id": q.id,
+                        "question": q.question,
+                        "form": q.form.value,
+                        "expected_document_ids": list(q.expected_document_ids),
+                    }
+                    for q in qs.questions
+                ],
+            }
+        )
+    )
+    args = ["fusion", "tune", "hybrid", "--set", str(set_file), "--config", str(config)]
+    result = CliRunner().invoke(cli, [*args, "--folds", "2", "--format", "json"])
+    assert result.exit_code == 0, result.output
+    data = json.loads(result.output)
+    assert data["calls"] == {"ra": 10, "rb": 10}
+    assert data["held_out"]["count"] == 10 and len(data["fold_choices"]) == 2
+    assert [c["name"] for c in data["comparisons"]] == ["ra alone", "rb alone", "plain rrf k=60"]
+    # rb puts the target second on every question, ra first on half: rb alone hits all
+    # ten at top-3, as does every fusion of the two.
+    assert data["comparisons"][1]["hits"] == 10 and data["held_out"]["hits"] == 10
+    bad = CliRunner().invoke(cli, [*args, "--metric", "ndcg@10"])
+    assert isinstance(bad.exception, InputError)  # exit 2 through reval's main
+    assert "tuning scores a hit rate" in str(bad.exception)
