@@ -81,3 +81,14 @@ def test_unknown_members_and_cycles_are_refused_when_opened(tmp_path: Path) -> N
         open_retriever("y", config_path=path)
     with pytest.raises(ConfigError, match=r"\[retrievers.typo\]: key 'fuse': unknown retriever"):
         open_retriever("typo", config_path=path)
+
+
+async def test_the_contract_check_points_at_the_members(tmp_path: Path) -> None:
+    from retrieval_eval.errors import InputError
+    from retrieval_eval.retrievers.contract.check import check_contract
+
+    path = write(tmp_path, '[retrievers.h]\nfuse = ["grpc://127.0.0.1:1", "bm25:idx"]\n')
+    with pytest.raises(
+        InputError, match=r"'h' is a fusion, not a server.*\(grpc://127\.0\.0\.1:1, bm25:idx\)"
+    ):
+        await check_contract("h", config_path=path)
