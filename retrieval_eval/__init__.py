@@ -1,28 +1,79 @@
 """reval: measure retrieval quality against golden question sets.
 
-Public API entry points are imported lazily so that importing the package stays cheap.
+The public API is importable from here and typed for the user's type checker; its
+modules are imported on first use, so that ``import retrieval_eval`` stays cheap.
 """
 
 from __future__ import annotations
 
-from typing import Any
+import importlib
+from typing import TYPE_CHECKING, Any
 
 __version__ = "0.1.0"
 
+if TYPE_CHECKING:
+    from retrieval_eval.evaluation.coordinator import (
+        EvalOptions,
+        EvaluationInterrupted,
+        aevaluate,
+        evaluate,
+    )
+    from retrieval_eval.evaluation.results import QuestionOutcome, RunResult, RunState
+    from retrieval_eval.questions.loading import load_question_set, load_question_sets
+    from retrieval_eval.questions.model import Form, GoldenQuestion, GoldenQuestionSet
+    from retrieval_eval.retrievers.server import ServerTls, serve
+    from retrieval_eval.retrievers.types import RetrievedItem, Retriever, RetrieverDescription
+
 _LAZY = {
-    "serve": "retrieval_eval.retrievers.server",
-    "ServerTls": "retrieval_eval.retrievers.server",
-    "load_question_set": "retrieval_eval.questions.loading",
+    "EvalOptions": "retrieval_eval.evaluation.coordinator",
+    "EvaluationInterrupted": "retrieval_eval.evaluation.coordinator",
+    "aevaluate": "retrieval_eval.evaluation.coordinator",
     "evaluate": "retrieval_eval.evaluation.coordinator",
+    "QuestionOutcome": "retrieval_eval.evaluation.results",
+    "RunResult": "retrieval_eval.evaluation.results",
+    "RunState": "retrieval_eval.evaluation.results",
+    "load_question_set": "retrieval_eval.questions.loading",
+    "load_question_sets": "retrieval_eval.questions.loading",
+    "Form": "retrieval_eval.questions.model",
+    "GoldenQuestion": "retrieval_eval.questions.model",
+    "GoldenQuestionSet": "retrieval_eval.questions.model",
+    "ServerTls": "retrieval_eval.retrievers.server",
+    "serve": "retrieval_eval.retrievers.server",
+    "Retriever": "retrieval_eval.retrievers.types",
+    "RetrievedItem": "retrieval_eval.retrievers.types",
+    "RetrieverDescription": "retrieval_eval.retrievers.types",
 }
 
-__all__ = ["__version__", *_LAZY]
+__all__ = [
+    "EvalOptions",
+    "EvaluationInterrupted",
+    "Form",
+    "GoldenQuestion",
+    "GoldenQuestionSet",
+    "QuestionOutcome",
+    "RetrievedItem",
+    "Retriever",
+    "RetrieverDescription",
+    "RunResult",
+    "RunState",
+    "ServerTls",
+    "__version__",
+    "aevaluate",
+    "evaluate",
+    "load_question_set",
+    "load_question_sets",
+    "serve",
+]
 
 
 def __getattr__(name: str) -> Any:
     module = _LAZY.get(name)
     if module is None:
         raise AttributeError(f"module 'retrieval_eval' has no attribute {name!r}")
-    import importlib
+    value = getattr(importlib.import_module(module), name)
+    globals()[name] = value  # looked up once
+    return value
 
-    return getattr(importlib.import_module(module), name)
+
+def __dir__() -> list[str]:
+    return sorted(__all__)

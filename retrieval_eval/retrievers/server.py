@@ -18,7 +18,7 @@ import grpc
 from retrieval_eval.retrievers.server_backends import AioBackend, Backend, SyncBackend
 from retrieval_eval.retrievers.servicer import AsyncServicer, SyncServicer
 from retrieval_eval.retrievers.tls import read_pem
-from retrieval_eval.retrievers.types import RetrieverDescription
+from retrieval_eval.retrievers.types import Retriever, RetrieverDescription
 
 log = logging.getLogger(__name__)
 
@@ -85,7 +85,7 @@ class ServerHandle:
 
 
 def serve(
-    retriever: Any,
+    retriever: Retriever,
     address: str = "127.0.0.1:0",
     *,
     describe: RetrieverDescription | None = None,
