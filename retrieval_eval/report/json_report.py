@@ -61,9 +61,10 @@ Each question: ``id``, ``form``, ``hard_class``, ``expected_document_ids``, ``to
 ``latency_ms``, ``error`` (``null`` or ``{"kind", "message"}``), ``underfilled``.
 
 ``regression``: ``verdict`` (``pass`` | ``regression`` | ``no-baseline`` |
-``incomparable``), ``fails`` (boolean), ``baseline_run_id``, ``reasons``, ``warnings``,
-``incomparable_parts``, ``deltas`` (each ``{"group", "metric", "baseline", "current",
-"delta", "threshold", "regressed", "baseline_count", "current_count"}``), ``flips``
+``incomparable`` | ``incomplete``), ``fails`` (boolean: not a passing gate),
+``baseline_run_id``, ``reasons``, ``warnings``, ``incomparable_parts``, ``deltas``
+(each ``{"group", "metric", "baseline", "current", "delta", "threshold", "regressed",
+"baseline_count", "current_count"}``), ``flips``
 (each ``{"question_id", "k", "direction", "expected_document_ids", "current_ranking",
 "baseline_ranking"}``), ``tests`` (exact McNemar per k: ``{"k", "wins", "losses",
 "ties", "p_value", "significant"}``) and ``p_values`` (``{"K": p}``).

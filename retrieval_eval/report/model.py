@@ -3,18 +3,9 @@
 from __future__ import annotations
 
 from collections.abc import Mapping
-from dataclasses import dataclass
 
 from retrieval_eval.evaluation.results import GroupMetrics, RunResult, metric_sort_key
-from retrieval_eval.regression.types import Verdict
-
-
-@dataclass(frozen=True, slots=True)
-class RunReport:
-    """One run as reported; ``verdict`` is None when no regression check was made."""
-
-    run: RunResult
-    verdict: Verdict | None = None
+from retrieval_eval.regression.types import RunReport as RunReport  # the run, judged
 
 
 def ordered_metrics(values: Mapping[str, float]) -> list[str]:

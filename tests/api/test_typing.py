@@ -9,7 +9,7 @@ from pathlib import Path
 
 from conftest import REPO_ROOT
 
-GOOD = '''
+GOOD = """
 from retrieval_eval import (
     EvalOptions, RetrievedItem, RetrieverDescription, RunResult, evaluate, load_question_set,
     serve,
@@ -28,10 +28,10 @@ runs: list[RunResult] = evaluate([load_question_set("set.yaml")], [Keyword()], E
 print(runs[0].metrics.values["top1_hit_rate"], runs[0].to_dict()["state"])
 handle = serve(Keyword(), "127.0.0.1:0")
 handle.stop()
-'''
+"""
 
 # Each line is wrong; an untyped (Any) API lets every one of them through.
-BAD = '''
+BAD = """
 from retrieval_eval import evaluate, load_question_set, serve
 
 
@@ -43,7 +43,7 @@ class NotARetriever:
 count: int = evaluate([], ["grpc://127.0.0.1:1"])
 qs: str = load_question_set("set.yaml")
 serve(NotARetriever())
-'''
+"""
 
 
 #: As for an installed package: the library's own modules are read, not checked, and

@@ -287,7 +287,7 @@ def test_ctrl_c_keeps_the_measured_part_as_an_interrupted_run(serve_table, db, t
 def test_failed_retrievals_are_errors_not_misses(sets, serve_table, db, invoke, tmp_path):
     flaky = serve_table({**GOOD, "question faq-2": FAIL}, identifier="flaky")
     junit = tmp_path / "flaky.xml"
-    result = invoke(
+    result = run_reval(
         "eval",
         "--set",
         sets["faq"],
@@ -301,8 +301,9 @@ def test_failed_retrievals_are_errors_not_misses(sets, serve_table, db, invoke, 
         "--output",
         junit,
     )
-    assert result.exit_code == 0
-    assert "incomplete (1 errors)" in result.output and "ERROR internal" in result.output
+    assert result.returncode == 3, result.stderr  # one error is over --max-errors 0
+    assert "incomplete (1 errors)" in result.stdout and "ERROR internal" in result.stdout
+    assert "too many failed retrievals (--max-errors 0)" in result.stderr
     shown = json.loads(invoke("runs", "list", "--db", db, "--format", "json").stdout)["runs"]
     (run,) = json.loads(
         invoke("runs", "show", shown[0]["run_id"], "--db", db, "--format", "json").output
@@ -318,7 +319,8 @@ def test_failed_retrievals_are_errors_not_misses(sets, serve_table, db, invoke, 
     assert q2["top1_hit"] is None and q2["ranked_document_ids"] == []
     cases = {c.get("name"): c for c in ET.parse(junit).getroot().iter("testcase")}
     assert cases["faq-2"].find("error").get("type") == "internal"
-    assert cases["regression verdict"].find("skipped") is not None  # no baseline yet
+    failure = cases["regression verdict"].find("failure")  # incomplete, not "no baseline"
+    assert failure is not None and failure.get("type") == "incomplete"
 
 
 def test_explicit_baseline(sets, serve_table, db, invoke, tmp_path):
