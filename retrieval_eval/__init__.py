@@ -18,30 +18,36 @@ if TYPE_CHECKING:
         aevaluate,
         evaluate,
     )
-    from retrieval_eval.evaluation.results import QuestionOutcome, RunResult, RunState
     from retrieval_eval.questions.loading import load_question_set, load_question_sets
-    from retrieval_eval.questions.model import Form, GoldenQuestion, GoldenQuestionSet
-    from retrieval_eval.retrievers.server import ServerTls, serve
-    from retrieval_eval.retrievers.types import RetrievedItem, Retriever, RetrieverDescription
+    from retrieval_eval.questions.model import GoldenQuestion, GoldenQuestionSet
+    from retrieval_eval.records import (
+        Form,
+        QuestionOutcome,
+        RetrieverDescription,
+        RunResult,
+        RunState,
+    )
+    from retrieval_eval.retrievers.server.sdk import ServerTls, serve
+    from retrieval_eval.retrievers.types import RetrievedItem, Retriever
 
 _LAZY = {
     "EvalOptions": "retrieval_eval.evaluation.coordinator",
     "EvaluationInterrupted": "retrieval_eval.evaluation.coordinator",
     "aevaluate": "retrieval_eval.evaluation.coordinator",
     "evaluate": "retrieval_eval.evaluation.coordinator",
-    "QuestionOutcome": "retrieval_eval.evaluation.results",
-    "RunResult": "retrieval_eval.evaluation.results",
-    "RunState": "retrieval_eval.evaluation.results",
+    "QuestionOutcome": "retrieval_eval.records",
+    "RunResult": "retrieval_eval.records",
+    "RunState": "retrieval_eval.records",
     "load_question_set": "retrieval_eval.questions.loading",
     "load_question_sets": "retrieval_eval.questions.loading",
-    "Form": "retrieval_eval.questions.model",
+    "Form": "retrieval_eval.records",
     "GoldenQuestion": "retrieval_eval.questions.model",
     "GoldenQuestionSet": "retrieval_eval.questions.model",
-    "ServerTls": "retrieval_eval.retrievers.server",
-    "serve": "retrieval_eval.retrievers.server",
+    "ServerTls": "retrieval_eval.retrievers.server.sdk",
+    "serve": "retrieval_eval.retrievers.server.sdk",
     "Retriever": "retrieval_eval.retrievers.types",
     "RetrievedItem": "retrieval_eval.retrievers.types",
-    "RetrieverDescription": "retrieval_eval.retrievers.types",
+    "RetrieverDescription": "retrieval_eval.records",
 }
 
 __all__ = [

@@ -18,8 +18,8 @@ from pathlib import Path
 from types import ModuleType
 
 from retrieval_eval.errors import PluginError
-from retrieval_eval.evaluation.results import RunResult
 from retrieval_eval.example_data import corpus_path, questions_path
+from retrieval_eval.records import RunResult
 from retrieval_eval.regression.types import Verdict
 
 log = logging.getLogger(__name__)
@@ -78,7 +78,7 @@ def _measure(bm25: ModuleType, say: Notify) -> RunResult:
     """Index, serve and evaluate (Ctrl-C raises ``EvaluationInterrupted`` with the runs)."""
     from retrieval_eval.evaluation.coordinator import EvalOptions, evaluate
     from retrieval_eval.questions.loading import load_question_set
-    from retrieval_eval.retrievers.server import serve
+    from retrieval_eval.retrievers.server.sdk import serve
 
     question_set = load_question_set(questions_path())
     with tempfile.TemporaryDirectory(prefix="reval-quickstart-") as tmp:

@@ -35,17 +35,18 @@ from typing import Protocol, TypeAlias
 from retrieval_eval.errors import InputError, Interrupted, RetrieverError
 from retrieval_eval.evaluation.accumulate import RunAccumulator
 from retrieval_eval.evaluation.deadlines import Call, describe_once, with_deadline
-from retrieval_eval.evaluation.results import (
+from retrieval_eval.questions.model import GoldenQuestionSet
+from retrieval_eval.records import (
     DEFAULT_KS,
     DEFAULT_OVERFETCH,
     DEFAULT_TIMEOUT_S,
     RetrievalFailure,
+    RetrieverDescription,
     RunParameters,
     RunResult,
 )
-from retrieval_eval.questions.model import GoldenQuestionSet
 from retrieval_eval.retrievers.in_process import as_async_retriever
-from retrieval_eval.retrievers.types import AsyncRetriever, Retriever, RetrieverDescription
+from retrieval_eval.retrievers.types import AsyncRetriever, Retriever
 from retrieval_eval.scoring.protocol import normalize_ks, request_limit
 
 log = logging.getLogger(__name__)

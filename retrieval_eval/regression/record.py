@@ -19,7 +19,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass, replace
 
 from retrieval_eval.errors import StoreError
-from retrieval_eval.evaluation.results import RunResult, RunState
+from retrieval_eval.records import RunResult, RunState
 from retrieval_eval.regression.judge import incomplete_verdict, judge
 from retrieval_eval.regression.types import RunReport, Thresholds, VerdictKind
 from retrieval_eval.store import RunStore

@@ -7,7 +7,7 @@ from enum import StrEnum
 from fractions import Fraction
 
 from retrieval_eval.errors import InputError
-from retrieval_eval.evaluation.results import RunResult
+from retrieval_eval.records import RunResult
 
 
 class VerdictKind(StrEnum):

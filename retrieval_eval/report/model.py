@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 
-from retrieval_eval.evaluation.results import GroupMetrics, RunResult, metric_sort_key
+from retrieval_eval.records import GroupMetrics, RunResult, metric_sort_key
 from retrieval_eval.regression.types import RunReport as RunReport  # the run, judged
 
 

@@ -9,8 +9,7 @@ import pytest
 
 from regression.factory import make_run, question_set
 from retrieval_eval.errors import InputError
-from retrieval_eval.evaluation.results import RunParameters
-from retrieval_eval.questions.model import Form
+from retrieval_eval.records import Form, RetrieverDescription, RunParameters
 from retrieval_eval.regression import (
     ErrorBudget,
     Thresholds,
@@ -19,7 +18,6 @@ from retrieval_eval.regression import (
     judge,
     mcnemar_exact,
 )
-from retrieval_eval.retrievers.types import RetrieverDescription
 
 DEFAULT = Thresholds()
 
