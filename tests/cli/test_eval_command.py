@@ -6,6 +6,7 @@ import json
 import os
 import signal
 import socket
+import sqlite3
 import subprocess
 import time
 import xml.etree.ElementTree as ET
@@ -236,7 +237,18 @@ def test_markdown_and_text_reports(sets, serve_table, db, invoke):
     assert len(json.loads(runs.stdout)["runs"]) == 1  # --no-save stored nothing
 
 
-def test_ctrl_c_keeps_the_measured_part_as_an_interrupted_run(serve_table, db, tmp_path):
+@pytest.mark.parametrize(
+    ("signals", "code"),
+    [
+        ((signal.SIGINT,), 130),
+        ((signal.SIGTERM,), 143),  # docker stop, CI cancellation: like Ctrl-C
+        ((signal.SIGTERM, signal.SIGTERM), 143),  # the second lands while saving
+    ],
+    ids=["sigint", "sigterm", "sigterm-twice"],
+)
+def test_a_signal_keeps_the_measured_part_as_an_interrupted_run(
+    serve_table, db, tmp_path, signals, code
+):
     questions = [(f"slow-{i}", [f"d{i}"], "MATCH") for i in range(40)]
     path = write_set(tmp_path, "slow", questions)
     answers = {f"question slow-{i}": [f"d{i}#0"] for i in range(40)}
@@ -269,9 +281,12 @@ def test_ctrl_c_keeps_the_measured_part_as_an_interrupted_run(serve_table, db, t
     deadline = time.monotonic() + 30
     while len(calls) < 4 and time.monotonic() < deadline:  # 3 answered, 1 in flight
         time.sleep(0.05)
-    process.send_signal(signal.SIGINT)
+    for i, signum in enumerate(signals):
+        if i:
+            time.sleep(0.05)
+        process.send_signal(signum)
     stdout, stderr = process.communicate(timeout=30)
-    assert process.returncode == 130, stderr
+    assert process.returncode == code, stderr
     assert "interrupted" in stderr
     (run,) = json.loads(out.read_text())["runs"]
     assert run["state"] == "interrupted" and run["complete"] is False
@@ -282,6 +297,9 @@ def test_ctrl_c_keeps_the_measured_part_as_an_interrupted_run(serve_table, db, t
     (summary,) = json.loads(stored.stdout)["runs"]
     assert summary["state"] == "interrupted" and summary["run_id"] == run["run_id"]
     assert "slow × slow 1 — interrupted" in stdout
+    database = sqlite3.connect(db.removeprefix("sqlite:///"))
+    assert database.execute("PRAGMA integrity_check").fetchone() == ("ok",)
+    database.close()
 
 
 def test_failed_retrievals_are_errors_not_misses(sets, serve_table, db, invoke, tmp_path):
