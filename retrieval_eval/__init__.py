@@ -27,10 +27,21 @@ if TYPE_CHECKING:
         RunResult,
         RunState,
     )
+    from retrieval_eval.regression.record import Recorded, judge_and_save
+    from retrieval_eval.regression.types import ErrorBudget, RunReport, Thresholds, Verdict
+    from retrieval_eval.report.render import ReportFormat, render
     from retrieval_eval.retrievers.server.sdk import ServerTls, serve
     from retrieval_eval.retrievers.types import RetrievedItem, Retriever
 
 _LAZY = {
+    "Recorded": "retrieval_eval.regression.record",
+    "judge_and_save": "retrieval_eval.regression.record",
+    "ErrorBudget": "retrieval_eval.regression.types",
+    "RunReport": "retrieval_eval.regression.types",
+    "Thresholds": "retrieval_eval.regression.types",
+    "Verdict": "retrieval_eval.regression.types",
+    "ReportFormat": "retrieval_eval.report.render",
+    "render": "retrieval_eval.report.render",
     "EvalOptions": "retrieval_eval.evaluation.coordinator",
     "EvaluationInterrupted": "retrieval_eval.evaluation.coordinator",
     "aevaluate": "retrieval_eval.evaluation.coordinator",
@@ -51,23 +62,31 @@ _LAZY = {
 }
 
 __all__ = [
+    "ErrorBudget",
     "EvalOptions",
     "EvaluationInterrupted",
     "Form",
     "GoldenQuestion",
     "GoldenQuestionSet",
     "QuestionOutcome",
+    "Recorded",
+    "ReportFormat",
     "RetrievedItem",
     "Retriever",
     "RetrieverDescription",
+    "RunReport",
     "RunResult",
     "RunState",
     "ServerTls",
+    "Thresholds",
+    "Verdict",
     "__version__",
     "aevaluate",
     "evaluate",
+    "judge_and_save",
     "load_question_set",
     "load_question_sets",
+    "render",
     "serve",
 ]
 
