@@ -1,9 +1,11 @@
 """``reval eval``: evaluate sets against retrievers, judge each run, save it, report.
 
-Flow: load sets -> evaluate (retrievers opened and checked by the coordinator) -> per run:
-find its baseline, judge, save -> render -> ``--output`` -> exit code. The measured runs
-are always reported: a run-store failure is reported after the report is written (exit
-3), and an interrupted evaluation is saved as interrupted before exiting 130.
+Flow: check ``--output`` and ``--baseline`` -> load sets -> evaluate (``evaluate``) ->
+``judge_and_save`` -> render -> ``--output`` -> exit code. The measured runs are always
+reported and saved first: then a run-store failure exits 3, an interruption exits 130
+(Ctrl-C) or 143 (SIGTERM), a run with more errored questions than ``--max-errors`` (its
+verdict is ``incomplete``) exits 3 whatever the flags, and a regression exits 1 with
+``--fail-on-regression``.
 """
 
 from __future__ import annotations
@@ -14,10 +16,10 @@ from typing import TYPE_CHECKING
 
 import click
 
-from retrieval_eval.cli import exit_codes
-from retrieval_eval.cli.eval_flow import Outcome, judge_and_save, load_sets, open_baseline
+from retrieval_eval.cli import exit_codes, signals
+from retrieval_eval.cli.eval_flow import check_baseline, load_sets
 from retrieval_eval.cli.options import db_option, format_option, label_option, parse_ks
-from retrieval_eval.cli.render import emit_report
+from retrieval_eval.cli.render import check_writable, emit_report
 
 if TYPE_CHECKING:
     from retrieval_eval.evaluation.coordinator import EvalOptions
@@ -120,6 +122,15 @@ if TYPE_CHECKING:
     help="A p95 latency increase above MS is a regression.",
 )
 @click.option(
+    "--max-errors",
+    metavar="N|P%",
+    default="0",
+    show_default=True,
+    help="Errored questions a run may have and still be judged: a count, or a percentage "
+    "of its questions (2%). Beyond it the verdict is incomplete and the exit code 3, "
+    "whatever the other flags.",
+)
+@click.option(
     "--fail-on-regression",
     is_flag=True,
     help="Exit 1 when a verdict is regression or incomparable.",
@@ -155,6 +166,7 @@ def eval_command(
     max_top1_drop: float,
     max_top3_drop: float,
     max_p95_ms: float | None,
+    max_errors: str,
     fail_on_regression: bool,
     token_env: str | None,
     config_path: Path | None,
@@ -168,9 +180,10 @@ def eval_command(
           --retriever grpc://search:50051 --format junit --output reval.xml \\
           --label git_sha=$GIT_SHA --fail-on-regression
     """
-    from retrieval_eval.errors import ConfigError, Interrupted
+    from retrieval_eval.errors import ConfigError, IncompleteRun, Interrupted
     from retrieval_eval.evaluation.coordinator import EvalOptions
-    from retrieval_eval.regression.types import Thresholds
+    from retrieval_eval.regression.record import judge_and_save
+    from retrieval_eval.regression.types import ErrorBudget, Thresholds
 
     specs = [*positional, *retrievers]
     if not sets:
@@ -182,7 +195,8 @@ def eval_command(
         token = os.environ.get(token_env)
         if not token:
             raise ConfigError(f"--token-env: environment variable {token_env} is not set")
-    thresholds = Thresholds(max_top1_drop, max_top3_drop, max_p95_ms)
+    budget = ErrorBudget.parse(max_errors)
+    thresholds = Thresholds(max_top1_drop, max_top3_drop, max_p95_ms, max_errors=budget)
     options = EvalOptions(
         ks=ks,
         overfetch=overfetch,
@@ -191,20 +205,32 @@ def eval_command(
         timeout_s=timeout_s,
         labels=labels,
     )
+    if output is not None:
+        check_writable(output)  # before anything is measured
     question_sets = load_sets(sets)
-    baseline = open_baseline(db_url, baseline_id)  # a wrong RUN fails before measuring
-    runs, interrupted = _evaluate(question_sets, specs, options, fmt, config_path, token)
-    outcome: Outcome = judge_and_save(runs, baseline, thresholds, db_url, save=not no_save)
-    outcome.interrupted = outcome.interrupted or interrupted
-    emit_report(outcome.reports, fmt, output, outcome.warnings)
-    if outcome.store_error is not None:
-        raise outcome.store_error
-    if outcome.interrupted:
+    check_baseline(db_url, baseline_id)  # a wrong RUN fails before measuring
+    with signals.measuring():
+        runs, interrupted = _evaluate(question_sets, specs, options, fmt, config_path, token)
+        with signals.finishing():
+            recorded = judge_and_save(
+                runs, store=db_url, thresholds=thresholds, baseline_id=baseline_id,
+                save=not no_save,
+            )  # fmt: skip
+            emit_report(recorded, fmt, output)
+        stopped_by = signals.received()
+    if recorded.store_error is not None:
+        raise recorded.store_error
+    if interrupted or stopped_by is not None:
         kept = "reported" if no_save else "saved as interrupted and reported"
-        raise Interrupted(f"interrupted: the measured part was {kept}")
-    if fail_on_regression and any(
-        r.verdict is not None and r.verdict.fails() for r in outcome.reports
-    ):
+        raise Interrupted(f"interrupted: the measured part was {kept}", signum=stopped_by)
+    if recorded.incomplete:
+        names = ", ".join(f"{r.run.set_name} × {r.run.retriever_target} ({r.run.error_count} "
+                          "errors)" for r in recorded.incomplete)  # fmt: skip
+        raise IncompleteRun(
+            f"too many failed retrievals (--max-errors {budget}): {names}; the report and "
+            "the stored runs say which questions failed and why"
+        )
+    if fail_on_regression and recorded.regressed:
         ctx.exit(exit_codes.REGRESSION)
 
 

@@ -9,21 +9,25 @@ from retrieval_eval.regression.fingerprint import (
     variant_fingerprint,
     variant_parts,
 )
-from retrieval_eval.regression.judge import compare, judge
+from retrieval_eval.regression.judge import compare, incomplete_verdict, judge
 from retrieval_eval.regression.stats import mcnemar_exact
 from retrieval_eval.regression.types import (
+    ErrorBudget,
     Flip,
     MetricDelta,
     PairedTest,
+    RunReport,
     Thresholds,
     Verdict,
     VerdictKind,
 )
 
 __all__ = [
+    "ErrorBudget",
     "Flip",
     "MetricDelta",
     "PairedTest",
+    "RunReport",
     "Thresholds",
     "Verdict",
     "VerdictKind",
@@ -31,6 +35,7 @@ __all__ = [
     "benchmark_fingerprint",
     "benchmark_parts",
     "compare",
+    "incomplete_verdict",
     "judge",
     "mcnemar_exact",
     "variant_fingerprint",
