@@ -235,10 +235,15 @@ class Reval:
         ``timeout_s``, ...). Retrieval failures are errors of the run, never misses;
         a run-store failure raises.
         """
-        from retrieval_eval.evaluation.coordinator import evaluate
+        from retrieval_eval.evaluation.coordinator import EvaluationInterrupted, evaluate
 
         qs = _question_set(question_set)
-        runs = evaluate([qs], [retriever], self._options(options), config_path=self._config())
+        try:
+            runs = evaluate([qs], [retriever], self._options(options), config_path=self._config())
+        except EvaluationInterrupted as e:  # Ctrl-C: keep what was measured, stop pytest
+            for run in e.runs:
+                self._record(run)
+            raise KeyboardInterrupt from e
         return self._record(runs[0])
 
     async def aevaluate(
