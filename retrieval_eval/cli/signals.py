@@ -3,9 +3,10 @@
 Docker, Kubernetes and CI cancellation send SIGTERM. While runs are being measured it is
 handed to whatever handles SIGINT at that moment (asyncio's runner cancels the
 evaluation, which then raises ``EvaluationInterrupted`` with the measured runs); the
-signal that arrived decides the exit code. While the measured runs are saved and
-reported (``finishing``), SIGINT and SIGTERM are only noted: a store write is one short
-transaction, and a second signal must not abandon it half way.
+signal that arrived decides the exit code, and a repeated SIGTERM is only noted. While
+the measured runs are saved and reported (``finishing``), SIGINT and SIGTERM are only
+noted: a store write is one short transaction, and a second signal must not abandon it
+half way.
 """
 
 from __future__ import annotations
@@ -26,6 +27,8 @@ def received() -> int | None:
 
 def _on_sigterm(signum: int, frame: FrameType | None) -> None:
     _received.append(signum)
+    if len(_received) > 1:
+        return  # already stopping: a repeated SIGTERM must not abandon the cancellation
     handler = signal.getsignal(signal.SIGINT)
     if callable(handler):
         handler(signal.SIGINT, frame)  # asyncio's runner, or default_int_handler

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Awaitable, Sequence
 from dataclasses import dataclass
-from typing import Any, Protocol, runtime_checkable
+from typing import Protocol, runtime_checkable
 
 from retrieval_eval.records import RetrieverDescription
 
@@ -66,8 +66,9 @@ class RetrieverFactory(Protocol):
     """The object behind an entry point in ``retrieval_eval.retrievers``.
 
     Called with the text after ``NAME:`` in a spec (``bm25:/path/to/index`` -> the index
-    path), or ``None`` for a bare ``NAME``. Returns an object with ``retrieve(question,
-    limit)`` (sync or async), and optionally ``describe()`` and ``close()``.
+    path), or ``None`` for a bare ``NAME``. Returns a ``Retriever``: an object with
+    ``retrieve(question, limit)`` (sync or async), and optionally ``describe()`` and
+    ``close()`` (checked when loaded: a plugin is not type-checked with reval).
     """
 
-    def __call__(self, argument: str | None) -> Any: ...
+    def __call__(self, argument: str | None) -> Retriever: ...

@@ -89,3 +89,23 @@ def test_misuse_of_the_api_is_reported_by_mypy(tmp_path: Path) -> None:
     assert any('"list[RunResult]"' in e and '"int"' in e for e in errors)
     assert any('"GoldenQuestionSet"' in e and '"str"' in e for e in errors)
     assert any('"NotARetriever"' in e and '"Retriever"' in e for e in errors)
+
+
+def test_the_readmes_python_files_pass_strict_mypy(tmp_path: Path) -> None:
+    from docs.readme_blocks import README, parse_blocks
+
+    files = [
+        b for b in parse_blocks(README.read_text(encoding="utf-8"))
+        if b.kind == "file" and b.language == "python"
+    ]  # fmt: skip
+    assert {"my_retriever.py", "evaluate_it.py"} <= {b.argument for b in files}
+    for block in files:
+        (tmp_path / block.argument).write_text(block.body, encoding="utf-8")
+    (tmp_path / "mypy.ini").write_text(CONFIG, encoding="utf-8")
+    names = [b.argument for b in files]
+    result = subprocess.run(
+        [sys.executable, "-m", "mypy", "--strict", "--no-incremental", "--config-file",
+         "mypy.ini", *names],
+        capture_output=True, text=True, cwd=tmp_path, timeout=300, env={"PATH": "/usr/bin:/bin"},
+    )  # fmt: skip
+    assert result.returncode == 0, result.stdout + result.stderr

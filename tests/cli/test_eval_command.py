@@ -238,16 +238,16 @@ def test_markdown_and_text_reports(sets, serve_table, db, invoke):
 
 
 @pytest.mark.parametrize(
-    ("signals", "code"),
+    ("signals", "pause", "code"),
     [
-        ((signal.SIGINT,), 130),
-        ((signal.SIGTERM,), 143),  # docker stop, CI cancellation: like Ctrl-C
-        ((signal.SIGTERM, signal.SIGTERM), 143),  # the second lands while saving
+        ((signal.SIGINT,), 0, 130),
+        ((signal.SIGTERM,), 0, 143),  # docker stop, CI cancellation: like Ctrl-C
+        ((signal.SIGTERM, signal.SIGTERM), 0.05, 143),  # the second while saving
     ],
     ids=["sigint", "sigterm", "sigterm-twice"],
 )
 def test_a_signal_keeps_the_measured_part_as_an_interrupted_run(
-    serve_table, db, tmp_path, signals, code
+    serve_table, db, tmp_path, signals, pause, code
 ):
     questions = [(f"slow-{i}", [f"d{i}"], "MATCH") for i in range(40)]
     path = write_set(tmp_path, "slow", questions)
@@ -282,8 +282,8 @@ def test_a_signal_keeps_the_measured_part_as_an_interrupted_run(
     while len(calls) < 4 and time.monotonic() < deadline:  # 3 answered, 1 in flight
         time.sleep(0.05)
     for i, signum in enumerate(signals):
-        if i:
-            time.sleep(0.05)
+        if i and pause:
+            time.sleep(pause)
         process.send_signal(signum)
     stdout, stderr = process.communicate(timeout=30)
     assert process.returncode == code, stderr
