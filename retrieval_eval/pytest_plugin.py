@@ -284,11 +284,22 @@ class Reval:
         self._request.config.stash.setdefault(_RUNS_KEY, []).append(_summary(report))
         return report
 
-    def assert_no_regression(self, report: RunReport) -> None:
-        """Fail unless the run's verdict passes (no baseline yet passes)."""
+    def assert_no_regression(self, report: RunReport | RunResult) -> None:
+        """Fail unless the run's verdict passes (no baseline yet passes). A bare
+        ``RunResult`` (made elsewhere) is judged here against its baseline, not saved."""
         __tracebackhide__ = True
+        from retrieval_eval.records import RunResult
+        from retrieval_eval.regression.record import judge_and_save
         from retrieval_eval.report.assertions import regression_failure
 
+        if isinstance(report, RunResult):
+            thresholds = self.settings.thresholds()
+            recorded = judge_and_save(
+                [report], store=self.settings.db, thresholds=thresholds, save=False
+            )
+            if recorded.store_error is not None:
+                raise recorded.store_error
+            report = recorded.reports[0]
         message = regression_failure(report.run, report.verdict)
         if message is not None:
             raise AssertionError(message)

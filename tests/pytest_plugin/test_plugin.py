@@ -264,3 +264,18 @@ def test_async_tests_use_aevaluate(suite) -> None:
             reval.assert_rate(run, "top3_hit_rate", at_least=1.0)
     """)
     result.assert_outcomes(passed=1)
+
+
+def test_a_run_made_elsewhere_is_judged_but_not_saved(suite) -> None:
+    suite(PASSING).assert_outcomes(passed=1)
+    result = suite(f"""
+        from retrieval_eval import evaluate, load_question_set
+
+        def test_quality(reval):
+            (run,) = evaluate([load_question_set("faq.yaml")], [Table({BAD!r})])
+            reval.assert_no_regression(run)
+    """)
+    result.assert_outcomes(failed=1)
+    result.stdout.fnmatch_lines(["*faq × table 1 (not saved) verdict REGRESSION"])
+    with RunStore.open(suite.db) as store:
+        assert len(store.list_runs()) == 1
