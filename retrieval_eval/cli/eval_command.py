@@ -17,7 +17,7 @@ from typing import TYPE_CHECKING
 import click
 
 from retrieval_eval.cli import exit_codes, signals
-from retrieval_eval.cli.eval_flow import check_baseline, load_sets
+from retrieval_eval.cli.eval_flow import load_sets, open_store
 from retrieval_eval.cli.options import db_option, format_option, label_option, parse_ks
 from retrieval_eval.cli.render import check_writable, emit_report
 
@@ -184,6 +184,7 @@ def eval_command(
     from retrieval_eval.evaluation.coordinator import EvalOptions
     from retrieval_eval.regression.record import judge_and_save
     from retrieval_eval.regression.types import ErrorBudget, Thresholds
+    from retrieval_eval.store import RunStore
 
     specs = [*positional, *retrievers]
     if not sets:
@@ -208,16 +209,20 @@ def eval_command(
     if output is not None:
         check_writable(output)  # before anything is measured
     question_sets = load_sets(sets)
-    check_baseline(db_url, baseline_id)  # a wrong RUN fails before measuring
-    with signals.measuring():
-        runs, interrupted = _evaluate(question_sets, specs, options, fmt, config_path, token)
-        with signals.finishing():
-            recorded = judge_and_save(
-                runs, store=db_url, thresholds=thresholds, baseline_id=baseline_id,
-                save=not no_save,
-            )  # fmt: skip
-            emit_report(recorded, fmt, output)
-        stopped_by = signals.received()
+    store = open_store(db_url, baseline_id)  # a bad --db or RUN fails before measuring
+    try:
+        with signals.measuring():
+            runs, interrupted = _evaluate(question_sets, specs, options, fmt, config_path, token)
+            with signals.finishing():
+                recorded = judge_and_save(
+                    runs, store=store, thresholds=thresholds, baseline_id=baseline_id,
+                    save=not no_save,
+                )  # fmt: skip
+                emit_report(recorded, fmt, output)
+            stopped_by = signals.received()
+    finally:
+        if isinstance(store, RunStore):
+            store.close()
     if recorded.store_error is not None:
         raise recorded.store_error
     if interrupted or stopped_by is not None:
