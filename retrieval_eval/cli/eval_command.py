@@ -8,7 +8,6 @@ are always reported: a run-store failure is reported after the report is written
 
 from __future__ import annotations
 
-import os
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -16,7 +15,14 @@ import click
 
 from retrieval_eval.cli import exit_codes
 from retrieval_eval.cli.eval_flow import Outcome, judge_and_save, load_sets, open_baseline
-from retrieval_eval.cli.options import db_option, format_option, label_option, parse_ks
+from retrieval_eval.cli.options import (
+    db_option,
+    format_option,
+    label_option,
+    parse_ks,
+    read_token,
+    token_env_option,
+)
 from retrieval_eval.cli.render import emit_report
 
 if TYPE_CHECKING:
@@ -124,11 +130,7 @@ if TYPE_CHECKING:
     is_flag=True,
     help="Exit 1 when a verdict is regression or incomparable.",
 )
-@click.option(
-    "--token-env",
-    metavar="VAR",
-    help="Send the bearer token held in environment variable VAR to gRPC retrievers.",
-)
+@token_env_option("Send the bearer token held in environment variable VAR to gRPC retrievers.")
 @click.option(
     "--config",
     "config_path",
@@ -168,7 +170,7 @@ def eval_command(
           --retriever grpc://search:50051 --format junit --output reval.xml \\
           --label git_sha=$GIT_SHA --fail-on-regression
     """
-    from retrieval_eval.errors import ConfigError, Interrupted
+    from retrieval_eval.errors import Interrupted
     from retrieval_eval.evaluation.coordinator import EvalOptions
     from retrieval_eval.regression.types import Thresholds
 
@@ -177,11 +179,7 @@ def eval_command(
         raise click.UsageError("give at least one question set with --set")
     if not specs:
         raise click.UsageError("give at least one retriever with --retriever")
-    token = None
-    if token_env is not None:
-        token = os.environ.get(token_env)
-        if not token:
-            raise ConfigError(f"--token-env: environment variable {token_env} is not set")
+    token = read_token(token_env)
     thresholds = Thresholds(max_top1_drop, max_top3_drop, max_p95_ms)
     options = EvalOptions(
         ks=ks,

@@ -5,7 +5,7 @@ from __future__ import annotations
 import dataclasses
 from datetime import datetime, timedelta, timezone
 
-from regression.factory import make_run, question_set
+from support.factory import make_run, question_set
 
 from retrieval_eval.records import (
     Form,
