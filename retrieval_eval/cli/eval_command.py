@@ -24,11 +24,22 @@ from retrieval_eval.cli.options import (
     token_env_option,
 )
 from retrieval_eval.cli.render import emit_report
+from retrieval_eval.records import (
+    DEFAULT_CONCURRENCY,
+    DEFAULT_KS,
+    DEFAULT_OVERFETCH,
+    DEFAULT_TIMEOUT_S,
+)
+from retrieval_eval.regression.types import Thresholds
 
 if TYPE_CHECKING:
     from retrieval_eval.evaluation.coordinator import EvalOptions
     from retrieval_eval.questions.model import GoldenQuestionSet
     from retrieval_eval.records import RunResult
+
+
+#: Defaults shown by --help come from the library's options.
+_THRESHOLDS = Thresholds()
 
 
 @click.command("eval")
@@ -52,7 +63,7 @@ if TYPE_CHECKING:
 @click.option(
     "--k",
     "ks",
-    default="1,3",
+    default=",".join(map(str, DEFAULT_KS)),
     show_default=True,
     callback=parse_ks,
     metavar="K,K,...",
@@ -61,7 +72,7 @@ if TYPE_CHECKING:
 @click.option(
     "--overfetch",
     type=click.IntRange(min=1),
-    default=4,
+    default=DEFAULT_OVERFETCH,
     show_default=True,
     help="Ask for max(k) x N results so chunk duplicates still leave max(k) distinct documents.",
 )
@@ -74,7 +85,7 @@ if TYPE_CHECKING:
 @click.option(
     "--concurrency",
     type=click.IntRange(min=1),
-    default=8,
+    default=DEFAULT_CONCURRENCY,
     show_default=True,
     help="Calls in flight per retriever.",
 )
@@ -84,7 +95,8 @@ if TYPE_CHECKING:
     type=click.FloatRange(min=0, min_open=True),
     default=None,
     metavar="SECONDS",
-    help="Deadline per call [default: the retriever's timeout in reval.toml, else 10].",
+    help="Deadline per call [default: the retriever's timeout in reval.toml, else "
+    f"{DEFAULT_TIMEOUT_S:g}].",
 )
 @format_option("text", "json", "junit", "markdown")
 @click.option(
@@ -106,14 +118,14 @@ if TYPE_CHECKING:
 @click.option(
     "--max-top1-drop",
     type=click.FloatRange(0, 1),
-    default=0.1,
+    default=_THRESHOLDS.max_top1_drop,
     show_default=True,
     help="A top-1 hit-rate drop strictly greater than this is a regression.",
 )
 @click.option(
     "--max-top3-drop",
     type=click.FloatRange(0, 1),
-    default=0.1,
+    default=_THRESHOLDS.max_top3_drop,
     show_default=True,
     help="A top-3 hit-rate drop strictly greater than this is a regression.",
 )

@@ -14,6 +14,7 @@ from typing import TYPE_CHECKING, Any, TypeVar
 import click
 
 from retrieval_eval.errors import ConfigError
+from retrieval_eval.retrievers.contract.limits import MAX_LIMIT
 
 if TYPE_CHECKING:
     from retrieval_eval.retrievers.server.sdk import ServerTls
@@ -78,8 +79,8 @@ def parse_ks(ctx: click.Context, param: click.Parameter, value: str) -> tuple[in
         ks = {int(part) for part in value.split(",") if part.strip()}
     except ValueError:
         raise click.BadParameter(f"{value!r} is not a comma-separated list of integers") from None
-    if any(k < 1 or k > 1000 for k in ks):
-        raise click.BadParameter(f"{value!r}: every k must be between 1 and 1000")
+    if any(k < 1 or k > MAX_LIMIT for k in ks):
+        raise click.BadParameter(f"{value!r}: every k must be between 1 and {MAX_LIMIT}")
     return tuple(sorted(ks | {1, 3}))
 
 

@@ -8,6 +8,7 @@ from datetime import datetime, timedelta, timezone
 from support.factory import make_run, question_set
 
 from retrieval_eval.records import (
+    FailureKind,
     Form,
     QuestionOutcome,
     RetrievalFailure,
@@ -62,7 +63,7 @@ def rich_run():
         form=Form.MATCH,
         hard_class=None,
         expected_document_ids=("d1",),
-        error=RetrievalFailure("unavailable", ""),
+        error=RetrievalFailure(FailureKind.UNAVAILABLE, ""),
     )
     return dataclasses.replace(run, questions=(*run.questions, odd, failed), underfilled_count=1)
 
