@@ -126,7 +126,9 @@ def test_a_retriever_that_always_fails_is_incomplete_in_every_format(
     assert [r["state"] for r in listed["runs"]] == ["incomplete"] * 5  # all were stored
 
 
-def test_a_bad_output_path_or_store_fails_before_any_question_is_asked(sets, serve_table, db, tmp_path):
+def test_a_bad_output_path_or_store_fails_before_any_question_is_asked(
+    sets, serve_table, db, tmp_path
+):
     calls: list[str] = []
     target = serve_table(GOOD, calls=calls)
     missing = tmp_path / "missing" / "report.xml"

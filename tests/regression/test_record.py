@@ -4,7 +4,8 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from regression.factory import make_run, question_set
+from support.factory import make_run, question_set
+
 from retrieval_eval import judge_and_save, render
 from retrieval_eval.errors import StoreError
 from retrieval_eval.regression import ErrorBudget, Thresholds, VerdictKind
