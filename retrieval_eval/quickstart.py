@@ -8,16 +8,15 @@ newcomer sees exactly what ``reval eval`` does against their own retriever.
 
 from __future__ import annotations
 
-import importlib
 import logging
 import tempfile
 import time
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
-from types import ModuleType
+from typing import Any, Protocol
 
-from retrieval_eval.errors import PluginError
+from retrieval_eval.errors import PluginError, UnknownNameError
 from retrieval_eval.example_data import corpus_path, questions_path
 from retrieval_eval.records import RunResult
 from retrieval_eval.regression.types import Verdict
@@ -32,6 +31,17 @@ CHUNK_OVERLAP = 30
 LABELS = {"source": "quickstart"}
 
 Notify = Callable[[str], None]
+
+
+class IndexingFactory(Protocol):
+    """The BM25 plugin's ``retrieval_eval.retrievers`` entry point: called with an index
+    directory it opens that index; ``build_index`` writes one from a corpus file."""
+
+    def __call__(self, argument: str | None) -> Any: ...
+
+    def build_index(
+        self, corpus: Path, out: Path, *, chunk_words: int, chunk_overlap: int
+    ) -> Any: ...
 
 
 @dataclass(frozen=True, slots=True)
@@ -58,14 +68,14 @@ def run_quickstart(db_url: str | None = None, *, notify: Notify | None = None) -
 
     say = notify or (lambda message: log.info("%s", message))
     started = time.perf_counter()
-    bm25 = _import_bm25()
+    bm25 = _bm25_factory()
     with RunStore.open(db_url) as store:
         try:
             run = _measure(bm25, say)
         except EvaluationInterrupted as e:
             judge_and_save(e.runs, store=store)
             raise
-        recorded = judge_and_save([run], store=store)
+        recorded = judge_and_save(run, store=store)
     if recorded.store_error is not None:
         raise recorded.store_error
     (report,) = recorded.reports
@@ -74,7 +84,7 @@ def run_quickstart(db_url: str | None = None, *, notify: Notify | None = None) -
     return QuickstartResult(report.run, report.verdict, store.url, time.perf_counter() - started)
 
 
-def _measure(bm25: ModuleType, say: Notify) -> RunResult:
+def _measure(bm25: IndexingFactory, say: Notify) -> RunResult:
     """Index, serve and evaluate (Ctrl-C raises ``EvaluationInterrupted`` with the runs)."""
     from retrieval_eval.evaluation.coordinator import EvalOptions, evaluate
     from retrieval_eval.questions.loading import load_question_set
@@ -90,7 +100,7 @@ def _measure(bm25: ModuleType, say: Notify) -> RunResult:
             f"indexed the example corpus: {info.documents} documents, {info.chunks} chunks "
             f"(BM25, {CHUNK_WORDS}-word chunks)"
         )
-        retriever = bm25.open_index(index_dir)
+        retriever = bm25(str(index_dir))
         try:
             with serve(retriever, "127.0.0.1:0") as handle:
                 target = f"grpc://{handle.address}"
@@ -102,14 +112,21 @@ def _measure(bm25: ModuleType, say: Notify) -> RunResult:
     return run
 
 
-def _import_bm25() -> ModuleType:
-    """The BM25 plugin, imported only now: it is a separate distribution."""
+def _bm25_factory() -> IndexingFactory:
+    """The BM25 plugin, through its entry point: it is a separate distribution."""
+    from retrieval_eval.plugins import RETRIEVERS, load_plugin
+
+    hint = "install it with `pip install -e ./plugins/bm25` from a reval checkout"
     try:
-        return importlib.import_module("reval_bm25")
-    except ModuleNotFoundError as e:
-        if e.name != "reval_bm25":
-            raise
+        factory = load_plugin(RETRIEVERS, "bm25", kind="retriever")
+    except UnknownNameError as e:
         raise PluginError(
-            "the quickstart needs the BM25 plugin, which is not installed; install it with "
-            "`pip install -e ./plugins/bm25` from a reval checkout"
+            f"the quickstart needs the BM25 plugin, which is not installed; {hint}"
         ) from e
+    except PluginError as e:
+        raise PluginError(
+            f"the quickstart needs the BM25 plugin, which did not load ({e}); {hint}"
+        ) from e
+    if not callable(getattr(factory, "build_index", None)):
+        raise PluginError(f"the `bm25` retriever plugin cannot build an index; {hint}")
+    return factory  # type: ignore[no-any-return]

@@ -10,21 +10,38 @@ verdict is ``incomplete``) exits 3 whatever the flags, and a regression exits 1 
 
 from __future__ import annotations
 
-import os
 from pathlib import Path
 from typing import TYPE_CHECKING
 
 import click
 
 from retrieval_eval.cli import exit_codes, signals
-from retrieval_eval.cli.eval_flow import check_baseline, load_sets
-from retrieval_eval.cli.options import db_option, format_option, label_option, parse_ks
+from retrieval_eval.cli.eval_flow import load_sets, open_store
+from retrieval_eval.cli.options import (
+    db_option,
+    format_option,
+    label_option,
+    parse_ks,
+    read_token,
+    token_env_option,
+)
 from retrieval_eval.cli.render import check_writable, emit_report
+from retrieval_eval.records import (
+    DEFAULT_CONCURRENCY,
+    DEFAULT_KS,
+    DEFAULT_OVERFETCH,
+    DEFAULT_TIMEOUT_S,
+)
+from retrieval_eval.regression.types import Thresholds
 
 if TYPE_CHECKING:
     from retrieval_eval.evaluation.coordinator import EvalOptions
     from retrieval_eval.questions.model import GoldenQuestionSet
     from retrieval_eval.records import RunResult
+
+
+#: Defaults shown by --help come from the library's options.
+_THRESHOLDS = Thresholds()
 
 
 @click.command("eval")
@@ -48,7 +65,7 @@ if TYPE_CHECKING:
 @click.option(
     "--k",
     "ks",
-    default="1,3",
+    default=",".join(map(str, DEFAULT_KS)),
     show_default=True,
     callback=parse_ks,
     metavar="K,K,...",
@@ -57,7 +74,7 @@ if TYPE_CHECKING:
 @click.option(
     "--overfetch",
     type=click.IntRange(min=1),
-    default=4,
+    default=DEFAULT_OVERFETCH,
     show_default=True,
     help="Ask for max(k) x N results so chunk duplicates still leave max(k) distinct documents.",
 )
@@ -70,7 +87,7 @@ if TYPE_CHECKING:
 @click.option(
     "--concurrency",
     type=click.IntRange(min=1),
-    default=8,
+    default=DEFAULT_CONCURRENCY,
     show_default=True,
     help="Calls in flight per retriever.",
 )
@@ -80,7 +97,8 @@ if TYPE_CHECKING:
     type=click.FloatRange(min=0, min_open=True),
     default=None,
     metavar="SECONDS",
-    help="Deadline per call [default: the retriever's timeout in reval.toml, else 10].",
+    help="Deadline per call [default: the retriever's timeout in reval.toml, else "
+    f"{DEFAULT_TIMEOUT_S:g}].",
 )
 @format_option("text", "json", "junit", "markdown")
 @click.option(
@@ -102,14 +120,14 @@ if TYPE_CHECKING:
 @click.option(
     "--max-top1-drop",
     type=click.FloatRange(0, 1),
-    default=0.1,
+    default=_THRESHOLDS.max_top1_drop,
     show_default=True,
     help="A top-1 hit-rate drop strictly greater than this is a regression.",
 )
 @click.option(
     "--max-top3-drop",
     type=click.FloatRange(0, 1),
-    default=0.1,
+    default=_THRESHOLDS.max_top3_drop,
     show_default=True,
     help="A top-3 hit-rate drop strictly greater than this is a regression.",
 )
@@ -124,7 +142,7 @@ if TYPE_CHECKING:
 @click.option(
     "--max-errors",
     metavar="N|P%",
-    default="0",
+    default=str(_THRESHOLDS.max_errors),
     show_default=True,
     help="Errored questions a run may have and still be judged: a count, or a percentage "
     "of its questions (2%). Beyond it the verdict is incomplete and the exit code 3, "
@@ -135,11 +153,7 @@ if TYPE_CHECKING:
     is_flag=True,
     help="Exit 1 when a verdict is regression or incomparable.",
 )
-@click.option(
-    "--token-env",
-    metavar="VAR",
-    help="Send the bearer token held in environment variable VAR to gRPC retrievers.",
-)
+@token_env_option("Send the bearer token held in environment variable VAR to gRPC retrievers.")
 @click.option(
     "--config",
     "config_path",
@@ -180,21 +194,18 @@ def eval_command(
           --retriever grpc://search:50051 --format junit --output reval.xml \\
           --label git_sha=$GIT_SHA --fail-on-regression
     """
-    from retrieval_eval.errors import ConfigError, IncompleteRun, Interrupted
+    from retrieval_eval.errors import IncompleteRun, Interrupted
     from retrieval_eval.evaluation.coordinator import EvalOptions
     from retrieval_eval.regression.record import judge_and_save
-    from retrieval_eval.regression.types import ErrorBudget, Thresholds
+    from retrieval_eval.regression.types import ErrorBudget
+    from retrieval_eval.store import RunStore
 
     specs = [*positional, *retrievers]
     if not sets:
         raise click.UsageError("give at least one question set with --set")
     if not specs:
         raise click.UsageError("give at least one retriever with --retriever")
-    token = None
-    if token_env is not None:
-        token = os.environ.get(token_env)
-        if not token:
-            raise ConfigError(f"--token-env: environment variable {token_env} is not set")
+    token = read_token(token_env)
     budget = ErrorBudget.parse(max_errors)
     thresholds = Thresholds(max_top1_drop, max_top3_drop, max_p95_ms, max_errors=budget)
     options = EvalOptions(
@@ -208,16 +219,20 @@ def eval_command(
     if output is not None:
         check_writable(output)  # before anything is measured
     question_sets = load_sets(sets)
-    check_baseline(db_url, baseline_id)  # a wrong RUN fails before measuring
-    with signals.measuring():
-        runs, interrupted = _evaluate(question_sets, specs, options, fmt, config_path, token)
-        with signals.finishing():
-            recorded = judge_and_save(
-                runs, store=db_url, thresholds=thresholds, baseline_id=baseline_id,
-                save=not no_save,
-            )  # fmt: skip
-            emit_report(recorded, fmt, output)
-        stopped_by = signals.received()
+    store = open_store(db_url, baseline_id)  # a bad --db or RUN fails before measuring
+    try:
+        with signals.measuring():
+            runs, interrupted = _evaluate(question_sets, specs, options, fmt, config_path, token)
+            with signals.finishing():
+                recorded = judge_and_save(
+                    runs, store=store, thresholds=thresholds, baseline_id=baseline_id,
+                    save=not no_save,
+                )  # fmt: skip
+                emit_report(recorded, fmt, output)
+            stopped_by = signals.received()
+    finally:
+        if isinstance(store, RunStore):
+            store.close()
     if recorded.store_error is not None:
         raise recorded.store_error
     if interrupted or stopped_by is not None:

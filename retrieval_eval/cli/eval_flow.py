@@ -1,13 +1,17 @@
 """The steps of ``reval eval`` that are command-line policy, not library: where sets come
-from, and checking ``--baseline`` before anything is measured. Judging and saving is the
-library's ``judge_and_save``."""
+from, and opening the store (and checking ``--baseline``) before anything is measured.
+Judging and saving is the library's ``judge_and_save``."""
 
 from __future__ import annotations
 
 from collections.abc import Sequence
+from typing import TYPE_CHECKING
 
 from retrieval_eval.errors import StoreError
 from retrieval_eval.questions.model import GoldenQuestionSet
+
+if TYPE_CHECKING:
+    from retrieval_eval.store import RunStore
 
 
 def load_sets(sources: Sequence[str]) -> list[GoldenQuestionSet]:
@@ -17,15 +21,24 @@ def load_sets(sources: Sequence[str]) -> list[GoldenQuestionSet]:
     return [qs for source in sources for qs in load_question_sets(source)]
 
 
-def check_baseline(db_url: str | None, baseline_id: str | None) -> None:
-    """An unknown ``--baseline RUN`` is bad input before anything is measured; an
-    unreachable store is not an error yet: it is reported after the runs."""
-    if baseline_id is None:
-        return
+def open_store(db_url: str | None, baseline_id: str | None) -> RunStore | str | None:
+    """Open the run store before anything is measured, so that a bad ``--db`` or an
+    unknown ``--baseline RUN`` is bad input (exit 2) with nothing lost. An unreachable
+    store is not an error yet: its URL is returned, and ``judge_and_save`` reports the
+    failure after the measured runs."""
     from retrieval_eval.store import RunStore
 
     try:
-        with RunStore.open(db_url) as store:
+        store = RunStore.open(db_url)
+    except StoreError:
+        return db_url
+    try:
+        if baseline_id is not None:
             store.resolve_id(baseline_id)
     except StoreError:
-        return
+        store.close()
+        return db_url
+    except BaseException:
+        store.close()
+        raise
+    return store

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from retrieval_eval.regression.fingerprint import (
+    BenchmarkDifference,
     benchmark_differences,
     benchmark_fingerprint,
     benchmark_parts,
@@ -14,6 +15,7 @@ from retrieval_eval.regression.stats import mcnemar_exact
 from retrieval_eval.regression.types import (
     ErrorBudget,
     Flip,
+    FlipDirection,
     MetricDelta,
     PairedTest,
     RunReport,
@@ -23,8 +25,10 @@ from retrieval_eval.regression.types import (
 )
 
 __all__ = [
+    "BenchmarkDifference",
     "ErrorBudget",
     "Flip",
+    "FlipDirection",
     "MetricDelta",
     "PairedTest",
     "RunReport",

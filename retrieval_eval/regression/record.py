@@ -21,7 +21,7 @@ from dataclasses import dataclass, replace
 from retrieval_eval.errors import StoreError
 from retrieval_eval.records import RunResult, RunState
 from retrieval_eval.regression.judge import incomplete_verdict, judge
-from retrieval_eval.regression.types import RunReport, Thresholds, VerdictKind
+from retrieval_eval.regression.types import RunReport, Thresholds, Verdict, VerdictKind
 from retrieval_eval.store import RunStore
 
 
@@ -34,6 +34,11 @@ class Recorded:
     warnings: tuple[str, ...] = ()
     #: The store failure that stopped saving and judging, if any.
     store_error: StoreError | None = None
+
+    @property
+    def verdicts(self) -> tuple[Verdict | None, ...]:
+        """Each run's verdict, in run order (None: interrupted, or not judged)."""
+        return tuple(r.verdict for r in self.reports)
 
     @property
     def incomplete(self) -> tuple[RunReport, ...]:
@@ -56,14 +61,15 @@ def _kind(report: RunReport) -> VerdictKind | None:
 
 
 def judge_and_save(
-    runs: Sequence[RunResult],
+    runs: RunResult | Sequence[RunResult],
     *,
     store: RunStore | str | None = None,
     thresholds: Thresholds | None = None,
     baseline_id: str | None = None,
     save: bool = True,
 ) -> Recorded:
-    """Judge every run against its baseline and save it (unless ``save`` is False).
+    """Judge every run (one, or several) against its baseline and save it (unless
+    ``save`` is False).
 
     ``store`` is an open ``RunStore`` (left open), a database URL, or None for
     $REVAL_DATABASE_URL, else the default SQLite file (opened and closed here).
@@ -71,6 +77,8 @@ def judge_and_save(
     pinned or latest complete one.
     """
     thresholds = thresholds or Thresholds()
+    if isinstance(runs, RunResult):
+        runs = (runs,)
     reports: list[RunReport] = []
     try:
         if isinstance(store, RunStore):

@@ -5,6 +5,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 
 from retrieval_eval.records import GroupMetrics, RunResult, metric_sort_key
+from retrieval_eval.regression.types import FlipDirection
 from retrieval_eval.regression.types import RunReport as RunReport  # the run, judged
 
 
@@ -37,7 +38,7 @@ def question_flips(report: RunReport) -> dict[str, list[str]]:
     if report.verdict is None:
         return flips
     for flip in report.verdict.flips:
-        if flip.direction == "hit->miss":
+        if flip.direction == FlipDirection.HIT_TO_MISS:
             flips.setdefault(flip.question_id, []).append(f"top-{flip.k}")
     return flips
 

@@ -7,7 +7,7 @@ import sys
 import textwrap
 from pathlib import Path
 
-from conftest import REPO_ROOT
+from support.env import REPO_ROOT
 
 GOOD = """
 from retrieval_eval import (

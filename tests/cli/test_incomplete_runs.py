@@ -126,7 +126,9 @@ def test_a_retriever_that_always_fails_is_incomplete_in_every_format(
     assert [r["state"] for r in listed["runs"]] == ["incomplete"] * 5  # all were stored
 
 
-def test_a_bad_output_path_fails_before_any_question_is_asked(sets, serve_table, db, tmp_path):
+def test_a_bad_output_path_or_store_fails_before_any_question_is_asked(
+    sets, serve_table, db, tmp_path
+):
     calls: list[str] = []
     target = serve_table(GOOD, calls=calls)
     missing = tmp_path / "missing" / "report.xml"
@@ -138,6 +140,9 @@ def test_a_bad_output_path_fails_before_any_question_is_asked(sets, serve_table,
     ]
     result = run_reval("eval", "--set", sets["faq"], target, "--db", db, "--output", tmp_path)
     assert result.returncode == 2 and "is a directory" in result.stderr
+    nowhere = f"sqlite:///{tmp_path / 'missing' / 'runs.sqlite'}"
+    result = run_reval("eval", "--set", sets["faq"], target, "--db", nowhere)
+    assert result.returncode == 2 and "does not exist" in result.stderr  # a bad --db too
     assert calls == []  # nothing was measured
     assert (
         json.loads(run_reval("runs", "list", "--db", db, "--format", "json").stdout)["runs"] == []
