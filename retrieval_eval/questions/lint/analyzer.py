@@ -2,7 +2,8 @@
 
 The plugin analyzes with tantivy (simple tokenizer, tokens of 40+ bytes removed,
 lowercase, Snowball's English stop words, Snowball's English stemmer); the core cannot
-depend on the plugin, so this module does the same with the Snowball stemmer in Python.
+depend on the plugin, so this module does the same with the Snowball stemmer's C build
+(PyStemmer).
 A test checks that both give the same terms on the example corpus and on SciFact.
 
 Tokens are runs of Unicode letters and digits; everything else separates them.
@@ -12,6 +13,7 @@ from __future__ import annotations
 
 import re
 from functools import lru_cache
+from itertools import filterfalse
 from typing import Any
 
 #: Tokens of this many UTF-8 bytes or more are dropped (as tantivy's ``remove_long(40)``).
@@ -46,17 +48,18 @@ FUNCTION_WORDS = ENGLISH_STOP_WORDS | frozenset(
 
 def tokens(text: str) -> list[str]:
     """Lowercased tokens, long ones dropped (no stop words removed, nothing stemmed)."""
-    return [
-        t for t in _TOKEN.findall(text.lower())
-        if len(t) < MAX_TOKEN_BYTES or len(t.encode("utf-8")) < MAX_TOKEN_BYTES
-    ]  # fmt: skip
+    found: list[str] = _TOKEN.findall(text.lower())
+    longest = max(map(len, found), default=0)
+    if longest < MAX_TOKEN_BYTES and (text.isascii() or longest * 4 < MAX_TOKEN_BYTES):
+        return found  # no token can reach the limit (the common case, checked in C)
+    return [t for t in found if len(t.encode("utf-8")) < MAX_TOKEN_BYTES]
 
 
 @lru_cache(maxsize=1)
 def _stemmer() -> Any:
-    import snowballstemmer  # the ``lint`` extra
+    import Stemmer  # PyStemmer, from the ``lint`` extra
 
-    return snowballstemmer.stemmer("english")
+    return Stemmer.Stemmer("english")
 
 
 class TermAnalyzer:
@@ -83,8 +86,11 @@ class TermAnalyzer:
                 out.append(term)
         return out
 
-    def term_set(self, words: set[str] | list[str]) -> set[str]:
-        """Distinct terms of already tokenized ``words``."""
-        found = {self.term(w) for w in words}
+    def term_set(self, distinct_tokens: set[str]) -> set[str]:
+        """Distinct terms of distinct tokens (the fast path for whole corpora)."""
+        cache = self._cache
+        for token in list(filterfalse(cache.__contains__, distinct_tokens)):
+            self.term(token)
+        found = set(map(cache.__getitem__, distinct_tokens))
         found.discard(None)
         return found  # type: ignore[return-value]

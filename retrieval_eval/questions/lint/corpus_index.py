@@ -8,9 +8,13 @@ shingles of the same words hash alike.
 
 from __future__ import annotations
 
-from collections import Counter
+from array import array
+from collections import Counter, defaultdict
 from collections.abc import Iterable, Set
 from dataclasses import dataclass
+from itertools import count
+
+import numpy as np
 
 from retrieval_eval.questions.corpus import CorpusDocument
 from retrieval_eval.questions.lint.analyzer import TermAnalyzer, tokens
@@ -42,31 +46,33 @@ class CorpusIndex:
 def index_corpus(documents: Iterable[CorpusDocument], targets: Set[str]) -> CorpusIndex:
     """Index ``documents``, keeping term sets for the ``targets`` ids only."""
     analyzer = TermAnalyzer()
-    term = analyzer.term
     frequencies: Counter[str] = Counter()
-    vocabulary: dict[str, int] = {}
-    word_id = vocabulary.setdefault
+    vocabulary: defaultdict[str, int] = defaultdict(count().__next__)
+    word_ids = array("q")
+    lengths = array("q")
     ids: list[str] = []
-    sequences: list[list[int]] = []
     target_terms: dict[str, frozenset[str]] = {}
     empty: set[str] = set()
     for doc in documents:
         words = tokens(f"{doc.title}\n{doc.text}" if doc.title else doc.text)
-        distinct = set(words)
-        terms = {t for w in distinct if (t := term(w)) is not None}
+        terms = analyzer.term_set(set(words))
         frequencies.update(terms)
         ids.append(doc.id)
-        sequences.append([word_id(w, len(vocabulary)) for w in words])
+        word_ids.extend(map(vocabulary.__getitem__, words))
+        lengths.append(len(words))
         if doc.id in targets:
             target_terms[doc.id] = frozenset(terms)
-            if not doc.text.strip() or not tokens(doc.text):
+            if not tokens(doc.text):
                 empty.add(doc.id)
+    sets = shingle_sets(
+        np.frombuffer(word_ids, dtype=np.int64), np.frombuffer(lengths, dtype=np.int64)
+    )
     return CorpusIndex(
         ids=tuple(ids),
         position={doc_id: i for i, doc_id in enumerate(ids)},
         weights=TermWeights(len(ids), frequencies),
         target_terms=target_terms,
         empty=frozenset(empty),
-        shingles=without_common(shingle_sets(sequences), boilerplate_limit(len(ids))),
+        shingles=without_common(sets, boilerplate_limit(len(ids))),
         analyzer=analyzer,
     )

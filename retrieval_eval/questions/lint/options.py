@@ -47,7 +47,8 @@ class LintOptions:
 
 def require_lint_dependencies() -> None:
     """``InputError`` saying how to install what linting needs, when it is missing."""
-    missing = [m for m in ("numpy", "snowballstemmer") if importlib.util.find_spec(m) is None]
+    modules = {"numpy": "numpy", "Stemmer": "PyStemmer"}
+    missing = [name for m, name in modules.items() if importlib.util.find_spec(m) is None]
     if missing:
         raise InputError(
             f"linting a set needs {', '.join(missing)}: pip install 'retrieval-eval[lint]'"

@@ -60,10 +60,10 @@ class ShingleSets:
         return shared / (len(x) + len(y) - shared)
 
 
-def shingle_sets(token_ids: Sequence[Sequence[int]]) -> ShingleSets:
-    """Shingle hashes of documents given as word-id sequences (same word, same id)."""
-    lengths = np.fromiter((len(t) for t in token_ids), dtype=np.int64, count=len(token_ids))
-    flat = np.fromiter((i for t in token_ids for i in t), dtype=np.uint64, count=int(lengths.sum()))
+def shingle_sets(word_ids: npt.NDArray[np.int64], lengths: npt.NDArray[np.int64]) -> ShingleSets:
+    """Shingle hashes of documents given as their word ids (same word, same id),
+    concatenated: document i has the next ``lengths[i]`` ids."""
+    flat = word_ids.astype(np.uint64)
     starts = np.concatenate(([0], np.cumsum(lengths)))
     word = _mix(flat + _U64(1))
     # A shingle starts at every position that has SHINGLE_WORDS - 1 words after it in the
