@@ -45,7 +45,7 @@ PLANTED = [
         "My laptop keeps backing up while I'm unplugged from the charger, can I stop that?",
         "GAP",
         ["schedule"],
-    ),  # fmt: skip
+    ),
     # form-mismatch: the page's own words labelled GAP; a reworded question labelled MATCH.
     q("e104-gap", "What does error E104 mean?", "GAP", ["error-codes"]),
     q(
@@ -53,7 +53,7 @@ PLANTED = [
         "The agent says my computer's time is off and refuses to back up",
         "MATCH",
         ["error-codes"],
-    ),  # fmt: skip
+    ),
     # duplicate-question: case, punctuation, word order, trivial words.
     q("s3-a", "Which S3 permissions does the access key need?", "MATCH", ["repo-s3"]),
     q("s3-b", "the access key: which S3 permissions does it need", "MATCH", ["repo-s3"]),
@@ -69,12 +69,12 @@ PLANTED = [
         "Run a database dump before every snapshot, possible?",
         "MATCH",
         ["hooks", "hooks-copy"],
-    ),  # fmt: skip
+    ),
     q(
         "dump-class",
         "Can a hook run a dump before snapshots?",
         "MATCH",
         ["hooks"],
         hard_class="near-duplicate",
-    ),  # fmt: skip
+    ),
 ]

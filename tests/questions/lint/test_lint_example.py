@@ -10,6 +10,7 @@ import pytest
 from retrieval_eval.questions.corpus import read_corpus
 from retrieval_eval.questions.lint import FindingKind, LintOptions, lint_set
 from retrieval_eval.questions.loading import load_question_set
+
 from .conftest import EXAMPLE_CORPUS, EXAMPLE_SET, PLANTED, write_set
 
 
