@@ -25,8 +25,8 @@ from retrieval_eval.questions.lint.options import (
 )
 
 if TYPE_CHECKING:
-    from retrieval_eval.evaluation.results import RunResult
     from retrieval_eval.questions.lint.lint import LintReport
+    from retrieval_eval.records import RunResult
 
 _UNIT = click.FloatRange(0, 1)
 

@@ -77,7 +77,7 @@ from collections.abc import Sequence
 from typing import Any
 
 from retrieval_eval import __version__
-from retrieval_eval.evaluation.results import (
+from retrieval_eval.records import (
     GroupMetrics,
     LatencySummary,
     NoAnswerStats,
@@ -224,7 +224,7 @@ def verdict_to_dict(v: Verdict) -> dict[str, Any]:
             {
                 "question_id": f.question_id,
                 "k": f.k,
-                "direction": f.direction,
+                "direction": str(f.direction),
                 "expected_document_ids": list(f.expected_document_ids),
                 "current_ranking": list(f.current_ranking),
                 "baseline_ranking": list(f.baseline_ranking),

@@ -12,19 +12,20 @@ from functools import lru_cache
 from sys import intern
 from typing import Any
 
-from retrieval_eval.evaluation.results import (
+from retrieval_eval.records import (
+    FailureKind,
+    Form,
     GroupMetrics,
     LatencySummary,
     NoAnswerStats,
     QuestionOutcome,
     RateEstimate,
     RetrievalFailure,
+    RetrieverDescription,
     RunParameters,
     RunResult,
     RunState,
 )
-from retrieval_eval.questions.model import Form
-from retrieval_eval.retrievers.types import RetrieverDescription
 
 _dumps = json.JSONEncoder(ensure_ascii=False, separators=(",", ":")).encode
 _loads = json.loads
@@ -169,7 +170,7 @@ def outcome_rows(outcomes: Iterable[QuestionOutcome]) -> list[tuple[Any, ...]]:
             encode_ids(q.ranked_document_ids),
             encode_hits(q.hits),
             q.latency_ms,
-            None if q.error is None else q.error.kind,
+            None if q.error is None else str(q.error.kind),
             None if q.error is None else q.error.message,
             q.underfilled,
         )
@@ -193,7 +194,7 @@ def outcome_from_tuple(row: tuple[Any, ...]) -> QuestionOutcome:
         ranked_document_ids=tuple(map(intern, ranked_ids)),
         hits=decode_hits(hits),
         latency_ms=latency,
-        error=None if kind is None else RetrievalFailure(kind, message or ""),
+        error=None if kind is None else RetrievalFailure(FailureKind(kind), message or ""),
         underfilled=bool(under),
     )
 

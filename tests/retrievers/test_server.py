@@ -20,8 +20,9 @@ from grpc_reflection.v1alpha.proto_reflection_descriptor_database import (
 )
 
 from retrieval_eval.errors import InfrastructureError
-from retrieval_eval.retrievers.server import ServerHandle, serve
-from retrieval_eval.retrievers.types import RetrievedItem, RetrieverDescription
+from retrieval_eval.records import RetrieverDescription
+from retrieval_eval.retrievers.server.sdk import ServerHandle, serve
+from retrieval_eval.retrievers.types import RetrievedItem
 from retrieval_eval.v1 import retriever_pb2 as pb
 from retrieval_eval.v1 import retriever_pb2_grpc as pb_grpc
 
@@ -179,7 +180,7 @@ async def test_user_code_failure_is_internal_and_the_server_keeps_serving(
     assert fragment in error.details()
     assert [r.document_id for r in (await call(handle.address, "fine", 3)).results] == ["ok"]
     assert fails.calls == 2
-    logged = [r for r in caplog.records if r.name == "retrieval_eval.retrievers.servicer"]
+    logged = [r for r in caplog.records if r.name == "retrieval_eval.retrievers.server.servicer"]
     assert len(logged) == 1 and logged[0].exc_info is not None  # the traceback stays server-side
 
 
@@ -262,8 +263,17 @@ def test_stop_frees_the_port_and_is_idempotent(tiny_retriever: Any, kind: str) -
 
 
 def test_wait_returns_once_stopped_from_another_thread(tiny_server: ServerHandle) -> None:
-    threading.Timer(0.2, tiny_server.stop).start()
-    tiny_server.wait()
+    waiter = threading.Thread(target=tiny_server.wait, daemon=True)
+    waiter.start()
+    waiter.join(0.5)
+    assert waiter.is_alive()  # wait() blocks while the server runs
+    stopper = threading.Timer(0.1, tiny_server.stop)
+    stopper.start()
+    waiter.join(10)  # a bound, so that a wait() that never returns fails instead of hanging
+    stopper.join(10)
+    assert not waiter.is_alive()
+    with socket.socket() as probe:
+        assert probe.connect_ex(("127.0.0.1", tiny_server.port)) != 0
 
 
 @KINDS

@@ -21,7 +21,8 @@ from retrieval_eval.questions.lint.options import LintOptions
 from retrieval_eval.questions.lint.overlap import best_cutoff
 from retrieval_eval.questions.lint.run_signals import StoredRun, run_findings
 from retrieval_eval.questions.lint.targets import document_findings, near_duplicate_findings
-from retrieval_eval.questions.model import Form, GoldenQuestionSet
+from retrieval_eval.questions.model import GoldenQuestionSet
+from retrieval_eval.records import Form
 
 
 @dataclass(frozen=True, slots=True)

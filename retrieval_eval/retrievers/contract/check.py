@@ -21,8 +21,8 @@ from grpc_health.v1 import health_pb2, health_pb2_grpc
 from grpc_reflection.v1alpha import reflection_pb2, reflection_pb2_grpc
 
 from retrieval_eval.retrievers import convert
-from retrieval_eval.retrievers.client import GrpcRetrieverClient
-from retrieval_eval.retrievers.contract_rules import (
+from retrieval_eval.retrievers.client.grpc_client import GrpcRetrieverClient
+from retrieval_eval.retrievers.contract.rules import (
     RESULT_CHECKS,
     Answer,
     CheckResult,
@@ -30,6 +30,7 @@ from retrieval_eval.retrievers.contract_rules import (
     judge_limit,
     judge_order,
 )
+from retrieval_eval.retrievers.convert import SERVICE_NAME
 from retrieval_eval.retrievers.resolve import Endpoint, PluginSpec, open_plugin, resolve
 from retrieval_eval.retrievers.types import RetrievedItem
 from retrieval_eval.v1 import retriever_pb2 as pb
@@ -39,7 +40,6 @@ __all__ = ["CheckResult", "check_contract"]
 
 log = logging.getLogger(__name__)
 
-SERVICE_NAME = pb.DESCRIPTOR.services_by_name["Retriever"].full_name
 #: Generic questions: any retriever over any corpus should answer something to most.
 PROBE_QUESTIONS = (
     "how are documents ranked and returned for a question",
@@ -122,7 +122,7 @@ async def check_contract(
 
 
 async def _check_plugin(spec: PluginSpec, timeout_s: float) -> list[CheckResult]:
-    from retrieval_eval.retrievers.server import serve
+    from retrieval_eval.retrievers.server.sdk import serve
 
     retriever = open_plugin(spec)
     try:

@@ -9,10 +9,14 @@ import sys
 from pathlib import Path
 
 import pytest
-from certificates import issue, write_pair
+from support.certificates import issue, write_pair
 
 from retrieval_eval.errors import RetrieverUnavailable
-from retrieval_eval.retrievers.client import ClientOptions, GrpcRetrieverClient, TlsConfig
+from retrieval_eval.retrievers.client.grpc_client import (
+    ClientOptions,
+    GrpcRetrieverClient,
+    TlsConfig,
+)
 
 QUICK = {"timeout_s": 5, "max_attempts": 1}
 
