@@ -110,7 +110,7 @@ def bench(set_path: Path, corpus_path: Path, label: str) -> None:
     kinds: dict[str, int] = {}
     for f in report.findings:
         kinds[f.kind.value] = kinds.get(f.kind.value, 0) + 1
-    print(f"{label}: {len(qs)} questions, {len(docs)} documents")
+    print(f"{label}: {len(qs)} questions, {len(docs)} documents", flush=True)
     print(f"  baseline (load set + read corpus) {load_s:7.2f} s CPU")
     print(f"  lint_set                          {lint_s:7.2f} s  ({lint_s / load_s:.2f}x baseline)")
     print(f"    of which corpus index           {index_s:7.2f} s")
@@ -145,6 +145,7 @@ def main() -> None:
     parser.add_argument("--questions", type=int, default=10_000)
     parser.add_argument("--scifact", type=Path, default=SCIFACT)
     args = parser.parse_args()
+    started = time.process_time()
     with tempfile.TemporaryDirectory() as tmp:
         corpus_path, set_path = Path(tmp) / "corpus.jsonl.gz", Path(tmp) / "set.jsonl"
         docs = make_corpus(args.documents)
@@ -152,6 +153,7 @@ def main() -> None:
             f.writelines(json.dumps(d) + "\n" for d in docs)
         write_question_set(make_set(docs, args.questions), set_path)
         del docs
+        print(f"(generating the synthetic data: {time.process_time() - started:.1f} s CPU)")
         bench(set_path, corpus_path, "synthetic")
         if (args.scifact / "corpus.jsonl.gz").exists():
             scifact_set = Path(tmp) / "scifact.jsonl"
