@@ -1,7 +1,8 @@
 """``duplicate-question``: the same question asked twice, up to case, punctuation, word
 order, trivial words and word endings. Two questions are the same when their sets of
-analyzed terms (stemmed, function words dropped) are equal; a question whose words are
-all function words is compared by its tokens instead."""
+analyzed terms (stemmed, function words dropped) are equal, and both or neither are
+negated ("not", "no", "never", "n't": stop words, but they turn a question around); a
+question whose words are all function words is compared by its tokens instead."""
 
 from __future__ import annotations
 
@@ -12,16 +13,19 @@ from retrieval_eval.questions.lint.analyzer import FUNCTION_WORDS, TermAnalyzer,
 from retrieval_eval.questions.lint.findings import Finding, FindingKind
 from retrieval_eval.questions.model import GoldenQuestion
 
+NEGATIONS = frozenset({"no", "not", "nor", "never", "cannot", "t"})
 
-def question_key(question: str, analyzer: TermAnalyzer) -> frozenset[str]:
+
+def question_key(question: str, analyzer: TermAnalyzer) -> tuple[bool, frozenset[str]]:
+    words = tokens(question)
     terms = frozenset(analyzer.terms(question, drop=FUNCTION_WORDS))
-    return terms or frozenset(tokens(question))
+    return not NEGATIONS.isdisjoint(words), terms or frozenset(words)
 
 
 def duplicate_findings(
     questions: Sequence[GoldenQuestion], analyzer: TermAnalyzer
 ) -> list[Finding]:
-    groups: dict[frozenset[str], list[GoldenQuestion]] = defaultdict(list)
+    groups: dict[tuple[bool, frozenset[str]], list[GoldenQuestion]] = defaultdict(list)
     for q in questions:
         groups[question_key(q.question, analyzer)].append(q)
     findings = []

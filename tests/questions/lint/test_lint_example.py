@@ -47,6 +47,17 @@ def test_duplicates_list_every_id_and_say_when_labels_differ(report) -> None:
     assert dup.evidence["same_labels"] is False and "DIFFERENT" in dup.message
 
 
+def test_a_negated_question_is_not_a_duplicate() -> None:
+    from retrieval_eval.questions.lint.analyzer import TermAnalyzer
+    from retrieval_eval.questions.lint.duplicates import question_key
+
+    a = TermAnalyzer()
+    same = question_key("Does the agent support ARM?", a)
+    assert question_key("does the AGENT support arm", a) == same
+    assert question_key("Doesn't the agent support ARM?", a) != same
+    assert question_key("Does the agent not support ARM?", a) != same
+
+
 def test_unknown_and_empty_documents(report) -> None:
     assert found(report, FindingKind.UNKNOWN_DOCUMENT) == [("stale",)]
     assert found(report, FindingKind.EMPTY_DOCUMENT) == [("blank",)]
