@@ -37,7 +37,6 @@ from retrieval_eval.questions.formats import write_question_set
 from retrieval_eval.questions.lint.corpus_index import index_corpus
 from retrieval_eval.questions.lint.lint import lint_set
 from retrieval_eval.questions.lint.options import LintOptions
-from retrieval_eval.questions.lint.shingles import near_duplicates
 from retrieval_eval.questions.loading import load_question_set
 from retrieval_eval.questions.model import Form, GoldenQuestion, GoldenQuestionSet
 
@@ -105,7 +104,7 @@ def bench(set_path: Path, corpus_path: Path, label: str) -> None:
     index_s, corpus = timed(lambda: index_corpus(docs, targets))
     positions = sorted({corpus.position[d] for d in targets if d in corpus})
     near_s, _ = timed(
-        lambda: near_duplicates(corpus.shingles, positions, LintOptions().near_duplicate_threshold)
+        lambda: corpus.shingles.similar(positions, LintOptions().near_duplicate_threshold)
     )
     kinds: dict[str, int] = {}
     for f in report.findings:

@@ -12,7 +12,6 @@ from collections.abc import Sequence
 
 from retrieval_eval.questions.lint.corpus_index import CorpusIndex
 from retrieval_eval.questions.lint.findings import Finding, FindingKind
-from retrieval_eval.questions.lint.shingles import near_duplicates
 from retrieval_eval.questions.model import GoldenQuestion
 
 NEAR_DUPLICATE_CLASS = "near-duplicate"
@@ -42,7 +41,7 @@ def near_duplicate_findings(
     checked = [q for q in questions if q.hard_class != NEAR_DUPLICATE_CLASS]
     targets = sorted({corpus.position[d] for q in checked for d in q.expected_document_ids
                       if d in corpus and d not in corpus.empty})  # fmt: skip
-    twins = near_duplicates(corpus.shingles, targets, threshold)
+    twins = corpus.shingles.similar(targets, threshold)
     findings = []
     for q in checked:
         expected = set(q.expected_document_ids)

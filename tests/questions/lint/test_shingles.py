@@ -6,12 +6,7 @@ import random
 
 import numpy as np
 
-from retrieval_eval.questions.lint.shingles import (
-    boilerplate_limit,
-    near_duplicates,
-    shingle_sets,
-    without_common,
-)
+from retrieval_eval.questions.lint.shingles import shingle_index
 
 
 def python_shingles(words: list[int]) -> set[tuple[int, ...]]:
@@ -29,12 +24,11 @@ def test_near_duplicates_equal_brute_force() -> None:
             copy[j] = rng.randrange(40)
         docs.append(copy)
     flat = np.array([w for d in docs for w in d], dtype=np.int64)
-    sets = shingle_sets(flat, np.array([len(d) for d in docs], dtype=np.int64))
+    index = shingle_index(flat, np.array([len(d) for d in docs]), drop_boilerplate=False)
     expected_sets = [python_shingles(d) for d in docs]
-    for i in range(len(docs)):
-        assert len(sets.of(i)) == len(expected_sets[i])
+    assert index.sizes.tolist() == [len(s) for s in expected_sets]
     targets = list(range(0, len(docs), 3))
-    got = near_duplicates(sets, targets, 0.3, chunk=7)
+    got = index.similar(targets, 0.3, batch=7)
     for t in targets:
         want = []
         for o, other in enumerate(expected_sets):
@@ -52,8 +46,9 @@ def test_boilerplate_shingles_are_dropped() -> None:
     footer = [1, 2, 3, 4, 5]
     docs = [[100 + 10 * i, 101 + 10 * i, 102 + 10 * i, *footer] for i in range(30)]
     flat = np.array([w for d in docs for w in d], dtype=np.int64)
-    sets = shingle_sets(flat, np.array([len(d) for d in docs], dtype=np.int64))
-    assert sets.jaccard(0, 1) > 0.3  # the footer makes unrelated pages alike
-    cleaned = without_common(sets, boilerplate_limit(len(docs)))
+    lengths = np.array([len(d) for d in docs])
+    everything = shingle_index(flat, lengths, drop_boilerplate=False)
+    assert everything.jaccard(0, 1) > 0.3  # the footer makes unrelated pages alike
+    cleaned = shingle_index(flat, lengths)
     assert cleaned.jaccard(0, 1) == 0.0
-    assert not near_duplicates(cleaned, [0], 0.1)[0]
+    assert not cleaned.similar([0], 0.1)[0]
