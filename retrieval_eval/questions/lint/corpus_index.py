@@ -90,6 +90,7 @@ def _weights(
     terms = term_of_word[flat]
     docs = np.repeat(np.arange(len(lengths), dtype=np.int64), lengths)
     real = terms >= 0
-    pairs = np.unique(docs[real] * np.int64(len(term_numbers) + 1) + terms[real])
+    pairs = np.sort(docs[real] * np.int64(len(term_numbers) + 1) + terms[real])
+    pairs = pairs[np.concatenate(([True], pairs[1:] != pairs[:-1]))] if len(pairs) else pairs
     counts = np.bincount(pairs % np.int64(len(term_numbers) + 1), minlength=len(term_numbers))
     return TermWeights(len(lengths), Counter(dict(zip(term_numbers, counts.tolist(), strict=True))))

@@ -125,7 +125,11 @@ class ShingleIndex:
         index = np.repeat(lo - (np.cumsum(spans) - spans), spans) + np.arange(int(spans.sum()))
         n = np.int64(self.documents)
         pairs = np.repeat(self._docs[batch], spans) * n + self._docs[index]
-        keys, shared = np.unique(pairs, return_counts=True)
+        if not len(pairs):
+            return []
+        pairs.sort()
+        first = np.flatnonzero(np.concatenate(([True], pairs[1:] != pairs[:-1])))
+        keys, shared = pairs[first], np.diff(np.append(first, len(pairs)))
         a, b = np.divmod(keys, n)
         jaccard = shared / (self.sizes[a] + self.sizes[b] - shared)
         keep = (a != b) & (jaccard >= threshold) & (jaccard > 0)
