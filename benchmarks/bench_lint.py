@@ -31,7 +31,7 @@ from typing import Any
 import numpy as np
 
 from retrieval_eval.questions.beir import import_beir
-from retrieval_eval.questions.corpus import read_corpus
+from retrieval_eval.questions.corpus import CorpusDocument, read_corpus
 from retrieval_eval.questions.formats import write_question_set
 from retrieval_eval.questions.lint.lint import lint_set
 from retrieval_eval.questions.loading import load_question_set
@@ -108,7 +108,7 @@ def bench(set_path: Path, corpus_path: Path, label: str) -> None:
     _datasketch(docs)
 
 
-def _datasketch(docs: list[dict[str, str]]) -> None:
+def _datasketch(docs: list[CorpusDocument]) -> None:
     try:
         from datasketch import MinHash
     except ImportError:
@@ -116,7 +116,7 @@ def _datasketch(docs: list[dict[str, str]]) -> None:
     sample = docs[:2_000]
     start = time.process_time()
     for d in sample:
-        words = d["text"].lower().split()
+        words = d.text.lower().split()
         shingles = {" ".join(words[i : i + 3]).encode() for i in range(max(len(words) - 2, 1))}
         m = MinHash(num_perm=128)
         m.update_batch(shingles)
