@@ -35,7 +35,8 @@ from retrieval_eval.questions.corpus import CorpusDocument, read_corpus
 from retrieval_eval.questions.formats import write_question_set
 from retrieval_eval.questions.lint.lint import lint_set
 from retrieval_eval.questions.loading import load_question_set
-from retrieval_eval.questions.model import Form, GoldenQuestion, GoldenQuestionSet
+from retrieval_eval.questions.model import GoldenQuestion, GoldenQuestionSet
+from retrieval_eval.records import Form
 
 FOOTER = (
     "Was this page helpful? Contact our support team any time from the help menu. "
