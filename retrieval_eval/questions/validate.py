@@ -100,6 +100,17 @@ def _well_formed(data: Any) -> GoldenQuestion | None:
     return GoldenQuestion(qid, text, form, expected, hard_class, gist)
 
 
+_SURROGATE = "is not valid Unicode: it holds a lone surrogate (an unpaired \\udXXX escape)"
+
+
+def _encodes(text: str) -> bool:
+    try:
+        text.encode("utf-8")
+    except UnicodeEncodeError:
+        return False
+    return True
+
+
 class _Checker:
     """Collects problems for one raw set; locates lines only for problems found."""
 
@@ -271,6 +282,21 @@ class _Checker:
                     self.add(index, key, label, message)
         return tuple(ids) if ok else None
 
+    def unencodable(self, name: str, description: str, questions: list[GoldenQuestion]) -> None:
+        """Locate the texts that hold a lone surrogate (from a ``\\udXXX`` escape): they
+        cannot be written as UTF-8, so no fingerprint, store or report could take them."""
+        for key, value in (("name", name), ("description", description)):
+            if not _encodes(value):
+                self.add_header(key, f"{key!r} {_SURROGATE}")
+        for index, q in enumerate(questions):
+            label = q.id if _encodes(q.id) else None
+            fields: list[tuple[str, str | None]] = [("id", q.id), ("question", q.question)]
+            fields += [("hard_class", q.hard_class), ("answer_gist", q.answer_gist)]
+            fields += [("expected_document_ids", doc) for doc in q.expected_document_ids]
+            for key, value in fields:
+                if value is not None and not _encodes(value):
+                    self.add(index, key, label, f"{key!r} {_SURROGATE} in {ascii(value)[:80]}")
+
     def optional_text(
         self, index: int, label: str | None, data: dict[str, Any], key: str
     ) -> str | None:
@@ -292,9 +318,15 @@ def check_raw_set(
     checker = _Checker(raw, corpus, corpus_name)
     name, description = checker.header()
     questions = checker.questions()
-    if checker.problems:
-        return None, sorted(checker.problems, key=lambda p: p.line or 0)
-    return GoldenQuestionSet(name, tuple(questions), description, raw.source), []
+    if not checker.problems:
+        gists = (q.answer_gist for q in questions if q.answer_gist is not None)
+        if _encodes(name) and _encodes(description) and all(map(_encodes, gists)):
+            try:  # the fingerprint encodes every scored text: lone surrogates fail here
+                return GoldenQuestionSet(name, tuple(questions), description, raw.source), []
+            except UnicodeEncodeError:
+                pass
+        checker.unencodable(name, description, questions)
+    return None, sorted(checker.problems, key=lambda p: p.line or 0)
 
 
 def build_set(raw: RawSet) -> GoldenQuestionSet:
