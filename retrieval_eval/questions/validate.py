@@ -293,9 +293,9 @@ class _Checker:
             fields: list[tuple[str, str | None]] = [("id", q.id), ("question", q.question)]
             fields += [("hard_class", q.hard_class), ("answer_gist", q.answer_gist)]
             fields += [("expected_document_ids", doc) for doc in q.expected_document_ids]
-            for key, value in fields:
-                if value is not None and not _encodes(value):
-                    self.add(index, key, label, f"{key!r} {_SURROGATE} in {ascii(value)[:80]}")
+            for key, text in fields:
+                if text is not None and not _encodes(text):
+                    self.add(index, key, label, f"{key!r} {_SURROGATE} in {ascii(text)[:80]}")
 
     def optional_text(
         self, index: int, label: str | None, data: dict[str, Any], key: str
