@@ -74,10 +74,11 @@ def mask(url: URL | str) -> str:
     """The URL as text with any password replaced by ``***``, for messages and logs: the
     ``user:password@`` part and secret query parameters (``?password=...``) alike."""
     if isinstance(url, str):
+        text = url
         try:
-            url = make_url(url)
+            url = make_url(text)
         except (ArgumentError, ValueError):
-            return _SECRET_IN_TEXT.sub(r"\1***", _USERINFO_IN_TEXT.sub(r"\1***@", url))
+            return _SECRET_IN_TEXT.sub(r"\1***", _USERINFO_IN_TEXT.sub(r"\1***@", text))
     secret = {k: _HIDDEN for k in url.query if _SECRET_KEY.search(k)}
     text = url.update_query_dict(secret).render_as_string(hide_password=True)
     return text.replace(_HIDDEN, "***")
