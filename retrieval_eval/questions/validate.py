@@ -100,15 +100,38 @@ def _well_formed(data: Any) -> GoldenQuestion | None:
     return GoldenQuestion(qid, text, form, expected, hard_class, gist)
 
 
-_SURROGATE = "is not valid Unicode: it holds a lone surrogate (an unpaired \\udXXX escape)"
-
-
-def _encodes(text: str) -> bool:
+def _flaw(text: str) -> str | None:
+    """Why ``text`` cannot be stored or shown, or ``None``: a lone surrogate (from an
+    unpaired ``\\udXXX`` escape) cannot be written as UTF-8, and PostgreSQL text refuses
+    a NUL character, so a run over such labels could never be saved."""
+    if "\x00" in text:
+        return "holds a NUL character (\\u0000), which the run store cannot take"
     try:
         text.encode("utf-8")
     except UnicodeEncodeError:
-        return False
-    return True
+        return "is not valid Unicode: it holds a lone surrogate (an unpaired \\udXXX escape)"
+    return None
+
+
+def _texts(q: GoldenQuestion) -> list[tuple[str, str]]:
+    fields = [("id", q.id), ("question", q.question)]
+    fields += [
+        (k, v) for k, v in (("hard_class", q.hard_class), ("answer_gist", q.answer_gist)) if v
+    ]
+    return fields + [("expected_document_ids", doc) for doc in q.expected_document_ids]
+
+
+def _has_nul(questions: list[GoldenQuestion]) -> bool:
+    """Any NUL in the scored texts (answer gists are checked apart); allocation-free, as
+    it runs over every question of every set loaded."""
+    nul = "\x00"
+    for q in questions:
+        if nul in q.id or nul in q.question or (q.hard_class and nul in q.hard_class):
+            return True
+        for doc in q.expected_document_ids:
+            if nul in doc:
+                return True
+    return False
 
 
 class _Checker:
@@ -282,20 +305,18 @@ class _Checker:
                     self.add(index, key, label, message)
         return tuple(ids) if ok else None
 
-    def unencodable(self, name: str, description: str, questions: list[GoldenQuestion]) -> None:
-        """Locate the texts that hold a lone surrogate (from a ``\\udXXX`` escape): they
-        cannot be written as UTF-8, so no fingerprint, store or report could take them."""
+    def unstorable(self, name: str, description: str, questions: list[GoldenQuestion]) -> None:
+        """Locate every text that ``_flaw`` refuses."""
         for key, value in (("name", name), ("description", description)):
-            if not _encodes(value):
-                self.add_header(key, f"{key!r} {_SURROGATE}")
+            flaw = _flaw(value)
+            if flaw:
+                self.add_header(key, f"{key!r} {flaw}")
         for index, q in enumerate(questions):
-            label = q.id if _encodes(q.id) else None
-            fields: list[tuple[str, str | None]] = [("id", q.id), ("question", q.question)]
-            fields += [("hard_class", q.hard_class), ("answer_gist", q.answer_gist)]
-            fields += [("expected_document_ids", doc) for doc in q.expected_document_ids]
-            for key, text in fields:
-                if text is not None and not _encodes(text):
-                    self.add(index, key, label, f"{key!r} {_SURROGATE} in {ascii(text)[:80]}")
+            label = q.id if _flaw(q.id) is None else None
+            for key, text in _texts(q):
+                flaw = _flaw(text)
+                if flaw:
+                    self.add(index, key, label, f"{key!r} {flaw}: {ascii(text)[:80]}")
 
     def optional_text(
         self, index: int, label: str | None, data: dict[str, Any], key: str
@@ -319,13 +340,14 @@ def check_raw_set(
     name, description = checker.header()
     questions = checker.questions()
     if not checker.problems:
-        gists = (q.answer_gist for q in questions if q.answer_gist is not None)
-        if _encodes(name) and _encodes(description) and all(map(_encodes, gists)):
+        gists = [q.answer_gist for q in questions if q.answer_gist is not None]
+        plain = not any(map(_flaw, [name, description, *gists])) and not _has_nul(questions)
+        if plain:
             try:  # the fingerprint encodes every scored text: lone surrogates fail here
                 return GoldenQuestionSet(name, tuple(questions), description, raw.source), []
             except UnicodeEncodeError:
                 pass
-        checker.unencodable(name, description, questions)
+        checker.unstorable(name, description, questions)
     return None, sorted(checker.problems, key=lambda p: p.line or 0)
 
 
