@@ -17,12 +17,13 @@ from typing import TypeVar
 import grpc
 from grpc_health.v1 import health_pb2, health_pb2_grpc
 
-from retrieval_eval.errors import RetrieverInternal, RetrieverUnavailable
+from retrieval_eval.errors import RetrieverContractError, RetrieverInternal, RetrieverUnavailable
 from retrieval_eval.retrievers import convert
 from retrieval_eval.retrievers.auth import bearer_metadata
 from retrieval_eval.retrievers.channel import TlsConfig, channel_options, open_channel
-from retrieval_eval.retrievers.status import RETRYABLE, error_from_rpc
+from retrieval_eval.retrievers.status import error_from_rpc, retryable
 from retrieval_eval.retrievers.types import RetrievedItem, RetrieverDescription
+from retrieval_eval.retrievers.validation import response_breach
 from retrieval_eval.v1 import retriever_pb2 as pb
 from retrieval_eval.v1 import retriever_pb2_grpc as pb_grpc
 
@@ -108,11 +109,19 @@ class GrpcRetrieverClient:
             response = await self._retry(
                 e, lambda: call(request, timeout=timeout, metadata=self._metadata)
             )
-        if len(response.results) > limit:
-            raise RetrieverInternal(
-                self.target, f"returned {len(response.results)} results for limit {limit}"
+        if not isinstance(response, pb.RetrieveResponse):  # grpc.aio hands None back
+            raise RetrieverContractError(
+                self.target, "unparsable response (not a RetrieveResponse)"
             )
-        return convert.items_from_proto(response)
+        if len(response.results) > limit:  # before converting what may be a huge list
+            raise RetrieverContractError(
+                self.target, f"{len(response.results)} results for limit {limit}"
+            )
+        items = convert.items_from_proto(response)
+        breach = response_breach(items, limit)
+        if breach is not None:
+            raise RetrieverContractError(self.target, breach)
+        return items
 
     async def describe(self, *, timeout_s: float | None = None) -> RetrieverDescription:
         """What the retriever says it is; ``RetrieverInternal`` without an identifier."""
@@ -176,7 +185,7 @@ class GrpcRetrieverClient:
         """Retry after ``error`` (the first attempt's) while the code is transient."""
         options = self.options
         for n in range(1, options.max_attempts):
-            if error.code() not in RETRYABLE:
+            if not retryable(error):
                 raise error_from_rpc(self.target, error) from error
             delay = min(options.max_backoff_s, options.initial_backoff_s * 2 ** (n - 1))
             delay *= random.uniform(0.5, 1.0)
@@ -186,6 +195,6 @@ class GrpcRetrieverClient:
                 return await attempt()
             except grpc.aio.AioRpcError as e:
                 error = e
-        retried = options.max_attempts > 1 and error.code() in RETRYABLE
+        retried = options.max_attempts > 1 and retryable(error)
         note = f" (after {options.max_attempts} attempts)" if retried else ""
         raise error_from_rpc(self.target, error, note) from error

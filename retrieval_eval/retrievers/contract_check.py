@@ -81,6 +81,8 @@ class _Wire:
             timeout=timeout_s or self.timeout_s,
             metadata=self.metadata,
         )
+        if not isinstance(response, pb.RetrieveResponse):  # grpc.aio hands None back
+            raise ValueError("unparsable response (not a RetrieveResponse)")
         return convert.items_from_proto(response)
 
 
@@ -151,7 +153,7 @@ async def _run_checks(wire: _Wire) -> list[CheckResult]:
     for check in checks:
         results.extend(await check(wire))
     for result in results:
-        log.info("%s %s: %s", "PASS" if result.passed else "FAIL", result.name, result.detail)
+        log.info("%s %s: %s", result.status, result.name, result.detail)
     return results
 
 
@@ -200,7 +202,11 @@ async def _describe(wire: _Wire) -> list[CheckResult]:
     return [CheckResult("describe", True, detail)]
 
 
+_REFLECTION_ADVICE = "recommended (grpcurl and other tools use it), not part of the contract"
+
+
 async def _reflection(wire: _Wire) -> list[CheckResult]:
+    """Server reflection is recommended, not required: its absence is a warning."""
     stub = reflection_pb2_grpc.ServerReflectionStub(wire.channel)
     request = reflection_pb2.ServerReflectionRequest(list_services="")
     try:
@@ -209,10 +215,12 @@ async def _reflection(wire: _Wire) -> list[CheckResult]:
         async for response in call:
             services += [s.name for s in response.list_services_response.service]
     except Exception as e:
-        return [_rpc_failure("reflection", e)]
+        why = _rpc_failure("reflection", e).detail
+        return [CheckResult("reflection", True, f"{why}; {_REFLECTION_ADVICE}", warning=True)]
     if SERVICE_NAME not in services:
         listed = ", ".join(sorted(services)) or "nothing"
-        return [CheckResult("reflection", False, f"{SERVICE_NAME} not listed (lists {listed})")]
+        why = f"{SERVICE_NAME} not listed (lists {listed}); {_REFLECTION_ADVICE}"
+        return [CheckResult("reflection", True, why, warning=True)]
     return [CheckResult("reflection", True, f"lists {SERVICE_NAME}")]
 
 

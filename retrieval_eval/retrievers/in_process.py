@@ -14,6 +14,7 @@ import logging
 from typing import Any
 
 from retrieval_eval.errors import (
+    RetrieverContractError,
     RetrieverError,
     RetrieverInternal,
     RetrieverRejected,
@@ -21,7 +22,7 @@ from retrieval_eval.errors import (
 )
 from retrieval_eval.retrievers.adapt import call_describe, make_retrieve
 from retrieval_eval.retrievers.types import RetrievedItem, RetrieverDescription
-from retrieval_eval.retrievers.validation import request_problem
+from retrieval_eval.retrievers.validation import ContractBreach, request_problem
 
 log = logging.getLogger(__name__)
 
@@ -67,6 +68,8 @@ class InProcessRetriever:
             ) from e
         except RetrieverError:
             raise
+        except ContractBreach as e:
+            raise RetrieverContractError(self.target, str(e)) from e
         except Exception as e:
             log.debug("retriever %s failed", self.target, exc_info=True)
             raise RetrieverInternal(self.target, _describe_exception(e), "INTERNAL") from e
