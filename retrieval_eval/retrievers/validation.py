@@ -26,8 +26,6 @@ MAX_CHUNK_ID_BYTES = 4 * 1024
 #: largest conforming answer (1000 results with ids and chunk ids at their limits, about
 #: 8.2 MB) fits; anything larger is refused by the transport before it is parsed.
 MAX_RESPONSE_BYTES = 16 * 1024 * 1024
-#: Largest Retrieve request our servers accept on the wire (a question at its limit fits).
-MAX_REQUEST_BYTES = 64 * 1024
 
 
 class ContractBreach(ValueError):

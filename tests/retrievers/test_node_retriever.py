@@ -23,6 +23,7 @@ from retrieval_eval.errors import RetrieverRejected, RetrieverUnauthenticated
 from retrieval_eval.evaluation.coordinator import EvalOptions, evaluate
 from retrieval_eval.questions.model import Form, GoldenQuestion, GoldenQuestionSet
 from retrieval_eval.retrievers.client import ClientOptions, GrpcRetrieverClient
+from retrieval_eval.retrievers.validation import MAX_LIMIT, MAX_QUESTION_BYTES, MIN_LIMIT
 
 pytestmark = pytest.mark.node
 
@@ -205,3 +206,25 @@ def test_a_signal_stops_the_server_cleanly(signum: signal.Signals) -> None:
     server = start_node()
     assert server.stop(signum) == 0
     assert server.lines[-1] == f"stopped ({signum.name})"
+
+
+@pytest.mark.parametrize(
+    ("question", "limit", "accepted"),
+    [
+        ("documents " * (MAX_QUESTION_BYTES // 10), MAX_LIMIT, True),
+        ("é" * (MAX_QUESTION_BYTES // 2), MIN_LIMIT, True),
+        ("é" * (MAX_QUESTION_BYTES // 2 + 1), 3, False),
+        ("documents", MAX_LIMIT + 1, False),
+        ("documents", MIN_LIMIT - 1, False),
+    ],
+)
+async def test_the_node_server_enforces_the_limits_python_defines(
+    node_server: NodeServer, question: str, limit: int, accepted: bool
+) -> None:
+    """The Node example keeps its own copy of the limits; this keeps it equal to ours."""
+    async with GrpcRetrieverClient(f"127.0.0.1:{node_server.port}") as client:
+        if accepted:
+            await client.retrieve(question, limit)
+        else:
+            with pytest.raises(RetrieverRejected, match="INVALID_ARGUMENT"):
+                await client.retrieve(question, limit)
