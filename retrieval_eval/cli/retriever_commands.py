@@ -1,5 +1,5 @@
 """``reval retrievers list`` and ``reval check-retriever TARGET``: thin layers over
-``retrieval_eval.retrievers.resolve`` and ``retrieval_eval.retrievers.contract_check``."""
+``retrieval_eval.retrievers.resolve`` and ``retrieval_eval.retrievers.contract.check``."""
 
 from __future__ import annotations
 
@@ -101,7 +101,7 @@ def check_retriever(
     a server without it passes with a WARN line.
     """
     from retrieval_eval.report.safe_text import visible
-    from retrieval_eval.retrievers.contract_check import check_contract
+    from retrieval_eval.retrievers.contract.check import check_contract
 
     token = None
     if token_env is not None:

@@ -13,7 +13,7 @@ from collections.abc import Mapping, Sequence
 from rich.console import Console
 from rich.table import Table
 
-from retrieval_eval.evaluation.results import GroupMetrics, QuestionOutcome, RunResult, RunState
+from retrieval_eval.records import GroupMetrics, QuestionOutcome, RunResult, RunState
 from retrieval_eval.report.model import (
     RunReport,
     ordered_metrics,

@@ -13,8 +13,9 @@ import inspect
 from collections.abc import Awaitable, Callable, Iterable
 from typing import Any
 
-from retrieval_eval.retrievers.types import RetrievedItem, RetrieverDescription
-from retrieval_eval.retrievers.validation import ContractBreach, response_breach
+from retrieval_eval.records import RetrieverDescription
+from retrieval_eval.retrievers.contract.limits import ContractBreach, response_breach
+from retrieval_eval.retrievers.types import RetrievedItem
 
 RetrieveFn = Callable[[str, int], Awaitable[list[RetrievedItem]]]
 

@@ -26,7 +26,7 @@ if _version_not_supported:
 
 
 class RetrieverStub:
-    """The contract's limits (retrieval_eval/retrievers/validation.py defines them once for
+    """The contract's limits (retrieval_eval/retrievers/contract/limits.py defines them once for
     reval; a test keeps these comments equal to it):
     - question: non-empty, at most 16384 bytes of UTF-8 (16 KiB);
     - limit: 1 to 1000;
@@ -63,7 +63,7 @@ class RetrieverStub:
 
 
 class RetrieverServicer:
-    """The contract's limits (retrieval_eval/retrievers/validation.py defines them once for
+    """The contract's limits (retrieval_eval/retrievers/contract/limits.py defines them once for
     reval; a test keeps these comments equal to it):
     - question: non-empty, at most 16384 bytes of UTF-8 (16 KiB);
     - limit: 1 to 1000;
@@ -119,7 +119,7 @@ def add_RetrieverServicer_to_server(servicer, server):
 
  # This class is part of an EXPERIMENTAL API.
 class Retriever:
-    """The contract's limits (retrieval_eval/retrievers/validation.py defines them once for
+    """The contract's limits (retrieval_eval/retrievers/contract/limits.py defines them once for
     reval; a test keeps these comments equal to it):
     - question: non-empty, at most 16384 bytes of UTF-8 (16 KiB);
     - limit: 1 to 1000;

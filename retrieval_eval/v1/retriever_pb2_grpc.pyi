@@ -31,7 +31,7 @@ GRPC_GENERATED_VERSION: str
 GRPC_VERSION: str
 
 class RetrieverStub:
-    """The contract's limits (retrieval_eval/retrievers/validation.py defines them once for
+    """The contract's limits (retrieval_eval/retrievers/contract/limits.py defines them once for
     reval; a test keeps these comments equal to it):
       - question: non-empty, at most 16384 bytes of UTF-8 (16 KiB);
       - limit: 1 to 1000;
@@ -63,7 +63,7 @@ class RetrieverStub:
 
 @_typing.type_check_only
 class RetrieverAsyncStub(RetrieverStub):
-    """The contract's limits (retrieval_eval/retrievers/validation.py defines them once for
+    """The contract's limits (retrieval_eval/retrievers/contract/limits.py defines them once for
     reval; a test keeps these comments equal to it):
       - question: non-empty, at most 16384 bytes of UTF-8 (16 KiB);
       - limit: 1 to 1000;
@@ -91,7 +91,7 @@ class RetrieverAsyncStub(RetrieverStub):
     """What is being measured, so that run history is keyed by it."""
 
 class RetrieverServicer(metaclass=_abc_1.ABCMeta):
-    """The contract's limits (retrieval_eval/retrievers/validation.py defines them once for
+    """The contract's limits (retrieval_eval/retrievers/contract/limits.py defines them once for
     reval; a test keeps these comments equal to it):
       - question: non-empty, at most 16384 bytes of UTF-8 (16 KiB);
       - limit: 1 to 1000;

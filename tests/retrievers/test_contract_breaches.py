@@ -13,10 +13,11 @@ import pytest
 
 from retrieval_eval.errors import RetrieverContractError, RetrieverUnavailable
 from retrieval_eval.evaluation.coordinator import EvalOptions, evaluate
-from retrieval_eval.questions.model import Form, GoldenQuestion, GoldenQuestionSet
-from retrieval_eval.retrievers.client import ClientOptions, GrpcRetrieverClient
-from retrieval_eval.retrievers.contract_check import check_contract
-from retrieval_eval.retrievers.validation import (
+from retrieval_eval.questions.model import GoldenQuestion, GoldenQuestionSet
+from retrieval_eval.records import Form
+from retrieval_eval.retrievers.client.grpc_client import ClientOptions, GrpcRetrieverClient
+from retrieval_eval.retrievers.contract.check import check_contract
+from retrieval_eval.retrievers.contract.limits import (
     MAX_CHUNK_ID_BYTES,
     MAX_ID_BYTES,
     MAX_RESPONSE_BYTES,

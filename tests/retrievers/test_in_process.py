@@ -10,8 +10,9 @@ from retrieval_eval.errors import (
     RetrieverRejected,
     RetrieverTimeout,
 )
+from retrieval_eval.records import RetrieverDescription
 from retrieval_eval.retrievers.in_process import InProcessRetriever
-from retrieval_eval.retrievers.types import RetrievedItem, RetrieverDescription
+from retrieval_eval.retrievers.types import RetrievedItem
 
 
 class Sync:

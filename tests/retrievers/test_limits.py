@@ -9,7 +9,7 @@ from pathlib import Path
 import grpc
 import pytest
 
-from retrieval_eval.retrievers.validation import (
+from retrieval_eval.retrievers.contract.limits import (
     MAX_CHUNK_ID_BYTES,
     MAX_ID_BYTES,
     MAX_LIMIT,

@@ -18,12 +18,13 @@ import grpc
 from grpc_health.v1 import health_pb2, health_pb2_grpc
 
 from retrieval_eval.errors import RetrieverContractError, RetrieverInternal, RetrieverUnavailable
+from retrieval_eval.records import RetrieverDescription
 from retrieval_eval.retrievers import convert
 from retrieval_eval.retrievers.auth import bearer_metadata
-from retrieval_eval.retrievers.channel import TlsConfig, channel_options, open_channel
-from retrieval_eval.retrievers.status import error_from_rpc, retryable
-from retrieval_eval.retrievers.types import RetrievedItem, RetrieverDescription
-from retrieval_eval.retrievers.validation import response_breach
+from retrieval_eval.retrievers.client.channel import TlsConfig, channel_options, open_channel
+from retrieval_eval.retrievers.client.status import error_from_rpc, retryable
+from retrieval_eval.retrievers.contract.limits import response_breach
+from retrieval_eval.retrievers.types import RetrievedItem
 from retrieval_eval.v1 import retriever_pb2 as pb
 from retrieval_eval.v1 import retriever_pb2_grpc as pb_grpc
 

@@ -10,8 +10,8 @@ from typing import Any
 import grpc
 
 from retrieval_eval.errors import ConfigError
+from retrieval_eval.retrievers.contract.limits import MAX_RESPONSE_BYTES
 from retrieval_eval.retrievers.tls import read_pem
-from retrieval_eval.retrievers.validation import MAX_RESPONSE_BYTES
 
 
 @dataclass(frozen=True, slots=True)

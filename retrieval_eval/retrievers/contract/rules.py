@@ -9,8 +9,8 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass
 
+from retrieval_eval.retrievers.contract.limits import count_breach, item_breach
 from retrieval_eval.retrievers.types import RetrievedItem
-from retrieval_eval.retrievers.validation import count_breach, item_breach
 
 #: The checks judged from the probe answers, in report order.
 RESULT_CHECKS = ("limit", "rank-order", "document-ids")
