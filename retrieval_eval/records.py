@@ -59,7 +59,8 @@ class RunState(StrEnum):
 class RetrievalFailure:
     """Why a question has no ranking. Never a miss."""
 
-    kind: str  # timeout | unavailable | rejected | unauthenticated | internal | cancelled
+    #: timeout | unavailable | rejected | unauthenticated | internal | contract | cancelled
+    kind: str
     message: str
 
 

@@ -8,11 +8,14 @@ from __future__ import annotations
 
 import json
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import click
 
 from retrieval_eval.cli.options import format_option
+
+if TYPE_CHECKING:
+    from retrieval_eval.questions.model import GoldenQuestionSet
 
 
 def _echo_json(data: Any) -> None:
@@ -120,6 +123,7 @@ def validate_command(sources: tuple[str, ...], corpus: Path | None, fmt: str) ->
     ids = read_corpus_ids(corpus) if corpus is not None else None
     results = [r for s in sources for r in validate_source(s, corpus=ids, corpus_name=str(corpus))]
     problems = [p for r in results for p in r.problems]
+    warnings = {r.source: _contract_warnings(r.question_set) for r in results}
     if fmt == "json":
         _echo_json(
             {
@@ -131,6 +135,7 @@ def validate_command(sources: tuple[str, ...], corpus: Path | None, fmt: str) ->
                         "questions": len(r.question_set) if r.question_set else None,
                         "fingerprint": r.question_set.fingerprint if r.question_set else None,
                         "problems": [p.to_dict() for p in r.problems],
+                        "warnings": warnings[r.source],
                     }
                     for r in results
                 ],
@@ -140,6 +145,8 @@ def validate_command(sources: tuple[str, ...], corpus: Path | None, fmt: str) ->
         for r in results:
             for p in r.problems:
                 click.echo(str(p))
+            for warning in warnings[r.source]:
+                click.echo(f"{r.source}: warning: {warning}")
             if r.question_set is not None:
                 qs = r.question_set
                 click.echo(f"{r.source}: ok: set {qs.name!r}, {len(qs)} questions")
@@ -147,6 +154,20 @@ def validate_command(sources: tuple[str, ...], corpus: Path | None, fmt: str) ->
         bad = sum(1 for r in results if r.problems)
         noun = "problem" if len(problems) == 1 else "problems"
         raise QuestionSetError(f"{len(problems)} {noun} in {bad} of {len(results)} sets")
+
+
+def _contract_warnings(qs: GoldenQuestionSet | None) -> list[str]:
+    """Questions longer than the contract allows: valid labels, but every conforming
+    retriever rejects them, so each would only ever be an error."""
+    from retrieval_eval.retrievers.contract.limits import MAX_QUESTION_BYTES, long_questions
+
+    if qs is None:
+        return []
+    return [
+        f"question {qid!r} is {size:,} bytes, over the retriever contract's "
+        f"{MAX_QUESTION_BYTES:,}-byte limit: every conforming retriever rejects it"
+        for qid, size in long_questions((q.id, q.question) for q in qs.questions)
+    ]
 
 
 @sets.command("schema", short_help="Print the JSON Schema of the set file format.")

@@ -59,6 +59,7 @@ class Faults:
     empty_identifier: bool = False
     health: str | None = "SERVING"  # None: no health service at all
     reflection: bool = True
+    reflection_service: bool = True  # False: no reflection service at all
     sleep_s: float = 0.0
 
 
@@ -101,7 +102,8 @@ def broken_server() -> Iterator:
             health_pb2_grpc.add_HealthServicer_to_server(servicer, server)
         if not faults.reflection:
             names = ["grpc.health.v1.Health"]
-        reflection.enable_server_reflection([*names, reflection.SERVICE_NAME], server)
+        if faults.reflection_service:
+            reflection.enable_server_reflection([*names, reflection.SERVICE_NAME], server)
         port = server.add_insecure_port("127.0.0.1:0")
         server.start()
         servers.append(server)
@@ -300,3 +302,28 @@ def test_cli_bad_target_or_option_exits_two(
         main(args)
     assert info.value.code == 2
     assert message in capsys.readouterr().err
+
+
+@pytest.mark.parametrize(
+    ("faults", "why"),
+    [
+        (Faults(reflection_service=False), "UNIMPLEMENTED"),
+        (Faults(reflection=False), "retrieval_eval.v1.Retriever not listed"),
+    ],
+)
+def test_reflection_is_recommended_not_required(broken_server, faults: Faults, why: str) -> None:
+    """A server without reflection passes, with a WARN line; health stays a check."""
+    target = broken_server(faults)
+    result = CliRunner().invoke(cli, ["check-retriever", target, "--timeout", "5"])
+    assert result.exit_code == 0, result.output
+    [line] = [x for x in result.output.splitlines() if " reflection: " in x]
+    assert line.startswith("WARN reflection: ") and why in line and "recommended" in line
+    assert result.output.rstrip().endswith("checks passed (1 with a warning)")
+    document = CliRunner().invoke(cli, ["check-retriever", target, "--format", "json"])
+    assert document.exit_code == 0
+    assert '"warning": true' in document.output
+    unhealthy = CliRunner().invoke(
+        cli, ["check-retriever", broken_server(Faults(reflection_service=False, health=None))]
+    )
+    assert unhealthy.exit_code == 3
+    assert "FAIL health: UNIMPLEMENTED" in unhealthy.output

@@ -8,7 +8,7 @@ that break them; the client turns a breaching answer into an error of kind ``con
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
 
 from retrieval_eval.retrievers.types import RetrievedItem
 
@@ -48,6 +48,17 @@ def request_problem(question: str, limit: int) -> str | None:
 
 def question_bytes(question: str) -> int:
     return len(question.encode("utf-8", "surrogatepass"))
+
+
+def long_questions(questions: Iterable[tuple[str, str]]) -> list[tuple[str, int]]:
+    """``(id, bytes)`` of each ``(id, text)`` over ``MAX_QUESTION_BYTES``: questions every
+    conforming retriever rejects, so they could only ever be errors."""
+    limit = MAX_QUESTION_BYTES
+    return [
+        (qid, question_bytes(text))
+        for qid, text in questions
+        if len(text) * 4 > limit and question_bytes(text) > limit
+    ]
 
 
 def count_breach(count: int, limit: int) -> str | None:
