@@ -165,7 +165,7 @@ class _Checker:
             return raw.default_name, ""
         for key in raw.header:
             if key not in HEADER_KEYS:
-                hint = did_you_mean(key, HEADER_KEYS, synonyms=SYNONYMS)
+                hint = did_you_mean(str(key), HEADER_KEYS, synonyms=SYNONYMS)
                 self.add_header(key, f"unknown set key {key!r}{hint}")
         version = raw.header.get(HEADER_KEY, FORMAT_VERSION)
         if version != FORMAT_VERSION or isinstance(version, bool):

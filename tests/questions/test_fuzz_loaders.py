@@ -249,3 +249,11 @@ def test_known_crashes_are_one_line_input_errors(
     assert message.startswith(str(path)), message
     assert "\n" not in message, message
     assert culprit in message, message
+
+
+@pytest.mark.parametrize("text", ["?", "? 1\n", "1: x\nquestions: []\n"])
+def test_keys_that_are_not_strings_are_named_not_crashed_on(tmp_path: Path, text: str) -> None:
+    path = tmp_path / "set.yaml"
+    path.write_text(text, encoding="utf-8")
+    with pytest.raises(InputError, match="unknown set key"):
+        load_question_set(path)
