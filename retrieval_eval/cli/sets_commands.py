@@ -19,14 +19,21 @@ if TYPE_CHECKING:
 
 
 def _echo_json(data: Any) -> None:
-    click.echo(json.dumps(data, indent=2, ensure_ascii=False))
+    click.echo(json.dumps(data, indent=2, ensure_ascii=False))  # JSON escapes controls
+
+
+def _say(text: str) -> None:
+    """One line for the terminal: control characters from set files shown as escapes."""
+    from retrieval_eval.report.safe_text import visible
+
+    click.echo(visible(text))
 
 
 def _table(rows: list[list[str]]) -> None:
     widths = [max(len(row[i]) for row in rows) for i in range(len(rows[0]))]
     for row in rows:
         cells = [cell.ljust(width) for cell, width in zip(row, widths, strict=True)]
-        click.echo("  ".join(cells).rstrip())
+        _say("  ".join(cells).rstrip())
 
 
 @click.group("sets")
@@ -69,7 +76,7 @@ def list_command(fmt: str) -> None:
             rows.append([item.info.name, item.info.provider, count, item.info.source])
         _table(rows)
     else:
-        click.echo("no registered question sets (set files need no registration)")
+        _say("no registered question sets (set files need no registration)")
     broken = [f"{i.info.provider}:{i.info.name}: {i.error}" for i in listings if i.error]
     broken += [str(f) for f in failures]
     if broken:
@@ -92,17 +99,17 @@ def show_command(source: str, fmt: str) -> None:
     for number, s in enumerate(summaries):
         if number:
             click.echo()
-        click.echo(f"{s.name}: {s.questions} questions, {s.expected_document_ids} expected ids")
+        _say(f"{s.name}: {s.questions} questions, {s.expected_document_ids} expected ids")
         if s.description:
-            click.echo(f"  description:  {s.description}")
-        click.echo(f"  source:       {s.source}")
-        click.echo(f"  fingerprint:  {s.fingerprint}")
+            _say(f"  description:  {s.description}")
+        _say(f"  source:       {s.source}")
+        _say(f"  fingerprint:  {s.fingerprint}")
         forms = ", ".join(f"{form} {count}" for form, count in s.by_form.items())
-        click.echo(f"  by form:      {forms}")
+        _say(f"  by form:      {forms}")
         classes = ", ".join(f"{name} {count}" for name, count in s.by_hard_class.items())
-        click.echo(f"  hard classes: {classes}")
+        _say(f"  hard classes: {classes}")
         ids = ", ".join(s.no_answer) if s.no_answer else "none"
-        click.echo(f"  no answer:    {len(s.no_answer)} ({ids})")
+        _say(f"  no answer:    {len(s.no_answer)} ({ids})")
 
 
 @sets.command("validate", short_help="Check sets; report every problem (file, line, question).")
@@ -144,12 +151,12 @@ def validate_command(sources: tuple[str, ...], corpus: Path | None, fmt: str) ->
     else:
         for r in results:
             for p in r.problems:
-                click.echo(str(p))
+                _say(str(p))
             for warning in warnings[r.source]:
-                click.echo(f"{r.source}: warning: {warning}")
+                _say(f"{r.source}: warning: {warning}")
             if r.question_set is not None:
                 qs = r.question_set
-                click.echo(f"{r.source}: ok: set {qs.name!r}, {len(qs)} questions")
+                _say(f"{r.source}: ok: set {qs.name!r}, {len(qs)} questions")
     if problems:
         bad = sum(1 for r in results if r.problems)
         noun = "problem" if len(problems) == 1 else "problems"
@@ -220,7 +227,7 @@ def import_beir_command(
     qs = import_beir(directory, split, name)
     write_question_set(qs, out)
     expected = sum(len(q.expected_document_ids) for q in qs.questions)
-    click.echo(
+    _say(
         f"imported {len(qs)} questions ({expected} expected ids) from {directory} split "
         f"{split} into {out} as set {qs.name!r}; forms are UNLABELLED"
     )

@@ -72,3 +72,17 @@ def test_sets_validate_warns_about_questions_over_the_contract_limit(tmp_path: P
     assert f"{MAX_QUESTION_BYTES:,}-byte limit" in warning
     as_json = json.loads(run_reval("sets", "validate", "--format", "json", path).stdout)
     assert len(as_json["sets"][0]["warnings"]) == 1
+
+
+def test_set_texts_are_escaped_in_sets_show_and_validate(tmp_path: Path):
+    path = tmp_path / "esc.yaml"
+    path.write_text(
+        'name: "a\\e[31mred"\ndescription: "x\\e]0;title\\a"\nquestions:\n'
+        '  - {id: "q\\e[2J", question: "a?", expected_document_ids: ["d"], hard_class: "h\\e"}\n',
+        encoding="utf-8",
+    )
+    for command in ("show", "validate"):
+        done = run_reval("sets", command, path)
+        assert done.returncode == 0, done.stderr
+        assert "\x1b" not in done.stdout and "\x07" not in done.stdout
+        assert "a\\x1b[31mred" in done.stdout
