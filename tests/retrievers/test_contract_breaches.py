@@ -189,3 +189,25 @@ async def test_check_retriever_fails_on_too_many_results(misbehaving) -> None:
         results = {r.name: r for r in await check_contract(client)}
     assert not results["limit"].passed
     assert "results for limit" in results["limit"].detail
+
+
+async def test_a_nul_in_describe_is_a_contract_error_before_anything_is_measured(
+    misbehaving,
+) -> None:
+    class NulIdentity(Misbehaving):
+        def Describe(self, request: pb.DescribeRequest, context: Any) -> pb.DescribeResponse:
+            return pb.DescribeResponse(identifier="bm\x0025", version="1")
+
+    server = grpc.server(futures.ThreadPoolExecutor(2))
+    pb_grpc.add_RetrieverServicer_to_server(NulIdentity(lambda r: []), server)
+    port = server.add_insecure_port("127.0.0.1:0")
+    server.start()
+    try:
+        async with GrpcRetrieverClient(f"127.0.0.1:{port}", FAST) as client:
+            with pytest.raises(RetrieverContractError, match="identifier holds a NUL"):
+                await client.describe()
+            results = {r.name: r for r in await check_contract(client)}
+        assert not results["describe"].passed
+        assert "NUL" in results["describe"].detail
+    finally:
+        server.stop(None)

@@ -23,7 +23,7 @@ from retrieval_eval.retrievers import convert
 from retrieval_eval.retrievers.auth import bearer_metadata
 from retrieval_eval.retrievers.client.channel import TlsConfig, channel_options, open_channel
 from retrieval_eval.retrievers.client.status import error_from_rpc, retryable
-from retrieval_eval.retrievers.contract.limits import response_breach
+from retrieval_eval.retrievers.contract.limits import description_breach, response_breach
 from retrieval_eval.retrievers.types import RetrievedItem
 from retrieval_eval.v1 import retriever_pb2 as pb
 from retrieval_eval.v1 import retriever_pb2_grpc as pb_grpc
@@ -133,7 +133,11 @@ class GrpcRetrieverClient:
         )
         if not response.identifier:
             raise RetrieverInternal(self.target, "Describe answered with an empty identifier")
-        return convert.description_from_proto(response)
+        description = convert.description_from_proto(response)
+        breach = description_breach(description)
+        if breach is not None:
+            raise RetrieverContractError(self.target, breach)
+        return description
 
     async def health(self, service: str = "") -> str:
         """The standard health status name: SERVING, NOT_SERVING or SERVICE_UNKNOWN."""

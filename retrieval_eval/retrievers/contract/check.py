@@ -22,6 +22,7 @@ from grpc_reflection.v1alpha import reflection_pb2, reflection_pb2_grpc
 
 from retrieval_eval.retrievers import convert
 from retrieval_eval.retrievers.client.grpc_client import GrpcRetrieverClient
+from retrieval_eval.retrievers.contract.limits import description_breach
 from retrieval_eval.retrievers.contract.rules import (
     RESULT_CHECKS,
     Answer,
@@ -196,6 +197,9 @@ async def _describe(wire: _Wire) -> list[CheckResult]:
     description = convert.description_from_proto(response)
     if not description.identifier.strip():
         return [CheckResult("describe", False, "Describe returned an empty identifier")]
+    breach = description_breach(description)
+    if breach is not None:
+        return [CheckResult("describe", False, breach)]
     detail = f"identifier {description.identifier!r}, version {description.version!r}"
     if description.chunk_separator:
         detail += f", chunk separator {description.chunk_separator!r}"

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
 
+from retrieval_eval.records import RetrieverDescription
 from retrieval_eval.retrievers.types import RetrievedItem
 
 #: Inclusive bounds of ``RetrieveRequest.limit``.
@@ -98,6 +99,26 @@ def response_breach(items: Sequence[RetrievedItem], limit: int) -> str | None:
         breach = item_breach(rank, item)
         if breach is not None:
             return breach
+    return None
+
+
+def description_breach(description: RetrieverDescription) -> str | None:
+    """Why a Describe answer cannot key a run, or ``None``: a NUL character (U+0000), which
+    no run store can hold, in any of its texts. Caught at the start of a run, so that
+    nothing measured is lost at save time."""
+    fields = {
+        "identifier": description.identifier,
+        "version": description.version,
+        "chunk_separator": description.chunk_separator,
+        "corpus_revision": description.corpus_revision,
+        "model_revision": description.model_revision,
+        "chunking": description.chunking,
+        "pipeline": description.pipeline,
+    }
+    fields.update({f"metadata {k!r}": f"{k}{v}" for k, v in description.metadata.items()})
+    for name, text in fields.items():
+        if "\x00" in text:
+            return f"Describe {name} holds a NUL character (U+0000)"
     return None
 
 
