@@ -34,6 +34,8 @@ ALL_CHECKS = [
     "document-ids",
     "empty-question",
     "zero-limit",
+    "over-limit",
+    "long-question",
     "deadline",
 ]
 PLUGIN_DIR = Path(__file__).resolve().parent.parent / "fixtures" / "retriever_plugin"
@@ -56,6 +58,7 @@ class Faults:
     empty_id: bool = False
     accept_empty_question: bool = False
     accept_zero_limit: bool = False
+    accept_out_of_range: bool = False  # limit over 1000, question over 16 KiB
     empty_identifier: bool = False
     health: str | None = "SERVING"  # None: no health service at all
     reflection: bool = True
@@ -75,6 +78,9 @@ class BrokenServicer(pb_grpc.RetrieverServicer):
             context.abort(grpc.StatusCode.INVALID_ARGUMENT, "empty question")
         if request.limit == 0 and not f.accept_zero_limit:
             context.abort(grpc.StatusCode.INVALID_ARGUMENT, "limit 0")
+        too_long = len(request.question.encode()) > 16384
+        if (request.limit > 1000 or too_long) and not f.accept_out_of_range:
+            context.abort(grpc.StatusCode.INVALID_ARGUMENT, "out of range")
         time.sleep(f.sleep_s)
         count = 20 if f.ignore_limit else request.limit
         results = []
@@ -185,6 +191,13 @@ async def test_a_correct_raw_server_passes(broken_server) -> None:
             Faults(accept_zero_limit=True),
             {"zero-limit": "expected INVALID_ARGUMENT, got 0 results"},
         ),
+        (
+            Faults(accept_out_of_range=True),
+            {
+                "over-limit": "expected INVALID_ARGUMENT, got 1001 results",
+                "long-question": "expected INVALID_ARGUMENT, got 5 results",
+            },
+        ),
         (Faults(empty_identifier=True), {"describe": "Describe returned an empty identifier"}),
         (Faults(health="NOT_SERVING"), {"health": "grpc.health.v1 reports NOT_SERVING"}),
         (
@@ -248,7 +261,7 @@ def test_cli_passes_and_exits_zero() -> None:
     assert result.exit_code == 0, result.output
     lines = result.output.splitlines()
     assert [line.split(":")[0] for line in lines[:-1]] == [f"PASS {c}" for c in ALL_CHECKS]
-    assert lines[-1] == "all 10 checks passed"
+    assert lines[-1] == f"all {len(ALL_CHECKS)} checks passed"
 
 
 def test_cli_names_the_broken_check_and_exits_three(broken_server) -> None:
@@ -256,7 +269,7 @@ def test_cli_names_the_broken_check_and_exits_three(broken_server) -> None:
     assert result.exit_code == 3
     assert "FAIL limit: 20 results for limit 1 (question " in result.output
     assert "PASS rank-order:" in result.output
-    assert result.output.splitlines()[-1] == "1 of 10 checks failed: limit"
+    assert result.output.splitlines()[-1] == "1 of 12 checks failed: limit"
 
 
 def test_cli_json_output(broken_server) -> None:

@@ -104,7 +104,7 @@ def test_check_retriever_passes_against_the_node_server(node_server: NodeServer)
     assert result.exit_code == 0, result.output
     assert "PASS reflection: lists retrieval_eval.v1.Retriever" in result.output
     assert "PASS empty-question: INVALID_ARGUMENT: question must not be empty" in result.output
-    assert result.output.splitlines()[-1] == "all 10 checks passed"
+    assert result.output.splitlines()[-1] == "all 12 checks passed"
 
 
 def test_check_retriever_as_a_real_command(node_server: NodeServer) -> None:

@@ -22,7 +22,11 @@ from grpc_reflection.v1alpha import reflection_pb2, reflection_pb2_grpc
 
 from retrieval_eval.retrievers import convert
 from retrieval_eval.retrievers.client.grpc_client import GrpcRetrieverClient
-from retrieval_eval.retrievers.contract.limits import description_breach
+from retrieval_eval.retrievers.contract.limits import (
+    MAX_LIMIT,
+    MAX_QUESTION_BYTES,
+    description_breach,
+)
 from retrieval_eval.retrievers.contract.rules import (
     RESULT_CHECKS,
     Answer,
@@ -149,6 +153,8 @@ async def _run_checks(wire: _Wire) -> list[CheckResult]:
         _results,
         _empty_question,
         _zero_limit,
+        _over_limit,
+        _long_question,
         _deadline,
     )
     for check in checks:
@@ -260,6 +266,17 @@ async def _expect_invalid_argument(
 
 async def _empty_question(wire: _Wire) -> list[CheckResult]:
     return [await _expect_invalid_argument(wire, "empty-question", "", 5)]
+
+
+async def _over_limit(wire: _Wire) -> list[CheckResult]:
+    return [await _expect_invalid_argument(wire, "over-limit", PROBE_QUESTIONS[0], MAX_LIMIT + 1)]
+
+
+async def _long_question(wire: _Wire) -> list[CheckResult]:
+    """One byte over the contract's question limit (a question sets validate warns about)."""
+    question = (PROBE_QUESTIONS[0] + " ") * (MAX_QUESTION_BYTES // len(PROBE_QUESTIONS[0]) + 1)
+    question = question[: MAX_QUESTION_BYTES + 1]
+    return [await _expect_invalid_argument(wire, "long-question", question, 5)]
 
 
 async def _zero_limit(wire: _Wire) -> list[CheckResult]:
