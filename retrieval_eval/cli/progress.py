@@ -49,7 +49,9 @@ class RichProgress:
         self._progress.stop()
 
     def start(self, label: str, total: int) -> TaskID:
-        return self._progress.add_task(label, total=total)
+        from retrieval_eval.report.safe_text import markup_safe
+
+        return self._progress.add_task(markup_safe(label, 120), total=total)
 
     def advance(self, task: object, n: int = 1) -> None:
         self._progress.advance(task, n)  # type: ignore[arg-type]
