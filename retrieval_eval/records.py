@@ -20,6 +20,8 @@ DEFAULT_TOP_K = 3
 DEFAULT_OVERFETCH = 4
 DEFAULT_KS = (1, 3)
 DEFAULT_TIMEOUT_S = 10.0
+#: Calls in flight per retriever.
+DEFAULT_CONCURRENCY = 8
 
 
 class Form(StrEnum):
@@ -55,12 +57,25 @@ class RunState(StrEnum):
     INTERRUPTED = "interrupted"  # stopped by the user; what was measured is kept
 
 
+class FailureKind(StrEnum):
+    """Why a retrieval failed (the ``kind`` of a ``RetrieverError``, or the coordinator's)."""
+
+    TIMEOUT = "timeout"
+    UNAVAILABLE = "unavailable"
+    REJECTED = "rejected"
+    UNAUTHENTICATED = "unauthenticated"
+    INTERNAL = "internal"
+    #: The answer broke the retriever contract (empty or oversized id, too many results,
+    #: an unparsable or oversized message); never retried, never a miss.
+    CONTRACT = "contract"
+    CANCELLED = "cancelled"
+
+
 @dataclass(frozen=True, slots=True)
 class RetrievalFailure:
     """Why a question has no ranking. Never a miss."""
 
-    #: timeout | unavailable | rejected | unauthenticated | internal | contract | cancelled
-    kind: str
+    kind: FailureKind
     message: str
 
 
@@ -147,7 +162,7 @@ class RunParameters:
     limit: int = DEFAULT_TOP_K * DEFAULT_OVERFETCH
     #: Separator actually used to map chunk ids to documents ("" = none).
     doc_id_separator: str = ""
-    concurrency: int = 8
+    concurrency: int = DEFAULT_CONCURRENCY
     timeout_s: float = DEFAULT_TIMEOUT_S
     protocol_version: str = SCORING_PROTOCOL_VERSION
 

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from retrieval_eval.regression.types import Verdict, VerdictKind
+from retrieval_eval.regression.types import FlipDirection, Verdict, VerdictKind
 from retrieval_eval.report.model import RunReport, retriever_label, run_title
 from retrieval_eval.report.safe_text import visible
 from retrieval_eval.report.terminal_regression import describe_flip
@@ -79,7 +79,7 @@ def _details(report: RunReport, verdict: Verdict) -> list[str]:
     lines += [
         f"- {_cell(d.group)} {d.metric}: {d.baseline:.3f} → {d.current:.3f}" for d in regressed
     ]
-    flips = [f for f in verdict.flips if f.direction == "hit->miss"]
+    flips = [f for f in verdict.flips if f.direction == FlipDirection.HIT_TO_MISS]
     if flips:
         lines += ["", f"Flipped hit → miss ({len(flips)}):", ""]
         lines += [f"- `{_code(describe_flip(f))}`" for f in flips[:MAX_FLIPS]]

@@ -22,7 +22,7 @@ from collections.abc import Collection, Iterable, Sequence
 
 from retrieval_eval.errors import InputError
 from retrieval_eval.questions.model import GoldenQuestion
-from retrieval_eval.records import QuestionOutcome, RetrievalFailure
+from retrieval_eval.records import FailureKind, QuestionOutcome, RetrievalFailure
 from retrieval_eval.retrievers.contract.limits import MAX_LIMIT, response_breach
 from retrieval_eval.retrievers.types import RetrievedItem
 
@@ -106,9 +106,9 @@ def score_question(
     if error is None and items is not None:
         breach = response_breach(items, limit)
         if breach is not None:
-            error = RetrievalFailure("contract", breach)
+            error = RetrievalFailure(FailureKind.CONTRACT, breach)
     if error is not None or items is None:
-        failure = error or RetrievalFailure("internal", "no response recorded")
+        failure = error or RetrievalFailure(FailureKind.INTERNAL, "no response recorded")
         return QuestionOutcome(
             question_id=q.id,
             form=q.form,

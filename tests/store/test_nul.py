@@ -6,7 +6,7 @@ from __future__ import annotations
 import dataclasses
 
 import pytest
-from regression.factory import make_run
+from support.factory import make_run
 
 from retrieval_eval.errors import InputError
 from retrieval_eval.records import RetrieverDescription
