@@ -119,8 +119,8 @@ def compare(
     from retrieval_eval.regression import compare as compare_runs
     from retrieval_eval.regression.types import Thresholds
     from retrieval_eval.report.history import comparison_json, comparison_text
-    from retrieval_eval.report.markdown import render_markdown
     from retrieval_eval.report.model import RunReport
+    from retrieval_eval.report.render import render
 
     with _store(db_url) as store:
         a, b = store.get(run_a), store.get(run_b)
@@ -128,7 +128,7 @@ def compare(
     if fmt == "json":
         click.echo(json.dumps(comparison_json(a, b, verdict), indent=2, ensure_ascii=False))
     elif fmt == "markdown":
-        click.echo(render_markdown([RunReport(b, verdict)]), nl=False)
+        click.echo(render(RunReport(b, verdict), "markdown"), nl=False)
     else:
         color = sys.stdout.isatty()
         click.echo(comparison_text(a, b, verdict, color=color, width=terminal_width()), nl=False)

@@ -7,6 +7,7 @@ questions that flipped, folded in ``<details>`` so the comment stays short.
 
 from __future__ import annotations
 
+from collections import Counter
 from collections.abc import Sequence
 
 from retrieval_eval.regression.types import FlipDirection, Verdict, VerdictKind
@@ -20,6 +21,7 @@ _ICON = {
     VerdictKind.REGRESSION: "❌ regression",
     VerdictKind.INCOMPARABLE: "⚠️ incomparable",
     VerdictKind.NO_BASELINE: "➖ no baseline",
+    VerdictKind.INCOMPLETE: "❌ incomplete",
 }
 
 
@@ -27,7 +29,9 @@ def render_markdown(reports: Sequence[RunReport], warnings: Sequence[str] = ()) 
     failing = [r for r in reports if r.verdict is not None and r.verdict.fails()]
     incomplete = [r for r in reports if not r.run.complete]
     if failing:
-        headline = f"❌ {len(failing)} of {len(reports)} runs regressed or are incomparable"
+        kinds = Counter(r.verdict.kind.value for r in failing if r.verdict is not None)
+        which = ", ".join(f"{n} {kind}" for kind, n in sorted(kinds.items()))
+        headline = f"❌ {len(failing)} of {len(reports)} runs failed the gate ({which})"
     else:
         headline = f"✅ no regression in {len(reports)} runs"
     lines = ["### reval: " + headline, ""]
