@@ -1,7 +1,8 @@
 """``reval eval``: evaluate sets against retrievers, judge each run, save it, report.
 
-Flow: check ``--output`` and ``--baseline`` -> load sets -> evaluate (``evaluate``) ->
-``judge_and_save`` -> render -> ``--output`` -> exit code. The measured runs are always
+Flow: check ``--output``, load the sets, open the store and check ``--baseline`` (all
+before the first question) -> ``evaluate`` -> ``judge_and_save`` -> render ->
+``--output`` -> exit code. The measured runs are always
 reported and saved first: then a run-store failure exits 3, an interruption exits 130
 (Ctrl-C) or 143 (SIGTERM), a run with more errored questions than ``--max-errors`` (its
 verdict is ``incomplete``) exits 3 whatever the flags, and a regression exits 1 with

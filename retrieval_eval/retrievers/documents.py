@@ -6,7 +6,8 @@ very same code that scores them:
 
 - an id maps to its document by cutting at the LAST separator (``"doc#1#7"`` with ``"#"``
   -> ``"doc#1"``); an id whose document part would be empty is kept whole;
-- empty ids are skipped; duplicate documents collapse to their first occurrence.
+- duplicate documents collapse to their first occurrence (empty ids break the contract
+  and never get this far; they are skipped all the same).
 """
 
 from __future__ import annotations
@@ -24,7 +25,8 @@ def document_id(result_id: str, separator: str) -> str:
 
 
 def distinct_documents(result_ids: Iterable[str], separator: str) -> tuple[str, ...]:
-    """Distinct document ids in rank order: empty ids skipped, first occurrence kept."""
+    """Distinct document ids in rank order, first occurrence kept (empty ids, which break
+    the contract, never get this far in scoring; they are skipped here all the same)."""
     # rpartition gives an empty head both when the separator is absent and when the
     # document part is empty; either way the id is kept whole (see ``document_id``).
     if separator:
