@@ -11,7 +11,7 @@ from typing import TYPE_CHECKING
 
 import click
 
-from retrieval_eval.cli.options import db_option, format_option, label_option
+from retrieval_eval.cli.options import db_option, format_option, label_option, threshold_options
 from retrieval_eval.cli.render import emit_report, terminal_width
 
 if TYPE_CHECKING:
@@ -66,16 +66,44 @@ def list_runs(
 
 @runs.command("show")
 @click.argument("run_id", metavar="RUN")
-@click.option("--output", type=click.Path(dir_okay=False, path_type=Path), metavar="FILE")
+@click.option(
+    "--output",
+    type=click.Path(dir_okay=False, path_type=Path),
+    metavar="FILE",
+    help="Write the report in --format to FILE; the text report goes to standard output.",
+)
+@click.option(
+    "--baseline",
+    "baseline_id",
+    metavar="RUN",
+    help="Judge RUN again against this run instead of showing the verdict stored with it.",
+)
+@threshold_options
 @db_option
 @format_option("text", "json", "junit", "markdown")
-def show(run_id: str, output: Path | None, db_url: str | None, fmt: str) -> None:
-    """Show one run (an id or a unique prefix) with every question."""
+def show(
+    run_id: str,
+    output: Path | None,
+    baseline_id: str | None,
+    max_top1_drop: float,
+    max_top3_drop: float,
+    max_p95_ms: float | None,
+    db_url: str | None,
+    fmt: str,
+) -> None:
+    """Show one run (an id or a unique prefix) with every question and the verdict it
+    was given when it was saved."""
+    from retrieval_eval.regression import judge
+    from retrieval_eval.regression.types import Thresholds
     from retrieval_eval.report.model import RunReport
 
     with _store(db_url) as store:
-        run = store.get(run_id)
-    emit_report([RunReport(run)], fmt, output)
+        stored = store.get_stored(run_id)
+        verdict = stored.verdict
+        if baseline_id is not None:
+            thresholds = Thresholds(max_top1_drop, max_top3_drop, max_p95_ms)
+            verdict = judge(stored.run, store.get(baseline_id), thresholds)
+    emit_report([RunReport(stored.run, verdict)], fmt, output)
 
 
 @runs.command("compare")

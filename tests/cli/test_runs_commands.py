@@ -64,6 +64,32 @@ def test_show_prints_the_stored_run(history, invoke, db):
     assert "faq × s 1" in text and "expected d2; got d7, d6, d5" in text
 
 
+def test_show_reports_the_verdict_stored_with_the_run_in_every_format(history, invoke, db):
+    first, second = history["first"]["run_id"], history["second"]["run_id"]
+    shown = json.loads(invoke("runs", "show", second, "--db", db, "--format", "json").stdout)
+    regression = shown["runs"][0]["regression"]
+    assert regression["verdict"] == "regression" and regression["baseline_run_id"] == first
+    junit = invoke("runs", "show", second, "--db", db, "--format", "junit").stdout
+    assert '<failure type="regression"' in junit and "no regression check" not in junit
+    markdown = invoke("runs", "show", second, "--db", db, "--format", "markdown").stdout
+    assert markdown.startswith("### reval: ❌ 1 of 1 run regressed") and "✅" not in markdown
+    assert "❌ regression" in markdown
+    text = invoke("runs", "show", second, "--db", db).output
+    assert f"regression verdict: REGRESSION vs baseline {first}" in text
+    first_md = invoke("runs", "show", first, "--db", db, "--format", "markdown").stdout
+    assert first_md.startswith("### reval: ➖ no regression found; 1 of 1 run not checked")
+    assert "✅" not in first_md and "➖ no baseline" in first_md
+
+
+def test_show_can_judge_again_against_another_baseline(history, invoke, db):
+    first, second = history["first"]["run_id"], history["second"]["run_id"]
+    args = ("runs", "show", first, "--db", db, "--format", "json", "--baseline", second)
+    regression = json.loads(invoke(*args).stdout)["runs"][0]["regression"]
+    assert regression["verdict"] == "pass" and regression["baseline_run_id"] == second
+    strict = json.loads(invoke(*args, "--max-top1-drop", "0").stdout)["runs"][0]["regression"]
+    assert strict["verdict"] == "pass"  # first is better than second: nothing dropped
+
+
 def test_compare_two_retrievers_on_the_same_set(history, invoke, db):
     a, b = history["first"]["run_id"], history["third"]["run_id"]
     out = json.loads(invoke("runs", "compare", a, b, "--db", db, "--format", "json").stdout)
