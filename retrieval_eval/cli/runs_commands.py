@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import json
-import sys
 from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
@@ -19,7 +18,7 @@ if TYPE_CHECKING:
 
 
 @contextmanager
-def _store(db_url: str | None) -> Iterator[RunStore]:
+def open_store(db_url: str | None) -> Iterator[RunStore]:
     from retrieval_eval.store import RunStore
 
     store = RunStore.open(db_url)
@@ -31,7 +30,8 @@ def _store(db_url: str | None) -> Iterator[RunStore]:
 
 @click.group("runs")
 def runs() -> None:
-    """The run history: list, show and compare runs; pin baselines; prune; export."""
+    """The run history: list, show, compare runs and follow their history; pin
+    baselines; prune; export."""
 
 
 @runs.command("list")
@@ -52,7 +52,7 @@ def list_runs(
     """List stored runs, newest first (* marks a pinned baseline)."""
     from retrieval_eval.report.history import summaries_json, summaries_table
 
-    with _store(db_url) as store:
+    with open_store(db_url) as store:
         found = store.list_runs(
             set_name=set_name, retriever=retriever, labels=labels or None, limit=limit
         )
@@ -97,7 +97,7 @@ def show(
     from retrieval_eval.regression.types import Thresholds
     from retrieval_eval.report.model import RunReport
 
-    with _store(db_url) as store:
+    with open_store(db_url) as store:
         stored = store.get_stored(run_id)
         verdict = stored.verdict
         if baseline_id is not None:
@@ -106,54 +106,12 @@ def show(
     emit_report([RunReport(stored.run, verdict)], fmt, output)
 
 
-@runs.command("compare")
-@click.argument("run_a", metavar="RUN_A")
-@click.argument("run_b", metavar="RUN_B")
-@click.option("--max-top1-drop", type=click.FloatRange(0, 1), default=0.1, show_default=True)
-@click.option("--max-top3-drop", type=click.FloatRange(0, 1), default=0.1, show_default=True)
-@click.option(
-    "--max-p95-latency-increase", "max_p95_ms", type=click.FloatRange(min=0), metavar="MS"
-)
-@db_option
-@format_option("text", "json", "markdown")
-def compare(
-    run_a: str,
-    run_b: str,
-    max_top1_drop: float,
-    max_top3_drop: float,
-    max_p95_ms: float | None,
-    db_url: str | None,
-    fmt: str,
-) -> None:
-    """Compare RUN_B against RUN_A: deltas (B - A), flipped questions, McNemar p-values.
-
-    Any two runs of the same set compare, e.g. two different retrievers; runs scored
-    against different labels or parameters are reported incomparable.
-    """
-    from retrieval_eval.regression import compare as compare_runs
-    from retrieval_eval.regression.types import Thresholds
-    from retrieval_eval.report.history import comparison_json, comparison_text
-    from retrieval_eval.report.markdown import render_markdown
-    from retrieval_eval.report.model import RunReport
-
-    with _store(db_url) as store:
-        a, b = store.get(run_a), store.get(run_b)
-    verdict = compare_runs(a, b, Thresholds(max_top1_drop, max_top3_drop, max_p95_ms))
-    if fmt == "json":
-        click.echo(json.dumps(comparison_json(a, b, verdict), indent=2, ensure_ascii=False))
-    elif fmt == "markdown":
-        click.echo(render_markdown([RunReport(b, verdict)]), nl=False)
-    else:
-        color = sys.stdout.isatty()
-        click.echo(comparison_text(a, b, verdict, color=color, width=terminal_width()), nl=False)
-
-
 @runs.command("pin")
 @click.argument("run_id", metavar="RUN")
 @db_option
 def pin(run_id: str, db_url: str | None) -> None:
     """Make RUN the baseline of its set × retriever (it must be complete)."""
-    with _store(db_url) as store:
+    with open_store(db_url) as store:
         full = store.pin(run_id)
     click.echo(f"pinned {full} as the baseline of its set and retriever")
 
@@ -163,7 +121,7 @@ def pin(run_id: str, db_url: str | None) -> None:
 @db_option
 def unpin(run_id: str, db_url: str | None) -> None:
     """Stop using RUN as a pinned baseline (the latest complete run is used again)."""
-    with _store(db_url) as store:
+    with open_store(db_url) as store:
         full = store.unpin(run_id)
     click.echo(f"unpinned {full}")
 
@@ -179,7 +137,7 @@ def unpin(run_id: str, db_url: str | None) -> None:
 @db_option
 def prune(keep: int, db_url: str | None) -> None:
     """Delete old runs, keeping the newest N per set × retriever and every pinned baseline."""
-    with _store(db_url) as store:
+    with open_store(db_url) as store:
         removed = store.prune(keep)
     click.echo(f"pruned {removed} runs (kept the newest {keep} per set × retriever and pins)")
 
@@ -212,10 +170,20 @@ def export(
 
     if trec_run is None and qrels is None:
         raise click.UsageError("give --trec-run FILE and/or --qrels FILE")
-    with _store(db_url) as store:
+    with open_store(db_url) as store:
         run = store.get(run_id)
     lines, judgements = export_trec(run, trec_run, qrels, run_name)
     if trec_run is not None:
         click.echo(f"wrote {lines} ranked documents to {trec_run}")
     if qrels is not None:
         click.echo(f"wrote {judgements} relevance judgements to {qrels}")
+
+
+def _register() -> None:
+    from retrieval_eval.cli.runs_compare_command import compare, history
+
+    runs.add_command(compare)
+    runs.add_command(history)
+
+
+_register()

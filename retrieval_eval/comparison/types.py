@@ -106,6 +106,8 @@ class RunVersusReference:
     overlap: OverlapSummary
     #: Benchmark parts that differ but still compare (e.g. corpus), one line each.
     notes: tuple[str, ...] = ()
+    #: The regression verdict against the reference, when thresholds were given.
+    verdict: Verdict | None = None
 
 
 @dataclass(frozen=True, slots=True)

@@ -90,26 +90,68 @@ def test_show_can_judge_again_against_another_baseline(history, invoke, db):
     assert strict["verdict"] == "pass"  # first is better than second: nothing dropped
 
 
-def test_compare_two_retrievers_on_the_same_set(history, invoke, db):
-    a, b = history["first"]["run_id"], history["third"]["run_id"]
-    out = json.loads(invoke("runs", "compare", a, b, "--db", db, "--format", "json").stdout)
-    assert out["a"]["retriever"]["identifier"] == "s"
-    assert out["b"]["retriever"]["identifier"] == "other"
-    comparison = out["comparison"]
-    top1 = next(
-        d
-        for d in comparison["deltas"]
-        if d["group"] == "overall" and d["metric"] == "top1_hit_rate"
-    )
+def test_compare_runs_side_by_side_in_every_format(history, invoke, db, sets, serve_table):
+    a, b, c = (history[k]["run_id"] for k in ("first", "third", "second"))
+    out = json.loads(invoke("runs", "compare", a, b, c, "--db", db, "--format", "json").stdout)
+    assert [r["run_id"] for r in out["runs"]] == [a, b, c]
+    assert [r["retriever"]["identifier"] for r in out["runs"]] == ["s", "other", "s"]
+    assert out["reference_run_id"] == a and out["settings"]["correction"] == "holm"
+    versus = {v["run_id"]: v for v in out["versus"]}
+    top1 = next(d for d in versus[b]["deltas"] if d["metric"] == "top1_hit_rate")
     assert top1["delta"] == pytest.approx(-0.75)
-    losses = sorted(
-        {f["question_id"] for f in comparison["flips"] if f["direction"] == "hit->miss"}
-    )
-    assert losses == ["faq-1", "faq-2", "faq-4"]
-    assert {t["k"] for t in comparison["tests"]} >= {1, 3}
-    text = invoke("runs", "compare", a, b, "--db", db).output
-    assert "retrievers differ: s 1 vs other 1" in text
-    assert "flipped hit->miss" in text and "McNemar top-1" in text
+    assert top1["interval"][0] <= -0.75 <= top1["interval"][1]
+    test1 = next(t for t in versus[b]["tests"] if t["k"] == 1)
+    assert (test1["wins"], test1["losses"]) == (0, 3)
+    assert test1["p_holm"] >= test1["p_value"]
+    assert versus[b]["verdict"]["verdict"] == "regression"
+    assert versus[b]["overlap"]["rbo_p"] == 0.9
+    assert {q["id"] for q in out["questions"]} >= {"faq-1", "faq-2", "faq-4"}
+    assert all(q["disagree"] for q in out["questions"])
+    every = invoke("runs", "compare", a, b, "--db", db, "--format", "json", "--questions", "all")
+    assert len(json.loads(every.stdout)["questions"]) == len(FAQ)
+    text = invoke("runs", "compare", a, b, c, "--db", db).output
+    assert "Holm's correction across the 2 runs compared" in text
+    assert "RBO persistence p = 0.9" in text and "mean Jaccard" in text
+    assert "questions differ between the runs" in text
+    markdown = invoke("runs", "compare", a, b, c, "--db", db, "--format", "markdown").stdout
+    rows = [line for line in markdown.splitlines() if line.startswith(("| A", "| B", "| C"))]
+    assert len(rows) == 3 and f"`{c}`" in rows[2]
+    assert "Holm's correction" in markdown
+
+
+def test_compare_reports_runs_of_other_sets_incomparable(history, invoke, db, sets, serve_table):
+    good = serve_table(GOOD, identifier="s")
+    invoke("eval", "--set", sets["support"], good, "--db", db, "--label", "step=support")
+    (support,) = json.loads(
+        invoke("runs", "list", "--db", db, "--set", "support", "--format", "json").stdout
+    )["runs"]
+    a = history["first"]["run_id"]
+    out = json.loads(
+        invoke("runs", "compare", a, history["second"]["run_id"], support["run_id"], "--db", db,
+               "--format", "json").stdout
+    )  # fmt: skip
+    assert [i["run_id"] for i in out["incomparable"]] == [support["run_id"]]
+    text = invoke("runs", "compare", a, support["run_id"], "--db", db).output
+    assert f"incomparable, left out: {support['run_id']}" in text
+    usage = run_reval("runs", "compare", a, "--db", db)
+    assert usage.returncode == 2 and "at least two runs" in usage.stderr
+
+
+def test_history_of_one_set_and_retriever(history, invoke, db):
+    first, second = history["first"]["run_id"], history["second"]["run_id"]
+    invoke("runs", "pin", first, "--db", db)
+    args = ("runs", "history", "--set", "faq", "--retriever", "s", "--db", db)
+    out = json.loads(invoke(*args, "--format", "json").stdout)
+    assert [e["run_id"] for e in out["entries"]] == [second, first]
+    assert [e["pinned"] for e in out["entries"]] == [False, True]
+    assert out["entries"][0]["verdict"]["verdict"] == "regression"
+    assert out["entries"][1]["verdict"]["verdict"] == "no-baseline"
+    assert out["entries"][0]["top1"]["count"] == 4
+    assert {f["id"] for f in out["flaky"]} == {"faq-1", "faq-2", "faq-4"}
+    text = invoke(*args).output
+    assert f"{first} *" in text and "regression" in text and "flaky questions" in text
+    markdown = invoke(*args, "--format", "markdown", "--limit", "1").stdout
+    assert f"`{second}`" in markdown and f"`{first}`" not in markdown
 
 
 def test_pin_makes_the_baseline_and_unpin_releases_it(history, invoke, db, sets, serve_table):
