@@ -12,7 +12,7 @@ from retrieval_eval.comparison.types import (
 from retrieval_eval.evaluation.results import RateEstimate
 from retrieval_eval.report.comparison_json import shown_questions
 from retrieval_eval.report.comparison_text import tags
-from retrieval_eval.report.markdown import plural
+from retrieval_eval.report.plural import plural
 
 _RATES = (("top1_hit_rate", 1, "top-1"), ("top3_hit_rate", 3, "top-3"))
 

@@ -11,6 +11,7 @@ from collections.abc import Sequence
 
 from retrieval_eval.regression.types import Verdict, VerdictKind
 from retrieval_eval.report.model import RunReport, retriever_label, run_title
+from retrieval_eval.report.plural import plural
 from retrieval_eval.report.terminal_regression import describe_flip
 
 MAX_FLIPS = 30
@@ -57,10 +58,6 @@ def headline(reports: Sequence[RunReport]) -> str:
     return (
         f"➖ no regression found; {unchecked} of {plural(n, 'run')} not checked against a baseline"
     )
-
-
-def plural(count: int, noun: str) -> str:
-    return f"{count} {noun}" + ("" if count == 1 else "s")
 
 
 def _row(report: RunReport) -> str:

@@ -302,7 +302,7 @@ def test_failed_retrievals_are_errors_not_misses(sets, serve_table, db, invoke, 
         junit,
     )
     assert result.exit_code == 0
-    assert "incomplete (1 errors)" in result.output and "ERROR internal" in result.output
+    assert "incomplete (1 error)" in result.output and "ERROR internal" in result.output
     shown = json.loads(invoke("runs", "list", "--db", db, "--format", "json").stdout)["runs"]
     (run,) = json.loads(
         invoke("runs", "show", shown[0]["run_id"], "--db", db, "--format", "json").output

@@ -62,6 +62,9 @@ def test_show_prints_the_stored_run(history, invoke, db):
     assert run["questions"][1]["ranked_document_ids"] == ["d7", "d6", "d5", "d2"]
     text = invoke("runs", "show", run_id, "--db", db).output
     assert "faq × s 1" in text and "expected d2; got d7, d6, d5" in text
+    assert "variant: s 1 · grpc://127.0.0.1:" in text
+    table = invoke("runs", "list", "--db", db).output
+    assert "s 1 ·" in table and "grpc://127.0.0.1" in table and "regression" in table
 
 
 def test_show_reports_the_verdict_stored_with_the_run_in_every_format(history, invoke, db):
