@@ -12,6 +12,8 @@ import click
 
 from retrieval_eval.cli.options import db_option, format_option, label_option, threshold_options
 from retrieval_eval.cli.render import emit_report, terminal_width
+from retrieval_eval.errors import InputError
+from retrieval_eval.report.plural import plural
 
 if TYPE_CHECKING:
     from retrieval_eval.store import RunStore
@@ -146,37 +148,76 @@ def prune(keep: int, db_url: str | None) -> None:
 @click.argument("run_id", metavar="RUN")
 @click.option(
     "--trec-run",
-    type=click.Path(dir_okay=False, path_type=Path),
     metavar="FILE",
-    help="Write the ranking as a TREC run file.",
+    help="Write the ranking as a TREC run file (- for standard output).",
 )
 @click.option(
     "--qrels",
-    type=click.Path(dir_okay=False, path_type=Path),
     metavar="FILE",
-    help="Write the expected documents as TREC qrels.",
+    help="Write the expected documents as TREC qrels (- for standard output).",
 )
 @click.option("--run-name", metavar="NAME", help="Run name column (default: the run id).")
+@click.option(
+    "--keep-no-answer",
+    is_flag=True,
+    help="Keep questions with no expected document in the run file (they have no qrels, "
+    "so tools that need matching query ids, such as ranx, refuse the pair).",
+)
 @db_option
 def export(
     run_id: str,
-    trec_run: Path | None,
-    qrels: Path | None,
+    trec_run: str | None,
+    qrels: str | None,
     run_name: str | None,
+    keep_no_answer: bool,
     db_url: str | None,
 ) -> None:
-    """Export RUN for trec_eval, ranx or ir_measures (distinct documents, rank order)."""
-    from retrieval_eval.report.trec import export_trec
+    """Export RUN for trec_eval, ranx or ir_measures: distinct documents in rank order
+    with the retriever's scores, and binary qrels over the same questions."""
+    from retrieval_eval.report.trec import trec_export
 
     if trec_run is None and qrels is None:
-        raise click.UsageError("give --trec-run FILE and/or --qrels FILE")
+        raise click.UsageError("give --trec-run FILE and/or --qrels FILE (- for standard output)")
+    if trec_run == "-" and qrels == "-":
+        raise click.UsageError("only one of --trec-run and --qrels can go to standard output")
     with open_store(db_url) as store:
         run = store.get(run_id)
-    lines, judgements = export_trec(run, trec_run, qrels, run_name)
+    exported = trec_export(run, run_name, keep_no_answer=keep_no_answer)
     if trec_run is not None:
-        click.echo(f"wrote {lines} ranked documents to {trec_run}")
+        _write_lines(trec_run, exported.run_lines)
+        click.echo(f"wrote {len(exported.run_lines)} ranked documents to {trec_run}", err=True)
     if qrels is not None:
-        click.echo(f"wrote {judgements} relevance judgements to {qrels}")
+        _write_lines(qrels, exported.qrels_lines)
+        click.echo(f"wrote {len(exported.qrels_lines)} relevance judgements to {qrels}", err=True)
+    if exported.no_answer_left_out:
+        click.echo(
+            f"left out {plural(len(exported.no_answer_left_out), 'no-answer question')} (no "
+            "expected document: no qrels, and no MRR/recall/nDCG); --keep-no-answer keeps "
+            "them in the run file",
+            err=True,
+        )
+    if exported.errored:
+        click.echo(
+            f"left out {plural(len(exported.errored), 'question')} whose retrieval failed",
+            err=True,
+        )
+    if exported.rank_scored:
+        click.echo(
+            f"{plural(exported.rank_scored, 'question')} scored from ranks (the retriever's "
+            "scores were missing or not strictly decreasing in rank order)",
+            err=True,
+        )
+
+
+def _write_lines(target: str, lines: tuple[str, ...]) -> None:
+    text = "".join(line + "\n" for line in lines)
+    if target == "-":
+        click.echo(text, nl=False)
+        return
+    try:
+        Path(target).write_text(text, encoding="utf-8")
+    except OSError as e:
+        raise InputError(f"cannot write {target}: {e.strerror or e}") from e
 
 
 def _register() -> None:

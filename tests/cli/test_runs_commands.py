@@ -7,7 +7,7 @@ import uuid
 
 import ir_measures
 import pytest
-from ir_measures import Success
+from ir_measures import RR, Success
 
 from retrieval_eval.errors import InputError, UnknownNameError
 
@@ -185,26 +185,29 @@ def test_prune_keeps_the_newest_per_set_and_retriever(history, invoke, db):
 
 
 def test_export_writes_trec_files_that_ir_measures_agrees_with(history, invoke, db, tmp_path):
-    run_file, qrels_file = tmp_path / "run.trec", tmp_path / "qrels.trec"
-    result = invoke(
-        "runs",
-        "export",
-        history["first"]["run_id"],
-        "--db",
-        db,
-        "--trec-run",
-        run_file,
-        "--qrels",
-        qrels_file,
-    )
-    assert "relevance judgements" in result.output
+    run_id = history["first"]["run_id"]
+    qrels_file = tmp_path / "qrels.trec"
+    result = run_reval("runs", "export", run_id, "--db", db, "--trec-run", "-",
+                       "--qrels", str(qrels_file))  # fmt: skip
+    assert result.returncode == 0, result.stderr
+    assert "left out 1 no-answer question" in result.stderr
+    assert "relevance judgements" in result.stderr and "Q0" not in result.stderr
+    run_file = tmp_path / "run.trec"
+    run_file.write_text(result.stdout)
     qrels = list(ir_measures.read_trec_qrels(str(qrels_file)))
     scores = ir_measures.calc_aggregate(
-        [Success @ 1], qrels, ir_measures.read_trec_run(str(run_file))
+        [Success @ 1, RR @ 3], qrels, ir_measures.read_trec_run(str(run_file))
     )
-    # faq-4 has no qrels; of faq-1..3 (all answered by GOOD), two hit at top-1
+    # faq-4 (no answer) is left out of both; of faq-1..3, two hit at top-1, faq-3 at 3
+    assert {r.query_id for r in ir_measures.read_trec_run(str(run_file))} == {
+        "faq-1", "faq-2", "faq-3"}  # fmt: skip
     assert scores[Success @ 1] == pytest.approx(2 / 3)
-    assert history["first"]["top1_hit_rate"] == pytest.approx(3 / 4)
+    shown = json.loads(invoke("runs", "show", run_id, "--db", db, "--format", "json").stdout)
+    assert scores[RR @ 3] == pytest.approx(shown["runs"][0]["metrics"]["mrr@3"])
+    kept = run_reval("runs", "export", run_id, "--db", db, "--trec-run", "-", "--keep-no-answer")
+    assert kept.returncode == 0 and "no-answer" not in kept.stderr  # faq-4 returned nothing
+    both = run_reval("runs", "export", run_id, "--db", db, "--trec-run", "-", "--qrels", "-")
+    assert both.returncode == 2 and "only one of --trec-run and --qrels" in both.stderr
 
 
 def test_unknown_or_unpinnable_runs_are_input_errors(history, invoke, db, sets, serve_table):
