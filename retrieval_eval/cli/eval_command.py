@@ -16,7 +16,13 @@ import click
 
 from retrieval_eval.cli import exit_codes
 from retrieval_eval.cli.eval_flow import Outcome, judge_and_save, load_sets, open_baseline
-from retrieval_eval.cli.options import db_option, format_option, label_option, parse_ks
+from retrieval_eval.cli.options import (
+    db_option,
+    format_option,
+    label_option,
+    parse_ks,
+    timeout_option,
+)
 from retrieval_eval.cli.render import emit_report
 
 if TYPE_CHECKING:
@@ -72,14 +78,7 @@ if TYPE_CHECKING:
     show_default=True,
     help="Calls in flight per retriever.",
 )
-@click.option(
-    "--timeout",
-    "timeout_s",
-    type=click.FloatRange(min=0, min_open=True),
-    default=None,
-    metavar="SECONDS",
-    help="Deadline per call [default: the retriever's timeout in reval.toml, else 10].",
-)
+@timeout_option
 @format_option("text", "json", "junit", "markdown")
 @click.option(
     "--output",

@@ -107,3 +107,19 @@ def threshold_options(function: F) -> F:
     ):
         function = option(function)
     return function
+
+
+def timeout_option(function: F) -> F:
+    """``--timeout SECONDS``: one option, one default, for every command that calls a
+    retriever."""
+    from retrieval_eval.evaluation.results import DEFAULT_TIMEOUT_S
+
+    return click.option(
+        "--timeout",
+        "timeout_s",
+        type=click.FloatRange(min=0, min_open=True),
+        default=None,
+        metavar="SECONDS",
+        help="Deadline of each call in seconds [default: the retriever's timeout in "
+        f"reval.toml, else {DEFAULT_TIMEOUT_S:g}].",
+    )(function)

@@ -11,7 +11,7 @@ from pathlib import Path
 import click
 
 from retrieval_eval.cli import exit_codes
-from retrieval_eval.cli.options import format_option
+from retrieval_eval.cli.options import format_option, timeout_option
 from retrieval_eval.errors import ConfigError
 
 TARGET_HELP = """\b
@@ -76,13 +76,7 @@ def list_command(config_path: Path | None, fmt: str) -> None:
 
 @click.command("check-retriever", epilog=TARGET_HELP)
 @click.argument("target")
-@click.option(
-    "--timeout",
-    "timeout_s",
-    type=click.FloatRange(min=0, min_open=True),
-    help="Seconds to wait for the connection and for each call "
-    "(default: the reval.toml entry's timeout, else 5).",
-)
+@timeout_option
 @click.option(
     "--token-env",
     metavar="VAR",

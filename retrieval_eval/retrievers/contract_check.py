@@ -46,7 +46,7 @@ PROBE_QUESTIONS = (
     "what is the best way to get started",
 )
 PROBE_LIMITS = (1, 5, 12)
-DEFAULT_TIMEOUT_S = 5.0
+DEFAULT_TIMEOUT_S = 10.0  # the same deadline as an evaluation's
 #: The short deadline of the deadline check, and how much longer we wait before calling
 #: the call hung.
 SHORT_DEADLINE_S = 0.2
