@@ -96,12 +96,13 @@ def show(
     """Show one run (an id or a unique prefix) with every question and the verdict it
     was given when it was saved."""
     from retrieval_eval.regression import judge
+    from retrieval_eval.regression.stored import stored_verdict
     from retrieval_eval.regression.types import Thresholds
     from retrieval_eval.report.model import RunReport
 
     with open_store(db_url) as store:
         stored = store.get_stored(run_id)
-        verdict = stored.verdict
+        verdict = stored_verdict(stored)
         if baseline_id is not None:
             thresholds = Thresholds(max_top1_drop, max_top3_drop, max_p95_ms)
             verdict = judge(stored.run, store.get(baseline_id), thresholds)

@@ -17,8 +17,8 @@ from typing import TYPE_CHECKING
 
 from retrieval_eval.comparison.overlap import DEFAULT_RBO_P, jaccard, rbo
 from retrieval_eval.errors import InputError
-from retrieval_eval.evaluation.results import QuestionOutcome, RunResult
-from retrieval_eval.questions.model import Form, GoldenQuestion, GoldenQuestionSet
+from retrieval_eval.questions.model import GoldenQuestion, GoldenQuestionSet
+from retrieval_eval.records import Form, QuestionOutcome, RunResult
 
 if TYPE_CHECKING:  # the coordinator is imported only when retrievers are asked
     from retrieval_eval.evaluation.coordinator import Progress

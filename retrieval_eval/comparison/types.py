@@ -12,7 +12,7 @@ from dataclasses import dataclass, field
 from datetime import datetime
 from enum import StrEnum
 
-from retrieval_eval.evaluation.results import GroupMetrics, LatencySummary, RateEstimate
+from retrieval_eval.records import GroupMetrics, LatencySummary, RateEstimate
 from retrieval_eval.regression.types import Verdict
 
 

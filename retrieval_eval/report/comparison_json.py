@@ -35,7 +35,7 @@ from retrieval_eval.comparison.types import (
     RunColumn,
     RunVersusReference,
 )
-from retrieval_eval.evaluation.results import RateEstimate
+from retrieval_eval.records import RateEstimate
 from retrieval_eval.report.json_report import SCHEMA_VERSION, group_to_dict, verdict_to_dict
 
 

@@ -9,7 +9,7 @@ from retrieval_eval.comparison.types import (
     QuestionsShown,
     RunVersusReference,
 )
-from retrieval_eval.evaluation.results import RateEstimate
+from retrieval_eval.records import RateEstimate
 from retrieval_eval.report.comparison_json import shown_questions
 from retrieval_eval.report.comparison_text import tags
 from retrieval_eval.report.plural import plural

@@ -18,7 +18,7 @@ from retrieval_eval.comparison.types import (
     RunDelta,
     SignificanceTest,
 )
-from retrieval_eval.evaluation.results import GroupMetrics
+from retrieval_eval.records import GroupMetrics
 from retrieval_eval.report.comparison_json import shown_questions
 from retrieval_eval.report.text_style import Style, string_console
 

@@ -6,7 +6,7 @@ from __future__ import annotations
 from rich.markup import escape
 
 from retrieval_eval.comparison.types import History
-from retrieval_eval.evaluation.results import RateEstimate
+from retrieval_eval.records import RateEstimate
 from retrieval_eval.report.plural import plural
 from retrieval_eval.report.text_style import Style, string_console
 

@@ -78,7 +78,7 @@ from collections.abc import Sequence
 from typing import Any
 
 from retrieval_eval import __version__
-from retrieval_eval.evaluation.results import (
+from retrieval_eval.records import (
     GroupMetrics,
     LatencySummary,
     NoAnswerStats,

@@ -22,7 +22,7 @@ from collections.abc import Iterator
 from dataclasses import dataclass
 
 from retrieval_eval.errors import InputError
-from retrieval_eval.evaluation.results import QuestionOutcome, RunResult
+from retrieval_eval.records import QuestionOutcome, RunResult
 from retrieval_eval.scoring.protocol import document_id
 
 
