@@ -40,7 +40,15 @@ def runs() -> None:
 @click.option("--set", "set_name", metavar="SET", help="Only runs of this set.")
 @click.option("--retriever", metavar="RETRIEVER", help="Only this identifier or target.")
 @label_option("Only runs with this label. Repeatable (all must match).")
-@click.option("--limit", type=click.IntRange(min=1), default=50, show_default=True)
+@click.option(
+    "--limit",
+    type=click.IntRange(min=1),
+    default=50,
+    show_default=True,
+    metavar="N",
+    help="The N newest runs.",
+)
+@click.option("--ids", is_flag=True, help="Print only the run ids, one per line (for scripts).")
 @db_option
 @format_option("text", "json")
 def list_runs(
@@ -48,6 +56,7 @@ def list_runs(
     retriever: str | None,
     labels: dict[str, str],
     limit: int,
+    ids: bool,
     db_url: str | None,
     fmt: str,
 ) -> None:
@@ -58,7 +67,9 @@ def list_runs(
         found = store.list_runs(
             set_name=set_name, retriever=retriever, labels=labels or None, limit=limit
         )
-    if fmt == "json":
+    if ids:
+        click.echo("".join(f"{s.run_id}\n" for s in found), nl=False)
+    elif fmt == "json":
         click.echo(json.dumps(summaries_json(found), indent=2, ensure_ascii=False))
     elif not found:
         click.echo("no runs stored yet", err=True)
@@ -137,12 +148,19 @@ def unpin(run_id: str, db_url: str | None) -> None:
     metavar="N",
     help="Runs to keep per set × retriever (newest first).",
 )
+@click.option("--dry-run", is_flag=True, help="List the runs that would be deleted; delete none.")
 @db_option
-def prune(keep: int, db_url: str | None) -> None:
+def prune(keep: int, dry_run: bool, db_url: str | None) -> None:
     """Delete old runs, keeping the newest N per set × retriever and every pinned baseline."""
+    kept = f"the newest {keep} per set × retriever and pins"
     with open_store(db_url) as store:
+        if dry_run:
+            doomed = store.prune_preview(keep)
+            click.echo("".join(f"{run_id}\n" for run_id in doomed), nl=False)
+            click.echo(f"would prune {plural(len(doomed), 'run')} (keeping {kept})", err=True)
+            return
         removed = store.prune(keep)
-    click.echo(f"pruned {removed} runs (kept the newest {keep} per set × retriever and pins)")
+    click.echo(f"pruned {plural(removed, 'run')} (kept {kept})")
 
 
 @runs.command("export")

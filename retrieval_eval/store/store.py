@@ -153,6 +153,22 @@ class RunStore:
         log.info("pruned %d runs from %s", deleted, self.url)
         return deleted
 
+    def prune_preview(self, keep: int) -> list[str]:
+        """The ids of the runs ``prune(keep)`` would delete, newest first; deletes nothing."""
+        if keep < 0:
+            raise InputError(f"--keep must be 0 or more, got {keep}")
+
+        def work(conn: Connection) -> list[str]:
+            doomed = queries.prune_victims(conn, keep)
+            found: dict[int, str] = {}
+            for i in range(0, len(doomed), queries.BATCH):
+                chunk = doomed[i : i + queries.BATCH]
+                rows = conn.execute(select(RunRow.pk, RunRow.run_id).where(RunRow.pk.in_(chunk)))
+                found.update((pk, run_id) for pk, run_id in rows)
+            return [found[pk] for pk in doomed]
+
+        return self._read("finding runs to prune", work)
+
     # --- reading -------------------------------------------------------------------------
 
     def _read(self, action: str, work: Callable[[Connection], T]) -> T:

@@ -179,7 +179,15 @@ def test_pin_makes_the_baseline_and_unpin_releases_it(history, invoke, db, sets,
 
 
 def test_prune_keeps_the_newest_per_set_and_retriever(history, invoke, db):
-    assert "pruned 1 runs" in invoke("runs", "prune", "--keep", "1", "--db", db).output
+    preview = run_reval("runs", "prune", "--keep", "1", "--dry-run", "--db", db)
+    assert preview.stdout == history["first"]["run_id"] + "\n"
+    assert "would prune 1 run " in preview.stderr
+    assert (
+        len(json.loads(invoke("runs", "list", "--db", db, "--format", "json").stdout)["runs"]) == 3
+    )
+    assert "pruned 1 run " in invoke("runs", "prune", "--keep", "1", "--db", db).output
+    ids = invoke("runs", "list", "--db", db, "--ids").stdout.split()
+    assert sorted(ids) == sorted([history["second"]["run_id"], history["third"]["run_id"]])
     left = json.loads(invoke("runs", "list", "--db", db, "--format", "json").stdout)["runs"]
     assert sorted(r["labels"]["step"] for r in left) == ["second", "third"]
 
