@@ -160,6 +160,9 @@ def eval_command(
 ) -> None:
     """Evaluate every SET against every RETRIEVER and report hit rates and regressions.
 
+    Retrievers are given with --retriever, or as RETRIEVER arguments after the options
+    (the same specs: grpc://HOST:PORT, a reval.toml name, or a plugin such as bm25:INDEX).
+
     \b
     Examples:
       reval eval --set faq.yaml --retriever grpc://127.0.0.1:50051
@@ -192,7 +195,9 @@ def eval_command(
     )
     question_sets = load_sets(sets)
     baseline = open_baseline(db_url, baseline_id)  # a wrong RUN fails before measuring
-    runs, interrupted = _evaluate(question_sets, specs, options, fmt, config_path, token)
+    # With --output the file gets --format and the terminal the text report.
+    shown = "text" if output is not None else fmt
+    runs, interrupted = _evaluate(question_sets, specs, options, shown, config_path, token)
     outcome: Outcome = judge_and_save(runs, baseline, thresholds, db_url, save=not no_save)
     outcome.interrupted = outcome.interrupted or interrupted
     emit_report(outcome.reports, fmt, output, outcome.warnings)

@@ -99,8 +99,9 @@ def _numeric(
     ]
     unpaired = unpaired_count(current, baseline)
     if unpaired:
-        notes.append(f"{unpaired} questions answered in only one run are left out of "
-                     "flips and the paired test")  # fmt: skip
+        noun = "question" if unpaired == 1 else "questions"
+        notes.append(f"{unpaired} {noun} scored in only one run left out of the flips and "
+                     "the paired test")  # fmt: skip
     return Verdict(
         kind=VerdictKind.REGRESSION if regressed else VerdictKind.PASS,
         baseline_run_id=baseline.run_id,
@@ -214,4 +215,4 @@ def _state_warnings(run: RunResult, who: str) -> list[str]:
     if run.complete:
         return []
     return [f"{who} is {run.state.value}: {run.error_count} failed retrievals; its rates "
-            f"are over its {run.metrics.count} answered questions"]  # fmt: skip
+            f"are over its {run.metrics.count} scored questions"]  # fmt: skip

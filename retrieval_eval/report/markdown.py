@@ -29,7 +29,7 @@ def render_markdown(reports: Sequence[RunReport], warnings: Sequence[str] = ()) 
     if incomplete:
         lines += [
             f"> {plural(len(incomplete), 'run')} incomplete (retrieval errors); "
-            "their rates are over the questions that got a response.",
+            "their rates are over the scored questions (a failed retrieval is not scored).",
             "",
         ]
     lines += [
