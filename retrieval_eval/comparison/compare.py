@@ -77,7 +77,7 @@ def compare_runs(
     compared, incomparable, notes = [reference], [], {}
     for run in runs[1:]:
         differences = benchmark_differences(run, reference)
-        hard = tuple(d for d in differences if d.split(":", 1)[0] in HARD_PARTS)
+        hard = tuple(str(d) for d in differences if d.part in HARD_PARTS)
         if hard:
             incomparable.append(IncomparableRun(_id(run), hard))
         else:

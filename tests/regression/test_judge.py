@@ -6,8 +6,8 @@ from __future__ import annotations
 import dataclasses
 
 import pytest
+from support.factory import make_run, question_set
 
-from regression.factory import make_run, question_set
 from retrieval_eval.records import Form, RetrieverDescription, RunParameters
 from retrieval_eval.regression import Thresholds, VerdictKind, compare, judge, mcnemar_exact
 
