@@ -7,7 +7,7 @@ from pathlib import Path
 
 import click
 
-from retrieval_eval.cli.options import format_option
+from retrieval_eval.cli.options import format_option, timeout_option
 from retrieval_eval.tuning import TuneOptions
 
 _DEFAULTS = TuneOptions()
@@ -44,14 +44,7 @@ def fusion() -> None:
     show_default=True,
     help="Calls in flight per member.",
 )
-@click.option(
-    "--timeout",
-    "timeout_s",
-    type=click.FloatRange(min=0, min_open=True),
-    default=None,
-    metavar="SECONDS",
-    help="Deadline per member call [default: the fusion's timeout in reval.toml, else 10].",
-)
+@timeout_option
 @click.option(
     "--config",
     "config_path",
