@@ -80,7 +80,7 @@ if TYPE_CHECKING:
     metavar="SECONDS",
     help="Deadline per call [default: the retriever's timeout in reval.toml, else 10].",
 )
-@format_option("text", "json", "junit", "markdown")
+@format_option("text", "json", "junit", "markdown", "html")
 @click.option(
     "--output",
     type=click.Path(dir_okay=False, writable=True, path_type=Path),

@@ -20,7 +20,7 @@ from rich.progress import (
 
 def wants_progress(fmt: str) -> bool:
     """Only for people: a terminal on stderr, a human format, and not in CI."""
-    if fmt in ("json", "junit") or os.environ.get("CI"):
+    if fmt in ("json", "junit", "html") or os.environ.get("CI"):
         return False
     return sys.stderr.isatty()
 

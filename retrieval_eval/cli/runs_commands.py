@@ -68,7 +68,7 @@ def list_runs(
 @click.argument("run_id", metavar="RUN")
 @click.option("--output", type=click.Path(dir_okay=False, path_type=Path), metavar="FILE")
 @db_option
-@format_option("text", "json", "junit", "markdown")
+@format_option("text", "json", "junit", "markdown", "html")
 def show(run_id: str, output: Path | None, db_url: str | None, fmt: str) -> None:
     """Show one run (an id or a unique prefix) with every question."""
     from retrieval_eval.report.model import RunReport
