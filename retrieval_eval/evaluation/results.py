@@ -53,6 +53,9 @@ class QuestionOutcome:
     #: The overfetched ranking held fewer distinct documents than the deepest k although
     #: the retriever returned a full ``limit``: the overfetch multiplier was too small.
     underfilled: bool = False
+    #: The retriever's scores, aligned with ``raw_ids`` (None where a result had none);
+    #: empty when it gave no scores at all.
+    raw_scores: tuple[float | None, ...] = ()
 
     @property
     def answered(self) -> bool:

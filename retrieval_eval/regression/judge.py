@@ -10,11 +10,12 @@ from __future__ import annotations
 
 import math
 from collections.abc import Mapping
+from dataclasses import replace
 from fractions import Fraction
 
 from retrieval_eval.evaluation.results import GroupMetrics, RunResult
 from retrieval_eval.regression import advice
-from retrieval_eval.regression.fingerprint import benchmark_differences
+from retrieval_eval.regression.fingerprint import HARD_PARTS, benchmark_differences
 from retrieval_eval.regression.paired import (
     FLIP_KS,
     common_ks,
@@ -27,8 +28,6 @@ from retrieval_eval.regression.types import MetricDelta, Thresholds, Verdict, Ve
 
 _RATES = (("top1_hit_rate", "top-1"), ("top3_hit_rate", "top-3"))
 _EPS = 1e-9
-#: Benchmark parts that make even an explicit comparison meaningless.
-_HARD_PARTS = ("labels", "protocol")
 
 
 def judge(current: RunResult, baseline: RunResult | None, thresholds: Thresholds) -> Verdict:
@@ -37,10 +36,12 @@ def judge(current: RunResult, baseline: RunResult | None, thresholds: Thresholds
     if baseline is None:
         reason = (f"no complete earlier run of set {current.set_name!r} with retriever "
                   f"{current.retriever.identifier!r} to compare against")  # fmt: skip
-        return Verdict(VerdictKind.NO_BASELINE, reasons=(reason,), warnings=size)
+        return Verdict(
+            VerdictKind.NO_BASELINE, reasons=(reason,), warnings=size, thresholds=thresholds
+        )
     differences = benchmark_differences(current, baseline)
     if differences:
-        return _incomparable(baseline, differences, size)
+        return replace(_incomparable(baseline, differences, size), thresholds=thresholds)
     return _numeric(current, baseline, thresholds, size)
 
 
@@ -52,7 +53,7 @@ def compare(a: RunResult, b: RunResult, thresholds: Thresholds | None = None) ->
     INCOMPARABLE; other benchmark differences (parameters, corpus) become warnings.
     """
     differences = benchmark_differences(b, a)
-    hard = tuple(d for d in differences if d.split(":", 1)[0] in _HARD_PARTS)
+    hard = tuple(d for d in differences if d.split(":", 1)[0] in HARD_PARTS)
     if hard:
         return _incomparable(a, hard, ())
     notes = tuple(f"benchmark differs, compared anyway: {d}" for d in differences)
@@ -108,6 +109,7 @@ def _numeric(
         flips=tuple(flips(pairs, [k for k in FLIP_KS if k in ks])),
         tests=tuple(tests),
         warnings=tuple(notes),
+        thresholds=thresholds,
     )
 
 

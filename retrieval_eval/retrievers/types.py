@@ -30,6 +30,16 @@ class RetrieverDescription:
     pipeline: str = ""
     metadata: Mapping[str, str] = field(default_factory=dict)
 
+    def variant_label(self, target: str = "") -> str:
+        """What tells runs of one identifier apart, for people: version, model, chunking
+        and where it ran (an index path or address), e.g.
+        ``bm25 0.1.0 · chunking words=50 · bm25:small-chunks``."""
+        parts = [f"{self.identifier} {self.version}".strip()]
+        parts += [f"model {self.model_revision}"] if self.model_revision else []
+        parts += [f"chunking {self.chunking}"] if self.chunking else []
+        parts += [target] if target and target != self.identifier else []
+        return " · ".join(parts)
+
 
 @runtime_checkable
 class Retriever(Protocol):

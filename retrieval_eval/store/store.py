@@ -18,13 +18,14 @@ from sqlalchemy.exc import IntegrityError
 
 from retrieval_eval.errors import InputError, StoreError, UnknownNameError
 from retrieval_eval.evaluation.results import RunResult, RunState
+from retrieval_eval.regression.types import Verdict
 from retrieval_eval.store import queries, serialize
 from retrieval_eval.store.bulk import insert_rows
 from retrieval_eval.store.engine import BEGIN_MODE, create_store_engine, translated, with_retry
 from retrieval_eval.store.ids import new_run_id
 from retrieval_eval.store.models import LabelRow, OutcomeRow, RunRow
 from retrieval_eval.store.schema import ensure_schema
-from retrieval_eval.store.types import RunSummary
+from retrieval_eval.store.types import RunSummary, StoredRun
 from retrieval_eval.store.url import is_default_location, mask, resolve_url, sqlite_path
 
 log = logging.getLogger(__name__)
@@ -82,13 +83,14 @@ class RunStore:
 
         return with_retry(self._url, action, self._lock_timeout_s, attempt)
 
-    def save(self, run: RunResult) -> str:
-        """Store a run with all its outcomes; returns its id (``run.run_id`` if set, else
-        a new one)."""
+    def save(self, run: RunResult, verdict: Verdict | None = None) -> str:
+        """Store a run with all its outcomes and the verdict it was given (None: no
+        regression check was made); returns its id (``run.run_id`` if set, else a new
+        one)."""
         outcomes = serialize.outcome_rows(run.questions)
         for _ in range(5):
-            run_id = run.run_id or new_run_id(run.started_at)
-            row = serialize.run_row(run, run_id)
+            run_id = run.run_id or new_run_id()
+            row = serialize.run_row(run, run_id, verdict)
             try:
                 self._write(
                     f"saving run {run_id}",
@@ -177,9 +179,13 @@ class RunStore:
 
     def get(self, run_id: str) -> RunResult:
         """The stored run named by ``run_id`` (or a unique prefix), with every outcome."""
+        return self.get_stored(run_id).run
+
+    def get_stored(self, run_id: str) -> StoredRun:
+        """The run named by ``run_id`` (or a unique prefix) with its stored verdict."""
         full = self.resolve_id(run_id)
 
-        def work(conn: Connection) -> RunResult:
+        def work(conn: Connection) -> StoredRun:
             row = conn.execute(select(RunRow).where(RunRow.run_id == full)).mappings().one()
             labels = dict(conn.execute(
                 select(LabelRow.key, LabelRow.value).where(LabelRow.run_pk == row["pk"])
@@ -190,10 +196,17 @@ class RunStore:
                 .order_by(OutcomeRow.position)
             )  # fmt: skip
             outcomes = tuple(map(serialize.outcome_from_tuple, result.all()))
-            return serialize.run_from_row(row, labels, outcomes)
+            run = serialize.run_from_row(row, labels, outcomes)
+            return StoredRun(run, serialize.verdict_from_row(row), bool(row["pinned"]))
 
-        run: RunResult = self._read(f"loading run {full}", work)
-        return run
+        stored: StoredRun = self._read(f"loading run {full}", work)
+        return stored
+
+    def history(self, set_name: str, retriever: str, limit: int | None = 20) -> list[StoredRun]:
+        """The newest ``limit`` runs of one set × retriever (identifier or target) with
+        their verdicts, newest first."""
+        found = self.list_runs(set_name=set_name, retriever=retriever, limit=limit)
+        return [self.get_stored(s.run_id) for s in found]
 
     def list_runs(
         self,

@@ -6,7 +6,8 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from datetime import datetime
 
-from retrieval_eval.evaluation.results import RunState
+from retrieval_eval.evaluation.results import RunResult, RunState
+from retrieval_eval.regression.types import Verdict
 
 
 @dataclass(frozen=True, slots=True)
@@ -27,3 +28,20 @@ class RunSummary:
     top3_hit_rate: float | None
     pinned: bool = False
     labels: Mapping[str, str] = field(default_factory=dict)
+    #: What tells runs of one retriever identifier apart (see
+    #: ``RetrieverDescription.variant_label``).
+    variant: str = ""
+    #: The stored verdict's kind and baseline ("" / None: saved without a check).
+    verdict_kind: str = ""
+    baseline_run_id: str | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class StoredRun:
+    """A run as stored: with the verdict it was given when saved and its pin."""
+
+    run: RunResult
+    #: None when the run was saved without a regression check (or before verdicts
+    #: were stored).
+    verdict: Verdict | None
+    pinned: bool = False
