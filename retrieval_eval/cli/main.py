@@ -21,6 +21,7 @@ COMMANDS: dict[str, str] = {
     "check-retriever": "retrieval_eval.cli.retriever_commands:check_retriever",
     "runs": "retrieval_eval.cli.runs_commands:runs",
     "quickstart": "retrieval_eval.cli.quickstart_command:quickstart",
+    "ui": "retrieval_eval.cli.ui_command:ui",
 }
 
 

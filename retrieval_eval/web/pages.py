@@ -1,0 +1,122 @@
+"""The viewer's pages: read the store, build the library's data, render the shared views.
+
+Nothing statistical is computed here: comparisons and histories come from
+``retrieval_eval.comparison``, run figures from the stored run.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from starlette.requests import Request
+
+from retrieval_eval.comparison import build_history, compare_runs
+from retrieval_eval.errors import InputError, RevalError
+from retrieval_eval.evaluation.results import RunState
+from retrieval_eval.regression.types import VerdictKind
+from retrieval_eval.report.html import (
+    comparison_view,
+    history_view,
+    page_context,
+    render_page,
+    run_view,
+)
+from retrieval_eval.report.json_report import runs_to_document
+from retrieval_eval.report.model import RunReport
+from retrieval_eval.store import RunStore
+
+ASSETS_URL = "/assets"
+LIMITS = (50, 200, 1000)
+#: Runs a history page loads at most (newest first).
+HISTORY_LIMIT = 50
+#: Runs one comparison page takes at most.
+MAX_COMPARED = 12
+
+
+def runs_page(store: RunStore, request: Request) -> str:
+    q = request.query_params
+    filters = {
+        "set": q.get("set", "").strip(),
+        "retriever": q.get("retriever", "").strip(),
+        "label": q.get("label", "").strip(),
+        "state": q.get("state", ""),
+        "verdict": q.get("verdict", ""),
+        "limit": _limit(q.get("limit", "")),
+    }
+    labels = None
+    if filters["label"]:
+        key, sep, value = filters["label"].partition("=")
+        if not sep or not key.strip():
+            raise InputError(f"label filter {filters['label']!r} is not KEY=VALUE")
+        labels = {key.strip(): value}
+    state = _choice(filters["state"], RunState, "state")
+    verdict = _choice(filters["verdict"], VerdictKind, "verdict")
+    runs = store.list_runs(
+        set_name=filters["set"] or None,
+        retriever=filters["retriever"] or None,
+        labels=labels,
+        state=RunState(state) if state else None,
+        verdict=verdict or None,
+        limit=filters["limit"],
+    )
+    return _page(
+        "runs.html.j2",
+        runs=runs,
+        filters=filters,
+        states=[s.value for s in RunState],
+        verdicts=[v.value for v in VerdictKind],
+        store_url=store.url,
+    )
+
+
+def run_page(store: RunStore, request: Request) -> str:
+    stored = store.get_stored(request.path_params["run_id"])
+    view = run_view(RunReport(stored.run, stored.verdict))
+    return _page("run.html.j2", view=view, identifier=stored.run.retriever.identifier)
+
+
+def run_document(store: RunStore, run_id: str) -> dict[str, Any]:
+    """The run as ``runs show --format json`` writes it."""
+    stored = store.get_stored(run_id)
+    return runs_to_document([RunReport(stored.run, stored.verdict)])
+
+
+def history_page(store: RunStore, request: Request) -> str:
+    set_name = request.query_params.get("set", "").strip()
+    retriever = request.query_params.get("retriever", "").strip()
+    if not set_name or not retriever:
+        raise InputError("history needs ?set=SET&retriever=RETRIEVER")
+    stored = store.history(set_name, retriever, limit=HISTORY_LIMIT)
+    return _page("history.html.j2", view=history_view(build_history(set_name, retriever, stored)))
+
+
+def compare_page(store: RunStore, request: Request) -> str:
+    """The runs named by ``?run=ID`` (repeated), the oldest as the reference."""
+    ids = list(dict.fromkeys(request.query_params.getlist("run")))
+    if not 2 <= len(ids) <= MAX_COMPARED:
+        raise InputError(f"pick between 2 and {MAX_COMPARED} runs to compare, got {len(ids)}")
+    runs = sorted((store.get(run_id) for run_id in ids), key=lambda r: r.started_at)
+    return _page("comparison.html.j2", view=comparison_view(compare_runs(runs)))
+
+
+def error_page(error: RevalError) -> str:
+    return _page("error.html.j2", title="Cannot show that", message=str(error))
+
+
+def _page(template: str, **context: Any) -> str:
+    return render_page(template, assets_url=ASSETS_URL, **page_context(), **context)
+
+
+def _limit(text: str) -> int:
+    try:
+        value = int(text)
+    except ValueError:
+        return LIMITS[0]
+    return value if value in LIMITS else LIMITS[0]
+
+
+def _choice(value: str, vocabulary: Any, what: str) -> str:
+    allowed = [v.value for v in vocabulary]
+    if value and value not in allowed:
+        raise InputError(f"unknown {what} {value!r}; choose one of {', '.join(allowed)}")
+    return value
