@@ -22,7 +22,10 @@ from pathlib import Path
 
 ASSETS = Path(__file__).resolve().parents[1] / "retrieval_eval" / "report" / "html" / "assets"
 DEFAULT_VERSION = "4.6.1"
-FILES = {"package/dist/chart.umd.min.js": "chart.umd.min.js", "package/LICENSE.md": "chart.js.LICENSE.md"}
+FILES = {
+    "package/dist/chart.umd.min.js": "chart.umd.min.js",
+    "package/LICENSE.md": "chart.js.LICENSE.md",
+}
 
 
 def vendor(version: str) -> dict[str, str]:

@@ -6,6 +6,9 @@ Nothing statistical is computed here: comparisons and histories come from
 
 from __future__ import annotations
 
+from collections.abc import Mapping
+from dataclasses import dataclass
+from enum import StrEnum
 from typing import Any
 
 from starlette.requests import Request
@@ -33,31 +36,49 @@ HISTORY_LIMIT = 50
 MAX_COMPARED = 12
 
 
-def runs_page(store: RunStore, request: Request) -> str:
-    q = request.query_params
-    filters = {
-        "set": q.get("set", "").strip(),
-        "retriever": q.get("retriever", "").strip(),
-        "label": q.get("label", "").strip(),
-        "state": q.get("state", ""),
-        "verdict": q.get("verdict", ""),
-        "limit": _limit(q.get("limit", "")),
-    }
-    labels = None
-    if filters["label"]:
-        key, sep, value = filters["label"].partition("=")
+@dataclass(frozen=True, slots=True)
+class RunFilters:
+    """The runs list's query: each field as typed in the form ("" = any)."""
+
+    set: str = ""
+    retriever: str = ""
+    label: str = ""
+    state: str = ""
+    verdict: str = ""
+    limit: int = LIMITS[0]
+
+    @classmethod
+    def from_query(cls, query: Mapping[str, str]) -> RunFilters:
+        filters = cls(
+            set=query.get("set", "").strip(),
+            retriever=query.get("retriever", "").strip(),
+            label=query.get("label", "").strip(),
+            state=query.get("state", ""),
+            verdict=query.get("verdict", ""),
+            limit=_limit(query.get("limit", "")),
+        )
+        _choice(filters.state, RunState, "state")
+        _choice(filters.verdict, VerdictKind, "verdict")
+        return filters
+
+    def labels(self) -> dict[str, str] | None:
+        if not self.label:
+            return None
+        key, sep, value = self.label.partition("=")
         if not sep or not key.strip():
-            raise InputError(f"label filter {filters['label']!r} is not KEY=VALUE")
-        labels = {key.strip(): value}
-    state = _choice(filters["state"], RunState, "state")
-    verdict = _choice(filters["verdict"], VerdictKind, "verdict")
+            raise InputError(f"label filter {self.label!r} is not KEY=VALUE")
+        return {key.strip(): value}
+
+
+def runs_page(store: RunStore, request: Request) -> str:
+    filters = RunFilters.from_query(request.query_params)
     runs = store.list_runs(
-        set_name=filters["set"] or None,
-        retriever=filters["retriever"] or None,
-        labels=labels,
-        state=RunState(state) if state else None,
-        verdict=verdict or None,
-        limit=filters["limit"],
+        set_name=filters.set or None,
+        retriever=filters.retriever or None,
+        labels=filters.labels(),
+        state=RunState(filters.state) if filters.state else None,
+        verdict=filters.verdict or None,
+        limit=filters.limit,
     )
     return _page(
         "runs.html.j2",
@@ -115,8 +136,7 @@ def _limit(text: str) -> int:
     return value if value in LIMITS else LIMITS[0]
 
 
-def _choice(value: str, vocabulary: Any, what: str) -> str:
+def _choice(value: str, vocabulary: type[StrEnum], what: str) -> None:
     allowed = [v.value for v in vocabulary]
     if value and value not in allowed:
         raise InputError(f"unknown {what} {value!r}; choose one of {', '.join(allowed)}")
-    return value

@@ -7,17 +7,16 @@ from __future__ import annotations
 import importlib.util
 import os
 from collections.abc import Iterator
-from pathlib import Path
 from types import ModuleType
 from urllib.parse import urlsplit
 
 import pytest
-
 from conftest import REPO_ROOT, require
 
 
 def _tool() -> ModuleType:
-    spec = importlib.util.spec_from_file_location("screenshots", REPO_ROOT / "tools" / "screenshots.py")
+    path = REPO_ROOT / "tools" / "screenshots.py"
+    spec = importlib.util.spec_from_file_location("screenshots", path)
     assert spec is not None and spec.loader is not None
     module = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(module)
@@ -27,10 +26,11 @@ def _tool() -> ModuleType:
 TOOL = _tool()
 
 
-@pytest.fixture(scope="session")
+@pytest.fixture(scope="module")
 def browser(demo_db: str) -> Iterator[object]:
-    """Started after the demo store is filled: Playwright's sync API keeps an event loop
-    running in this thread, and ``reval eval`` in-process needs its own."""
+    """One browser for the browser tests (they share one module). Playwright's sync API
+    keeps an event loop running in this thread while it is open, so it starts after the
+    demo store is filled and stops before other modules' tests (which use asyncio.run)."""
     require(importlib.util.find_spec("playwright") is not None, "playwright (test extra)")
     require(os.access(TOOL.CHROMIUM, os.X_OK), f"Debian's chromium at {TOOL.CHROMIUM}")
     from playwright.sync_api import sync_playwright
@@ -63,7 +63,8 @@ class Guard:
     def route(self, route: object) -> None:
         url = route.request.url  # type: ignore[attr-defined]
         parts = urlsplit(url)
-        if parts.scheme in ("file", "data", "about") or parts.hostname in ("127.0.0.1", "localhost"):
+        local = parts.hostname in ("127.0.0.1", "localhost")
+        if parts.scheme in ("file", "data", "about") or local:
             route.continue_()  # type: ignore[attr-defined]
         else:
             self.blocked.append(url)

@@ -74,7 +74,7 @@ def test_static_report_shows_the_json_figures_and_filters(page, demo_db, tmp_pat
     assert visible and all(first in text for text in visible)
     page.fill("input[data-filter=text]", "")
     page.click("table.questions th:has-text('latency ms')")
-    shown = page.locator("table.questions tbody tr td.num").all_inner_texts()
+    shown = page.locator("table.questions tbody tr td:nth-child(8)").all_inner_texts()
     latencies = sorted(q["latency_ms"] for q in run["questions"] if q["latency_ms"] is not None)
     assert shown[: len(latencies)] == [f"{v:.1f}" for v in latencies]
 
@@ -110,9 +110,8 @@ def test_viewer_pages_show_the_stores_figures(page, demo_db, viewer_url):
     page.wait_for_selector("html[data-ready]")
     comparison = compare_runs(picked)
     for column in comparison.runs:
-        cell = page.locator(
-            f'table.metrics tr[data-metric="top1_hit_rate"] td[data-run-id="{column.run_id}"] .value'
-        )
+        row = page.locator('table.metrics tr[data-metric="top1_hit_rate"]')
+        cell = row.locator(f'td[data-run-id="{column.run_id}"] .value')
         assert cell.inner_text() == f"{column.metrics.values['top1_hit_rate']:.3f}"
     grouped = chart_state(page, "form-top1_hit_rate")
     assert grouped["painted"] > 0

@@ -9,7 +9,6 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from datetime import UTC, datetime
-
 from typing import Any
 
 from retrieval_eval import __version__

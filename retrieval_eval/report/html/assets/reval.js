@@ -251,7 +251,9 @@
         var cell = row.cells[col];
         var v = cell.getAttribute("data-value");
         if (v === null) { v = cell.textContent.trim(); }
-        return numeric ? (v === "" ? Infinity : Number(v)) : v.toLowerCase();
+        if (!numeric) { return v.toLowerCase(); }
+        var n = parseFloat(v);
+        return isNaN(n) ? Infinity : n;
       };
       rows.sort(function (a, b) {
         var x = key(a), y = key(b);
