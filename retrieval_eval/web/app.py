@@ -11,7 +11,7 @@ from starlette.responses import HTMLResponse, JSONResponse, Response
 from starlette.routing import Route
 
 from retrieval_eval.errors import InputError, RevalError, StoreError, UnknownNameError
-from retrieval_eval.report.html.page import SCRIPTS, STYLES, asset
+from retrieval_eval.report.html.page import SCRIPTS, STYLES, asset, environment
 from retrieval_eval.store import RunStore
 from retrieval_eval.web import pages
 
@@ -22,6 +22,7 @@ Handler = Callable[[Request], Response]
 
 def create_app(store: RunStore) -> Starlette:
     """The viewer over ``store`` (left open: the caller owns it)."""
+    warm_templates()
 
     def page(render: Callable[[RunStore, Request], str]) -> Handler:
         def handler(request: Request) -> Response:
@@ -48,6 +49,15 @@ def create_app(store: RunStore) -> Starlette:
         Route(ASSETS_URL + "/{name}", _asset),
     ]
     return Starlette(routes=routes)
+
+
+def warm_templates() -> None:
+    """Compile every template and read every asset now, so the first page is not slow."""
+    env = environment()
+    for name in env.list_templates(extensions=["j2"]):
+        env.get_template(name)
+    for name in (*STYLES, *SCRIPTS):
+        asset(name)
 
 
 def _asset(request: Request) -> Response:
