@@ -36,7 +36,7 @@ from pathlib import Path
 import uvicorn
 
 from retrieval_eval.evaluation.latency import run_latency
-from retrieval_eval.evaluation.results import (
+from retrieval_eval.records import (
     RetrievalFailure,
     RunParameters,
     RunResult,

@@ -16,13 +16,19 @@ import click
 
 from retrieval_eval.cli import exit_codes
 from retrieval_eval.cli.eval_flow import Outcome, judge_and_save, load_sets, open_baseline
-from retrieval_eval.cli.options import db_option, format_option, label_option, parse_ks
+from retrieval_eval.cli.options import (
+    db_option,
+    format_option,
+    label_option,
+    parse_ks,
+    timeout_option,
+)
 from retrieval_eval.cli.render import emit_report
 
 if TYPE_CHECKING:
     from retrieval_eval.evaluation.coordinator import EvalOptions
-    from retrieval_eval.evaluation.results import RunResult
     from retrieval_eval.questions.model import GoldenQuestionSet
+    from retrieval_eval.records import RunResult
 
 
 @click.command("eval")
@@ -72,14 +78,7 @@ if TYPE_CHECKING:
     show_default=True,
     help="Calls in flight per retriever.",
 )
-@click.option(
-    "--timeout",
-    "timeout_s",
-    type=click.FloatRange(min=0, min_open=True),
-    default=None,
-    metavar="SECONDS",
-    help="Deadline per call [default: the retriever's timeout in reval.toml, else 10].",
-)
+@timeout_option
 @format_option("text", "json", "junit", "markdown", "html")
 @click.option(
     "--output",

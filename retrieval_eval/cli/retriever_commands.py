@@ -1,5 +1,5 @@
 """``reval retrievers list`` and ``reval check-retriever TARGET``: thin layers over
-``retrieval_eval.retrievers.resolve`` and ``retrieval_eval.retrievers.contract_check``."""
+``retrieval_eval.retrievers.resolve`` and ``retrieval_eval.retrievers.contract.check``."""
 
 from __future__ import annotations
 
@@ -11,7 +11,7 @@ from pathlib import Path
 import click
 
 from retrieval_eval.cli import exit_codes
-from retrieval_eval.cli.options import format_option
+from retrieval_eval.cli.options import format_option, timeout_option
 from retrieval_eval.errors import ConfigError
 
 TARGET_HELP = """\b
@@ -76,13 +76,7 @@ def list_command(config_path: Path | None, fmt: str) -> None:
 
 @click.command("check-retriever", epilog=TARGET_HELP)
 @click.argument("target")
-@click.option(
-    "--timeout",
-    "timeout_s",
-    type=click.FloatRange(min=0, min_open=True),
-    help="Seconds to wait for the connection and for each call "
-    "(default: the reval.toml entry's timeout, else 5).",
-)
+@timeout_option
 @click.option(
     "--token-env",
     metavar="VAR",
@@ -98,7 +92,7 @@ def check_retriever(
     Prints one line per check (PASS or FAIL, and why). Exits 0 when every check passes,
     3 when any fails or the retriever cannot be reached, 2 for a bad TARGET or option.
     """
-    from retrieval_eval.retrievers.contract_check import check_contract
+    from retrieval_eval.retrievers.contract.check import check_contract
 
     token = None
     if token_env is not None:

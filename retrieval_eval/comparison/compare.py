@@ -15,6 +15,7 @@
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
+from dataclasses import replace
 
 from retrieval_eval.comparison.grid import question_rows
 from retrieval_eval.comparison.overlap import DEFAULT_RBO_P, jaccard, rbo
@@ -38,10 +39,12 @@ from retrieval_eval.comparison.types import (
     SignificanceTest,
 )
 from retrieval_eval.errors import InputError
-from retrieval_eval.evaluation.results import GroupMetrics, QuestionOutcome, RunResult
+from retrieval_eval.records import GroupMetrics, QuestionOutcome, RunResult
 from retrieval_eval.regression.fingerprint import HARD_PARTS, benchmark_differences
+from retrieval_eval.regression.judge import compare as compare_two
 from retrieval_eval.regression.paired import FLIP_KS, paired_outcomes, paired_tests
 from retrieval_eval.regression.stats import SIGNIFICANCE_LEVEL
+from retrieval_eval.regression.types import Thresholds
 from retrieval_eval.scoring.metrics import rank_metrics
 from retrieval_eval.scoring.protocol import hits_at
 
@@ -59,8 +62,10 @@ def compare_runs(
     resamples: int = DEFAULT_RESAMPLES,
     seed: int = DEFAULT_SEED,
     top_documents: int = DEFAULT_TOP_DOCUMENTS,
+    thresholds: Thresholds | None = None,
 ) -> Comparison:
-    """Compare ``runs[1:]`` against ``runs[0]`` (see the module docstring)."""
+    """Compare ``runs[1:]`` against ``runs[0]`` (see the module docstring); with
+    ``thresholds``, each run also gets its regression verdict against the reference."""
     if len(runs) < 2:
         raise InputError(f"compare needs at least two runs, got {len(runs)}")
     ids = [_id(r) for r in runs]
@@ -83,6 +88,11 @@ def compare_runs(
                                   overlap_k, rbo_p, top_documents)  # fmt: skip
     metric_names = _common_metrics(compared)
     versus = _versus_all(reference, compared[1:], metric_names, settings, notes)
+    if thresholds is not None:
+        versus = tuple(
+            replace(v, verdict=compare_two(reference, run, thresholds))
+            for v, run in zip(versus, compared[1:], strict=True)
+        )
     return Comparison(
         reference_run_id=_id(reference),
         runs=tuple(map(run_column, compared)),

@@ -10,7 +10,7 @@ from collections.abc import Sequence
 
 from retrieval_eval.comparison.overlap import jaccard, rbo
 from retrieval_eval.comparison.types import Cell, QuestionOverlap, QuestionRow
-from retrieval_eval.evaluation.results import QuestionOutcome, RunResult
+from retrieval_eval.records import QuestionOutcome, RunResult
 
 
 def cell(outcome: QuestionOutcome | None) -> Cell:

@@ -12,7 +12,8 @@ import itertools
 from collections.abc import Sequence
 
 from retrieval_eval.comparison.types import FlakyQuestion, History, HistoryEntry
-from retrieval_eval.evaluation.results import RunResult
+from retrieval_eval.records import RunResult
+from retrieval_eval.regression.stored import stored_verdict
 from retrieval_eval.store.types import StoredRun
 
 HISTORY_KS = (1, 3)
@@ -47,7 +48,7 @@ def _entry(stored: StoredRun) -> HistoryEntry:
         errors=run.error_count,
         top1=run.metrics.intervals.get("top1_hit_rate"),
         top3=run.metrics.intervals.get("top3_hit_rate"),
-        verdict=stored.verdict,
+        verdict=stored_verdict(stored),
         pinned=stored.pinned,
     )
 

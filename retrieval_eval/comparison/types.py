@@ -12,7 +12,7 @@ from dataclasses import dataclass, field
 from datetime import datetime
 from enum import StrEnum
 
-from retrieval_eval.evaluation.results import GroupMetrics, LatencySummary, RateEstimate
+from retrieval_eval.records import GroupMetrics, LatencySummary, RateEstimate
 from retrieval_eval.regression.types import Verdict
 
 
@@ -106,6 +106,8 @@ class RunVersusReference:
     overlap: OverlapSummary
     #: Benchmark parts that differ but still compare (e.g. corpus), one line each.
     notes: tuple[str, ...] = ()
+    #: The regression verdict against the reference, when thresholds were given.
+    verdict: Verdict | None = None
 
 
 @dataclass(frozen=True, slots=True)

@@ -13,7 +13,7 @@ from collections.abc import Mapping
 from dataclasses import replace
 from fractions import Fraction
 
-from retrieval_eval.evaluation.results import GroupMetrics, RunResult
+from retrieval_eval.records import GroupMetrics, RunResult
 from retrieval_eval.regression import advice
 from retrieval_eval.regression.fingerprint import HARD_PARTS, benchmark_differences
 from retrieval_eval.regression.paired import (

@@ -30,7 +30,8 @@ key                       value
 ``set_fingerprint``       ``sha256:...`` of the labels the run was scored against
 ``retriever``             ``{"identifier", "version", "target", "provenance":
                           {"corpus_revision", "model_revision", "chunking",
-                          "pipeline", "chunk_separator", "metadata"}}``
+                          "pipeline", "chunk_separator", "metadata"}, "variant"}``
+                          (``variant``: what tells runs of one identifier apart)
 ``state``                 ``complete`` | ``incomplete`` | ``interrupted``
 ``complete``              boolean: every question answered
 ``started_at``            ISO 8601; also ``finished_at``, ``duration_s``
@@ -77,7 +78,7 @@ from collections.abc import Sequence
 from typing import Any
 
 from retrieval_eval import __version__
-from retrieval_eval.evaluation.results import (
+from retrieval_eval.records import (
     GroupMetrics,
     LatencySummary,
     NoAnswerStats,
@@ -145,6 +146,7 @@ def run_to_dict(run: RunResult, verdict: Verdict | None) -> dict[str, Any]:
                 "chunk_separator": d.chunk_separator,
                 "metadata": dict(d.metadata),
             },
+            "variant": d.variant_label(run.retriever_target),
         },
         "state": run.state.value,
         "complete": run.complete,

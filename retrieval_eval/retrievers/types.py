@@ -2,9 +2,11 @@
 
 from __future__ import annotations
 
-from collections.abc import Awaitable, Mapping
-from dataclasses import dataclass, field
+from collections.abc import Awaitable
+from dataclasses import dataclass
 from typing import Any, Protocol, runtime_checkable
+
+from retrieval_eval.records import RetrieverDescription
 
 
 @dataclass(frozen=True, slots=True)
@@ -15,30 +17,6 @@ class RetrievedItem:
     document_id: str
     score: float | None = None
     chunk_id: str | None = None
-
-
-@dataclass(frozen=True, slots=True)
-class RetrieverDescription:
-    """What is being measured (the answer to Describe)."""
-
-    identifier: str
-    version: str = ""
-    chunk_separator: str = ""
-    corpus_revision: str = ""
-    model_revision: str = ""
-    chunking: str = ""
-    pipeline: str = ""
-    metadata: Mapping[str, str] = field(default_factory=dict)
-
-    def variant_label(self, target: str = "") -> str:
-        """What tells runs of one identifier apart, for people: version, model, chunking
-        and where it ran (an index path or address), e.g.
-        ``bm25 0.1.0 · chunking words=50 · bm25:small-chunks``."""
-        parts = [f"{self.identifier} {self.version}".strip()]
-        parts += [f"model {self.model_revision}"] if self.model_revision else []
-        parts += [f"chunking {self.chunking}"] if self.chunking else []
-        parts += [target] if target and target != self.identifier else []
-        return " · ".join(parts)
 
 
 @runtime_checkable

@@ -12,21 +12,20 @@ from functools import lru_cache
 from sys import intern
 from typing import Any
 
-from retrieval_eval.evaluation.results import (
+from retrieval_eval.records import (
+    Form,
     GroupMetrics,
     LatencySummary,
     NoAnswerStats,
     QuestionOutcome,
     RateEstimate,
     RetrievalFailure,
+    RetrieverDescription,
     RunParameters,
     RunResult,
     RunState,
 )
-from retrieval_eval.questions.model import Form
-from retrieval_eval.regression.types import Verdict
-from retrieval_eval.retrievers.types import RetrieverDescription
-from retrieval_eval.store.verdicts import verdict_from_json, verdict_to_json
+from retrieval_eval.store.verdicts import VerdictLike, verdict_document
 
 _dumps = json.JSONEncoder(ensure_ascii=False, separators=(",", ":")).encode
 _loads = json.loads
@@ -145,12 +144,12 @@ def _decode_hit_pairs(text: str) -> tuple[tuple[int, bool], ...]:
     return tuple((int(k), v == "1") for k, v in pairs)
 
 
-def run_row(run: RunResult, run_id: str, verdict: Verdict | None = None) -> dict[str, Any]:
+def run_row(run: RunResult, run_id: str, verdict: VerdictLike | None = None) -> dict[str, Any]:
     """The ``reval_runs`` row of a run (without the generated primary key)."""
     return {
-        "verdict_kind": None if verdict is None else verdict.kind.value,
+        "verdict_kind": None if verdict is None else str(verdict.kind),
         "baseline_run_id": None if verdict is None else verdict.baseline_run_id,
-        "verdict_json": None if verdict is None else verdict_to_json(verdict),
+        "verdict_json": None if verdict is None else verdict_document(verdict),
         "run_id": run_id,
         "set_name": run.set_name,
         "set_fingerprint": run.set_fingerprint,
@@ -249,11 +248,6 @@ def run_from_row(
         labels=dict(labels),
         run_id=row["run_id"],
     )
-
-
-def verdict_from_row(row: Mapping[Any, Any]) -> Verdict | None:
-    text = row["verdict_json"]
-    return None if text is None else verdict_from_json(text)
 
 
 def variant_from_row(row: Mapping[Any, Any]) -> str:

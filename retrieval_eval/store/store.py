@@ -17,8 +17,7 @@ from sqlalchemy.engine import URL
 from sqlalchemy.exc import IntegrityError
 
 from retrieval_eval.errors import InputError, StoreError, UnknownNameError
-from retrieval_eval.evaluation.results import RunResult, RunState
-from retrieval_eval.regression.types import Verdict
+from retrieval_eval.records import RunResult, RunState
 from retrieval_eval.store import queries, serialize
 from retrieval_eval.store.bulk import insert_rows
 from retrieval_eval.store.engine import BEGIN_MODE, create_store_engine, translated, with_retry
@@ -27,6 +26,7 @@ from retrieval_eval.store.models import LabelRow, OutcomeRow, RunRow
 from retrieval_eval.store.schema import ensure_schema
 from retrieval_eval.store.types import RunSummary, StoredRun
 from retrieval_eval.store.url import is_default_location, mask, resolve_url, sqlite_path
+from retrieval_eval.store.verdicts import VerdictLike
 
 log = logging.getLogger(__name__)
 T = TypeVar("T")
@@ -83,7 +83,7 @@ class RunStore:
 
         return with_retry(self._url, action, self._lock_timeout_s, attempt)
 
-    def save(self, run: RunResult, verdict: Verdict | None = None) -> str:
+    def save(self, run: RunResult, verdict: VerdictLike | None = None) -> str:
         """Store a run with all its outcomes and the verdict it was given (None: no
         regression check was made); returns its id (``run.run_id`` if set, else a new
         one)."""
@@ -153,6 +153,22 @@ class RunStore:
         log.info("pruned %d runs from %s", deleted, self.url)
         return deleted
 
+    def prune_preview(self, keep: int) -> list[str]:
+        """The ids of the runs ``prune(keep)`` would delete, newest first; deletes nothing."""
+        if keep < 0:
+            raise InputError(f"--keep must be 0 or more, got {keep}")
+
+        def work(conn: Connection) -> list[str]:
+            doomed = queries.prune_victims(conn, keep)
+            found: dict[int, str] = {}
+            for i in range(0, len(doomed), queries.BATCH):
+                chunk = doomed[i : i + queries.BATCH]
+                rows = conn.execute(select(RunRow.pk, RunRow.run_id).where(RunRow.pk.in_(chunk)))
+                found.update((pk, run_id) for pk, run_id in rows)
+            return [found[pk] for pk in doomed]
+
+        return self._read("finding runs to prune", work)
+
     # --- reading -------------------------------------------------------------------------
 
     def _read(self, action: str, work: Callable[[Connection], T]) -> T:
@@ -197,7 +213,7 @@ class RunStore:
             )  # fmt: skip
             outcomes = tuple(map(serialize.outcome_from_tuple, result.all()))
             run = serialize.run_from_row(row, labels, outcomes)
-            return StoredRun(run, serialize.verdict_from_row(row), bool(row["pinned"]))
+            return StoredRun(run, row["verdict_json"], bool(row["pinned"]))
 
         stored: StoredRun = self._read(f"loading run {full}", work)
         return stored

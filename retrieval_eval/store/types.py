@@ -6,8 +6,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from datetime import datetime
 
-from retrieval_eval.evaluation.results import RunResult, RunState
-from retrieval_eval.regression.types import Verdict
+from retrieval_eval.records import RunResult, RunState
 
 
 @dataclass(frozen=True, slots=True)
@@ -41,7 +40,7 @@ class StoredRun:
     """A run as stored: with the verdict it was given when saved and its pin."""
 
     run: RunResult
-    #: None when the run was saved without a regression check (or before verdicts
-    #: were stored).
-    verdict: Verdict | None
+    #: The verdict it was given, as JSON (``retrieval_eval.regression.stored`` reads it);
+    #: None when saved without a regression check (or before verdicts were stored).
+    verdict_document: str | None
     pinned: bool = False

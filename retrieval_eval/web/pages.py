@@ -15,8 +15,8 @@ from starlette.requests import Request
 
 from retrieval_eval.comparison import build_history, compare_runs
 from retrieval_eval.errors import InputError, RevalError
-from retrieval_eval.evaluation.results import RunState
-from retrieval_eval.regression.types import VerdictKind
+from retrieval_eval.records import RunState
+from retrieval_eval.regression.types import Thresholds, VerdictKind
 from retrieval_eval.report.html import (
     comparison_view,
     history_view,
@@ -117,7 +117,8 @@ def compare_page(store: RunStore, request: Request) -> str:
     if not 2 <= len(ids) <= MAX_COMPARED:
         raise InputError(f"pick between 2 and {MAX_COMPARED} runs to compare, got {len(ids)}")
     runs = sorted((store.get(run_id) for run_id in ids), key=lambda r: r.started_at)
-    return _page("comparison.html.j2", view=comparison_view(compare_runs(runs)))
+    comparison = compare_runs(runs, thresholds=Thresholds())
+    return _page("comparison.html.j2", view=comparison_view(comparison))
 
 
 def error_page(error: RevalError) -> str:

@@ -9,7 +9,7 @@ from scipy.stats import binomtest
 
 from retrieval_eval.comparison import Cell, compare_runs, jaccard, rbo
 from retrieval_eval.errors import InputError
-from retrieval_eval.questions.model import Form
+from retrieval_eval.records import Form
 
 QS = question_set(
     12,

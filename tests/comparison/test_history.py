@@ -8,13 +8,14 @@ from regression.factory import make_run, question_set
 from retrieval_eval.comparison import build_history
 from retrieval_eval.regression import Thresholds, VerdictKind, judge
 from retrieval_eval.store.types import StoredRun
+from retrieval_eval.store.verdicts import verdict_document
 
 QS = question_set(5)
 
 
 def stored(codes: str, minute: int, pinned: bool = False) -> StoredRun:
     run = make_run(codes, qs=QS, started=minute, run_id=f"r{minute}")
-    return StoredRun(run, judge(run, None, Thresholds()), pinned)
+    return StoredRun(run, verdict_document(judge(run, None, Thresholds())), pinned)
 
 
 def test_history_entries_flaky_and_never_hit():

@@ -7,7 +7,7 @@ from dataclasses import replace
 
 from regression.factory import make_run
 
-from retrieval_eval.evaluation.results import RetrievalFailure
+from retrieval_eval.records import RetrievalFailure
 from retrieval_eval.report.html import render_html
 from retrieval_eval.report.model import RunReport
 

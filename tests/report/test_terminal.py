@@ -14,7 +14,7 @@ def test_plain_report_has_every_section_and_no_escape_codes(current_run, regress
     text = render_text([RunReport(current_run, regression_verdict)], width=120)
     assert "\x1b[" not in text
     assert text.isascii() is False or "×" in text  # the title uses the multiplication sign
-    assert "faq × bm25 1.2 — incomplete (1 errors)" in text
+    assert "faq × bm25 1.2 — incomplete (1 error)" in text
     # aggregate rates with intervals and counts
     assert re.search(r"top1_hit_rate\s+0\.400\s+\[0\.200, 0\.600\]\s+2/5", text)
     assert re.search(r"top3_hit_rate\s+0\.600\s+\[0\.400, 0\.800\]\s+3/5", text)

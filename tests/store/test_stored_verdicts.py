@@ -7,8 +7,9 @@ from alembic import command
 from regression.factory import make_run, question_set
 from sqlalchemy import create_engine, insert
 
-from retrieval_eval.questions.model import Form
+from retrieval_eval.records import Form
 from retrieval_eval.regression import Thresholds, VerdictKind, judge
+from retrieval_eval.regression.stored import stored_verdict
 from retrieval_eval.store import RunStore, serialize
 from retrieval_eval.store.bulk import insert_rows
 from retrieval_eval.store.models import OutcomeRow, RunRow
@@ -25,10 +26,10 @@ def test_the_verdict_is_stored_with_the_run_and_read_back_exactly(store):
     assert verdict.kind is VerdictKind.REGRESSION and verdict.flips
     run_id = store.save(run, verdict)
     stored = store.get_stored(run_id)
-    assert stored.verdict == verdict
-    assert stored.verdict.thresholds == Thresholds(0.05, 0.2)
-    assert stored.verdict.baseline_run_id == base_id
-    assert store.get_stored(base_id).verdict.kind is VerdictKind.NO_BASELINE
+    assert stored_verdict(stored) == verdict
+    assert stored_verdict(stored).thresholds == Thresholds(0.05, 0.2)
+    assert stored_verdict(stored).baseline_run_id == base_id
+    assert stored_verdict(store.get_stored(base_id)).kind is VerdictKind.NO_BASELINE
     summary = store.list_runs()[0]
     assert (summary.verdict_kind, summary.baseline_run_id) == ("regression", base_id)
     assert summary.variant == "bm25 1.0 · grpc://127.0.0.1:504"
@@ -36,7 +37,7 @@ def test_the_verdict_is_stored_with_the_run_and_read_back_exactly(store):
 
 def test_a_run_saved_without_a_check_has_no_verdict(store):
     run_id = store.save(make_run("13"))
-    assert store.get_stored(run_id).verdict is None
+    assert store.get_stored(run_id).verdict_document is None
     assert store.list_runs()[0].verdict_kind == ""
 
 
@@ -54,7 +55,7 @@ def test_history_returns_runs_of_one_set_and_retriever_with_verdicts(store):
     store.pin(ids[0])
     found = store.history("faq", "bm25", limit=2)
     assert [s.run.run_id for s in found] == [ids[2], ids[1]]
-    assert [s.verdict.kind for s in found] == [VerdictKind.NO_BASELINE] * 2
+    assert [stored_verdict(s).kind for s in found] == [VerdictKind.NO_BASELINE] * 2
     assert [s.pinned for s in store.history("faq", "bm25")] == [False, False, True]
 
 
@@ -83,6 +84,6 @@ def test_a_store_made_before_verdicts_upgrades_and_keeps_its_runs(store_url):
     with RunStore.open(store_url) as store:
         stored = store.get_stored("261130")
         assert current_revision(store._engine) == head_revision()
-        assert stored.verdict is None and stored.run.run_id == "261130-090000-abcd"
+        assert stored.verdict_document is None and stored.run.run_id == "261130-090000-abcd"
         assert [q.raw_scores for q in stored.run.questions] == [(), (), ()]
         assert [q.hits for q in stored.run.questions] == [q.hits for q in run.questions]

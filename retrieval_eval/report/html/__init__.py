@@ -12,7 +12,7 @@ from datetime import UTC, datetime
 from typing import Any
 
 from retrieval_eval import __version__
-from retrieval_eval.comparison.types import Comparison, History
+from retrieval_eval.comparison.types import Comparison, History, QuestionsShown
 from retrieval_eval.report.html.comparison_view import ComparisonView, comparison_view
 from retrieval_eval.report.html.history_view import HistoryView, history_view
 from retrieval_eval.report.html.page import render_page
@@ -55,9 +55,15 @@ def render_html(
     )
 
 
-def render_comparison_html(comparison: Comparison, *, assets_url: str | None = None) -> str:
-    """Many runs side by side (``runs compare --format html``)."""
-    view = comparison_view(comparison)
+def render_comparison_html(
+    comparison: Comparison,
+    shown: QuestionsShown = QuestionsShown.ALL,
+    *,
+    assets_url: str | None = None,
+) -> str:
+    """Many runs side by side (``runs compare --format html``); ``shown`` picks the rows
+    of the per-question grid."""
+    view = comparison_view(comparison, shown)
     return render_page("comparison.html.j2", assets_url=assets_url, view=view, **page_context())
 
 

@@ -9,7 +9,14 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
-from retrieval_eval.comparison.types import Comparison, GroupRow, RunColumn, RunVersusReference
+from retrieval_eval.comparison.types import (
+    Comparison,
+    GroupRow,
+    QuestionRow,
+    QuestionsShown,
+    RunColumn,
+    RunVersusReference,
+)
 from retrieval_eval.report.html.run_view import HEADLINE
 
 
@@ -19,9 +26,14 @@ class ComparisonView:
     #: One entry per run after the reference, in run order (None for the reference).
     versus: tuple[RunVersusReference | None, ...]
     charts: tuple[tuple[str, str, dict[str, Any]], ...]  # (name, caption, spec)
+    #: The per-question grid's rows (disagreements first), as ``shown`` asked.
+    questions: tuple[QuestionRow, ...]
+    shown: QuestionsShown
 
 
-def comparison_view(comparison: Comparison) -> ComparisonView:
+def comparison_view(
+    comparison: Comparison, shown: QuestionsShown = QuestionsShown.ALL
+) -> ComparisonView:
     by_id = {v.run_id: v for v in comparison.versus}
     versus = tuple(by_id.get(run.run_id) for run in comparison.runs)
     charts = []
@@ -33,7 +45,13 @@ def comparison_view(comparison: Comparison) -> ComparisonView:
             spec = grouped_chart(comparison.runs, rows, metric, label, axis)
             caption = f"{label} hit rate by {axis}, each run with its 95% interval"
             charts.append((f"{kind}-{metric}", caption, spec))
-    return ComparisonView(comparison, versus, tuple(charts))
+    if shown is QuestionsShown.NONE:
+        rows: tuple[QuestionRow, ...] = ()
+    elif shown is QuestionsShown.DISAGREE:
+        rows = tuple(q for q in comparison.questions if q.disagree)
+    else:
+        rows = comparison.questions
+    return ComparisonView(comparison, versus, tuple(charts), rows, shown)
 
 
 def grouped_chart(

@@ -14,7 +14,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
-from retrieval_eval.evaluation.results import GroupMetrics, QuestionOutcome, RateEstimate
+from retrieval_eval.records import GroupMetrics, QuestionOutcome, RateEstimate
 from retrieval_eval.regression.types import Verdict
 from retrieval_eval.report.model import (
     RunReport,

@@ -20,9 +20,10 @@ import grpc
 from grpc_health.v1 import health_pb2, health_pb2_grpc
 from grpc_reflection.v1alpha import reflection_pb2, reflection_pb2_grpc
 
+from retrieval_eval.records import DEFAULT_TIMEOUT_S
 from retrieval_eval.retrievers import convert
-from retrieval_eval.retrievers.client import GrpcRetrieverClient
-from retrieval_eval.retrievers.contract_rules import (
+from retrieval_eval.retrievers.client.grpc_client import GrpcRetrieverClient
+from retrieval_eval.retrievers.contract.rules import (
     RESULT_CHECKS,
     Answer,
     CheckResult,
@@ -46,7 +47,6 @@ PROBE_QUESTIONS = (
     "what is the best way to get started",
 )
 PROBE_LIMITS = (1, 5, 12)
-DEFAULT_TIMEOUT_S = 5.0
 #: The short deadline of the deadline check, and how much longer we wait before calling
 #: the call hung.
 SHORT_DEADLINE_S = 0.2
@@ -122,7 +122,7 @@ async def check_contract(
 
 
 async def _check_plugin(spec: PluginSpec, timeout_s: float) -> list[CheckResult]:
-    from retrieval_eval.retrievers.server import serve
+    from retrieval_eval.retrievers.server.sdk import serve
 
     retriever = open_plugin(spec)
     try:
