@@ -36,13 +36,13 @@ from pathlib import Path
 import uvicorn
 
 from retrieval_eval.evaluation.latency import run_latency
+from retrieval_eval.questions.model import Form, GoldenQuestion
 from retrieval_eval.records import (
     RetrievalFailure,
     RunParameters,
     RunResult,
     RunState,
 )
-from retrieval_eval.questions.model import Form, GoldenQuestion
 from retrieval_eval.regression import Thresholds, judge
 from retrieval_eval.retrievers.types import RetrievedItem, RetrieverDescription
 from retrieval_eval.scoring.metrics import breakdowns, summarize

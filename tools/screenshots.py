@@ -105,6 +105,7 @@ def pages(base: str, db: str) -> dict[str, str]:
 def shoot(out: Path, db: str) -> list[Path]:
     from playwright.sync_api import sync_playwright
 
+    from retrieval_eval.regression.stored import stored_verdict
     from retrieval_eval.report.html import render_html
     from retrieval_eval.report.model import RunReport
     from retrieval_eval.store import RunStore
@@ -114,7 +115,8 @@ def shoot(out: Path, db: str) -> list[Path]:
         newest = store.list_runs(limit=1)[0]
         stored = store.get_stored(newest.run_id)
     report = out / "report.html"
-    report.write_text(render_html([RunReport(stored.run, stored.verdict)]), encoding="utf-8")
+    html = render_html([RunReport(stored.run, stored_verdict(stored))])
+    report.write_text(html, encoding="utf-8")
     written = []
     with viewer(db) as base, sync_playwright() as p:
         browser = launch(p)

@@ -16,6 +16,7 @@ from starlette.requests import Request
 from retrieval_eval.comparison import build_history, compare_runs
 from retrieval_eval.errors import InputError, RevalError
 from retrieval_eval.records import RunState
+from retrieval_eval.regression.stored import stored_verdict
 from retrieval_eval.regression.types import Thresholds, VerdictKind
 from retrieval_eval.report.html import (
     comparison_view,
@@ -92,14 +93,14 @@ def runs_page(store: RunStore, request: Request) -> str:
 
 def run_page(store: RunStore, request: Request) -> str:
     stored = store.get_stored(request.path_params["run_id"])
-    view = run_view(RunReport(stored.run, stored.verdict))
+    view = run_view(RunReport(stored.run, stored_verdict(stored)))
     return _page("run.html.j2", view=view, identifier=stored.run.retriever.identifier)
 
 
 def run_document(store: RunStore, run_id: str) -> dict[str, Any]:
     """The run as ``runs show --format json`` writes it."""
     stored = store.get_stored(run_id)
-    return runs_to_document([RunReport(stored.run, stored.verdict)])
+    return runs_to_document([RunReport(stored.run, stored_verdict(stored))])
 
 
 def history_page(store: RunStore, request: Request) -> str:

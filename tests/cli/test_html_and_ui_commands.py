@@ -58,3 +58,24 @@ def test_ui_serves_the_store_on_loopback_until_terminated(sets, serve_table, db,
     finally:
         process.send_signal(signal.SIGTERM)
         process.wait(timeout=10)
+
+
+def test_runs_compare_and_history_write_html(sets, serve_table, db, invoke, tmp_path):
+    for answers in (GOOD, {**GOOD, "question faq-1": ["d9"]}):
+        invoke("eval", "--set", sets["faq"], "--retriever", serve_table(answers, identifier="s"),
+               "--db", db)  # fmt: skip
+    listed = json.loads(invoke("runs", "list", "--db", db, "--format", "json").output)["runs"]
+    old, new = listed[1]["run_id"], listed[0]["run_id"]
+    page = tmp_path / "compare.html"
+    done = invoke("runs", "compare", old, new, "--db", db, "--format", "html", "--output", page)
+    assert done.output == f"wrote {page}\n"
+    html = page.read_text()
+    assert re.findall(r'<tr data-run-id="([^"]+)"', html) == [old, new]
+    assert '<span class="pill regression"' in html  # faq-1 lost top-1: 0.75 -> 0.5
+    assert "faq-1" in html and not EXTERNAL.search(html)  # the disagreeing question
+    history = tmp_path / "history.html"
+    invoke("runs", "history", "--set", "faq", "--retriever", "s", "--db", db,
+           "--format", "html", "--output", history)  # fmt: skip
+    html = history.read_text()
+    assert re.findall(r'<tr data-run-id="([^"]+)"', html) == [new, old]  # newest first
+    assert 'figure data-chart="history"' in html

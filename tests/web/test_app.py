@@ -7,6 +7,7 @@ import re
 
 import pytest
 
+from retrieval_eval.regression.stored import stored_verdict
 from retrieval_eval.report.json_report import runs_to_document
 from retrieval_eval.report.model import RunReport
 
@@ -36,7 +37,7 @@ def test_run_page_links_and_json_match_the_store(client, store, filled):
     assert f'href="/runs/{filled[1]}"' in page.text  # the baseline, linked by id
     assert "/history?set=faq&amp;retriever=bm25" in page.text
     stored = store.get_stored(filled[2])
-    expected = runs_to_document([RunReport(stored.run, stored.verdict)])
+    expected = runs_to_document([RunReport(stored.run, stored_verdict(stored))])
     got = client.get(f"/runs/{filled[2][:6]}.json").json()  # a unique prefix works too
     assert got["runs"] == expected["runs"]
 

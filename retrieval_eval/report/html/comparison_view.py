@@ -46,12 +46,12 @@ def comparison_view(
             caption = f"{label} hit rate by {axis}, each run with its 95% interval"
             charts.append((f"{kind}-{metric}", caption, spec))
     if shown is QuestionsShown.NONE:
-        rows: tuple[QuestionRow, ...] = ()
+        questions: tuple[QuestionRow, ...] = ()
     elif shown is QuestionsShown.DISAGREE:
-        rows = tuple(q for q in comparison.questions if q.disagree)
+        questions = tuple(q for q in comparison.questions if q.disagree)
     else:
-        rows = comparison.questions
-    return ComparisonView(comparison, versus, tuple(charts), rows, shown)
+        questions = comparison.questions
+    return ComparisonView(comparison, versus, tuple(charts), questions, shown)
 
 
 def grouped_chart(
