@@ -56,6 +56,11 @@ def fill_demo_store(workdir: Path) -> str:
     for i, index in enumerate(("big", "big", "small", "big")):
         reval("eval", "--set", questions, "--retriever", f"bm25:{workdir / index}",
               "--db", db, "--label", f"try={i}")  # fmt: skip
+        if i == 0:
+            from retrieval_eval.store import RunStore
+
+            with RunStore.open(db) as store:
+                store.pin(store.list_runs(limit=1)[0].run_id)
     return db
 
 

@@ -26,7 +26,8 @@ from retrieval_eval.errors import PluginError
 def ui(address: str, expose: bool, db_url: str | None) -> None:
     """Browse the run store in a web browser: runs, a run, history, comparisons.
 
-    Read-only: the viewer never changes the store. Needs the ``ui`` extra
+    Read-only: the viewer never changes a stored run (like every command, it creates
+    the store or upgrades an old schema on first use). Needs the ``ui`` extra
     (``pip install 'retrieval-eval[ui]'``).
     """
     from retrieval_eval.store import RunStore
@@ -44,5 +45,11 @@ def ui(address: str, expose: bool, db_url: str | None) -> None:
 
         def ready(url: str) -> None:
             click.echo(f"reval ui: serving {store.url} at {url} (read-only; Ctrl-C stops)")
+            if not where.loopback:
+                click.echo(
+                    f"reval ui: warning: {where.host} is not loopback: anyone who reaches it "
+                    "can read every stored run; there is no authentication",
+                    err=True,
+                )
 
         serve(store, where, on_ready=ready)

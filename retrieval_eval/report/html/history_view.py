@@ -63,7 +63,7 @@ def _chart(entries: list[HistoryEntry], variants: dict[str, str]) -> dict[str, A
         )
     return {
         "kind": "history",
-        "labels": [f"{e.started_at:%m-%d %H:%M} {variants[e.variant]}" for e in entries],
+        "labels": [f"{e.started_at:%m-%d %H:%M:%S} {variants[e.variant]}" for e in entries],
         "meta": [
             f"{e.run_id} · variant {variants[e.variant]} · {verdict_kind(e) or 'not checked'}"
             + (" · pinned baseline" if e.pinned else "")
