@@ -127,13 +127,17 @@ def median_ms(action: Callable[[], object], repeat: int) -> float:
 
 
 def fetcher(port: int) -> Callable[[str], Callable[[], int]]:
-    conn = http.client.HTTPConnection("127.0.0.1", port, timeout=60)
+    """A GET of ``path`` on a fresh connection (as a browser opening a page would)."""
 
     def get(path: str) -> Callable[[], int]:
         def action() -> int:
-            conn.request("GET", path)
-            response = response_ = conn.getresponse()
-            body = response_.read()
+            conn = http.client.HTTPConnection("127.0.0.1", port, timeout=60)
+            try:
+                conn.request("GET", path)
+                response = conn.getresponse()
+                body = response.read()
+            finally:
+                conn.close()
             assert response.status == 200, (path, response.status, body[:200])
             return len(body)
 
@@ -193,15 +197,29 @@ def main() -> None:
     parser.add_argument("--questions", type=int, default=100)
     parser.add_argument("--repeat", type=int, default=15)
     parser.add_argument("--db", help="PostgreSQL URL of an EMPTY database (default: SQLite)")
+    parser.add_argument(
+        "--keep",
+        type=Path,
+        metavar="DIR",
+        help="Keep the SQLite stores in DIR and reuse them when run again (filling 10,000 "
+        "runs takes minutes)",
+    )
     args = parser.parse_args()
     results: dict[int, list[tuple[str, float, float, int]]] = {}
     with tempfile.TemporaryDirectory() as tmp:
+        folder = args.keep or Path(tmp)
+        folder.mkdir(parents=True, exist_ok=True)
         for count in args.runs:
-            url = args.db or f"sqlite:///{Path(tmp) / f'runs-{count}.sqlite'}"
+            url = args.db or f"sqlite:///{folder / f'runs-{count}-{args.questions}q.sqlite'}"
             with RunStore.open(url) as store:
-                started = time.perf_counter()
-                fill(store, count, args.questions)
-                print(f"filled {count} runs in {time.perf_counter() - started:.1f} s", flush=True)
+                have = len(store.list_runs(limit=None))
+                if have not in (0, count):
+                    raise SystemExit(f"{url} holds {have} runs, not 0 or {count}")
+                if have == 0:
+                    started = time.perf_counter()
+                    fill(store, count, args.questions)
+                    took = time.perf_counter() - started
+                    print(f"filled {count} runs in {took:.1f} s", flush=True)
                 results[count] = measure(store, args.repeat)
             if count == args.runs[-1]:
                 up, version = startup_s(url)
