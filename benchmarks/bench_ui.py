@@ -156,8 +156,8 @@ def measure(store: RunStore, repeat: int) -> list[tuple[str, float, float, int]]
             ("runs list (50)", "/", lambda: store.list_runs(limit=50)),
             (f"run ({newest.question_count} q)", f"/runs/{newest.run_id}",
              lambda: store.get_stored(newest.run_id)),
-            ("history (<=50 runs)", f"/history?set={set_name}&retriever={retriever}",
-             lambda: store.history(set_name, retriever, limit=50)),
+            ("history (<=20 runs)", f"/history?set={set_name}&retriever={retriever}",
+             lambda: store.history(set_name, retriever, limit=20)),
             ("stylesheet (HTTP only)", "/assets/reval.css", lambda: None),
         ]  # fmt: skip
         for name, path, store_call in pages:

@@ -31,8 +31,8 @@ from retrieval_eval.store import RunStore
 
 ASSETS_URL = "/assets"
 LIMITS = (50, 200, 1000)
-#: Runs a history page loads at most (newest first).
-HISTORY_LIMIT = 50
+#: How many runs a history page loads (newest first): ``?limit=``, the first by default.
+HISTORY_LIMITS = (20, 50, 200)
 #: Runs one comparison page takes at most.
 MAX_COMPARED = 12
 
@@ -108,7 +108,8 @@ def history_page(store: RunStore, request: Request) -> str:
     retriever = request.query_params.get("retriever", "").strip()
     if not set_name or not retriever:
         raise InputError("history needs ?set=SET&retriever=RETRIEVER")
-    stored = store.history(set_name, retriever, limit=HISTORY_LIMIT)
+    limit = _limit(request.query_params.get("limit", ""), HISTORY_LIMITS)
+    stored = store.history(set_name, retriever, limit=limit)
     return _page("history.html.j2", view=history_view(build_history(set_name, retriever, stored)))
 
 
@@ -130,12 +131,12 @@ def _page(template: str, **context: Any) -> str:
     return render_page(template, assets_url=ASSETS_URL, **page_context(), **context)
 
 
-def _limit(text: str) -> int:
+def _limit(text: str, choices: tuple[int, ...] = LIMITS) -> int:
     try:
         value = int(text)
     except ValueError:
-        return LIMITS[0]
-    return value if value in LIMITS else LIMITS[0]
+        return choices[0]
+    return value if value in choices else choices[0]
 
 
 def _choice(value: str, vocabulary: type[StrEnum], what: str) -> None:
