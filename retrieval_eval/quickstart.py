@@ -9,17 +9,15 @@ newcomer sees exactly what ``reval eval`` does against their own retriever.
 from __future__ import annotations
 
 import dataclasses
-import importlib
 import logging
 import tempfile
 import time
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
-from types import ModuleType
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any, Protocol
 
-from retrieval_eval.errors import PluginError
+from retrieval_eval.errors import PluginError, UnknownNameError
 from retrieval_eval.example_data import corpus_path, questions_path
 from retrieval_eval.records import RunResult
 from retrieval_eval.regression.types import Thresholds, Verdict
@@ -37,6 +35,17 @@ CHUNK_OVERLAP = 30
 LABELS = {"source": "quickstart"}
 
 Notify = Callable[[str], None]
+
+
+class IndexingFactory(Protocol):
+    """The BM25 plugin's ``retrieval_eval.retrievers`` entry point: called with an index
+    directory it opens that index; ``build_index`` writes one from a corpus file."""
+
+    def __call__(self, argument: str | None) -> Any: ...
+
+    def build_index(
+        self, corpus: Path, out: Path, *, chunk_words: int, chunk_overlap: int
+    ) -> Any: ...
 
 
 @dataclass(frozen=True, slots=True)
@@ -61,7 +70,7 @@ def run_quickstart(db_url: str | None = None, *, notify: Notify | None = None) -
 
     say = notify or (lambda message: log.info("%s", message))
     started = time.perf_counter()
-    bm25 = _import_bm25()
+    bm25 = _bm25_factory()
     with RunStore.open(db_url) as store:
         run = _measure(bm25, store, say)
         run, baseline = _save(store, run, say)
@@ -87,7 +96,7 @@ def write_html_report(result: QuickstartResult, directory: Path | None = None) -
     return path
 
 
-def _measure(bm25: ModuleType, store: RunStore, say: Notify) -> RunResult:
+def _measure(bm25: IndexingFactory, store: RunStore, say: Notify) -> RunResult:
     """Index, serve and evaluate; on Ctrl-C save what was measured and re-raise."""
     from retrieval_eval.evaluation.coordinator import EvalOptions, EvaluationInterrupted, evaluate
     from retrieval_eval.questions.loading import load_question_set
@@ -103,7 +112,7 @@ def _measure(bm25: ModuleType, store: RunStore, say: Notify) -> RunResult:
             f"indexed the example corpus: {info.documents} documents, {info.chunks} chunks "
             f"(BM25, {CHUNK_WORDS}-word chunks)"
         )
-        retriever = bm25.open_index(index_dir)
+        retriever = bm25(str(index_dir))
         try:
             with serve(retriever, "127.0.0.1:0") as handle:
                 target = f"grpc://{handle.address}"
@@ -128,14 +137,21 @@ def _save(store: RunStore, run: RunResult, say: Notify) -> tuple[RunResult, RunR
     return run, baseline
 
 
-def _import_bm25() -> ModuleType:
-    """The BM25 plugin, imported only now: it is a separate distribution."""
+def _bm25_factory() -> IndexingFactory:
+    """The BM25 plugin, through its entry point: it is a separate distribution."""
+    from retrieval_eval.plugins import RETRIEVERS, load_plugin
+
+    hint = "install it with `pip install -e ./plugins/bm25` from a reval checkout"
     try:
-        return importlib.import_module("reval_bm25")
-    except ModuleNotFoundError as e:
-        if e.name != "reval_bm25":
-            raise
+        factory = load_plugin(RETRIEVERS, "bm25", kind="retriever")
+    except UnknownNameError as e:
         raise PluginError(
-            "the quickstart needs the BM25 plugin, which is not installed; install it with "
-            "`pip install -e ./plugins/bm25` from a reval checkout"
+            f"the quickstart needs the BM25 plugin, which is not installed; {hint}"
         ) from e
+    except PluginError as e:
+        raise PluginError(
+            f"the quickstart needs the BM25 plugin, which did not load ({e}); {hint}"
+        ) from e
+    if not callable(getattr(factory, "build_index", None)):
+        raise PluginError(f"the `bm25` retriever plugin cannot build an index; {hint}")
+    return factory  # type: ignore[no-any-return]

@@ -20,6 +20,8 @@ DEFAULT_TOP_K = 3
 DEFAULT_OVERFETCH = 4
 DEFAULT_KS = (1, 3)
 DEFAULT_TIMEOUT_S = 10.0
+#: Calls in flight per retriever.
+DEFAULT_CONCURRENCY = 8
 
 
 class Form(StrEnum):
@@ -65,11 +67,22 @@ class RunState(StrEnum):
     INTERRUPTED = "interrupted"  # stopped by the user; what was measured is kept
 
 
+class FailureKind(StrEnum):
+    """Why a retrieval failed (the ``kind`` of a ``RetrieverError``, or the coordinator's)."""
+
+    TIMEOUT = "timeout"
+    UNAVAILABLE = "unavailable"
+    REJECTED = "rejected"
+    UNAUTHENTICATED = "unauthenticated"
+    INTERNAL = "internal"
+    CANCELLED = "cancelled"
+
+
 @dataclass(frozen=True, slots=True)
 class RetrievalFailure:
     """Why a question has no ranking. Never a miss."""
 
-    kind: str  # timeout | unavailable | rejected | unauthenticated | internal | cancelled
+    kind: FailureKind
     message: str
 
 
@@ -159,7 +172,7 @@ class RunParameters:
     limit: int = DEFAULT_TOP_K * DEFAULT_OVERFETCH
     #: Separator actually used to map chunk ids to documents ("" = none).
     doc_id_separator: str = ""
-    concurrency: int = 8
+    concurrency: int = DEFAULT_CONCURRENCY
     timeout_s: float = DEFAULT_TIMEOUT_S
     protocol_version: str = SCORING_PROTOCOL_VERSION
 

@@ -8,7 +8,6 @@ are always reported: a run-store failure is reported after the report is written
 
 from __future__ import annotations
 
-import os
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -21,14 +20,26 @@ from retrieval_eval.cli.options import (
     format_option,
     label_option,
     parse_ks,
+    read_token,
     timeout_option,
+    token_env_option,
 )
 from retrieval_eval.cli.render import emit_report
+from retrieval_eval.records import (
+    DEFAULT_CONCURRENCY,
+    DEFAULT_KS,
+    DEFAULT_OVERFETCH,
+)
+from retrieval_eval.regression.types import Thresholds
 
 if TYPE_CHECKING:
     from retrieval_eval.evaluation.coordinator import EvalOptions
     from retrieval_eval.questions.model import GoldenQuestionSet
     from retrieval_eval.records import RunResult
+
+
+#: Defaults shown by --help come from the library's options.
+_THRESHOLDS = Thresholds()
 
 
 @click.command("eval")
@@ -52,7 +63,7 @@ if TYPE_CHECKING:
 @click.option(
     "--k",
     "ks",
-    default="1,3",
+    default=",".join(map(str, DEFAULT_KS)),
     show_default=True,
     callback=parse_ks,
     metavar="K,K,...",
@@ -61,7 +72,7 @@ if TYPE_CHECKING:
 @click.option(
     "--overfetch",
     type=click.IntRange(min=1),
-    default=4,
+    default=DEFAULT_OVERFETCH,
     show_default=True,
     help="Ask for max(k) x N results so chunk duplicates still leave max(k) distinct documents.",
 )
@@ -74,7 +85,7 @@ if TYPE_CHECKING:
 @click.option(
     "--concurrency",
     type=click.IntRange(min=1),
-    default=8,
+    default=DEFAULT_CONCURRENCY,
     show_default=True,
     help="Calls in flight per retriever.",
 )
@@ -99,14 +110,14 @@ if TYPE_CHECKING:
 @click.option(
     "--max-top1-drop",
     type=click.FloatRange(0, 1),
-    default=0.1,
+    default=_THRESHOLDS.max_top1_drop,
     show_default=True,
     help="A top-1 hit-rate drop strictly greater than this is a regression.",
 )
 @click.option(
     "--max-top3-drop",
     type=click.FloatRange(0, 1),
-    default=0.1,
+    default=_THRESHOLDS.max_top3_drop,
     show_default=True,
     help="A top-3 hit-rate drop strictly greater than this is a regression.",
 )
@@ -123,11 +134,7 @@ if TYPE_CHECKING:
     is_flag=True,
     help="Exit 1 when a verdict is regression or incomparable.",
 )
-@click.option(
-    "--token-env",
-    metavar="VAR",
-    help="Send the bearer token held in environment variable VAR to gRPC retrievers.",
-)
+@token_env_option("Send the bearer token held in environment variable VAR to gRPC retrievers.")
 @click.option(
     "--config",
     "config_path",
@@ -160,6 +167,9 @@ def eval_command(
 ) -> None:
     """Evaluate every SET against every RETRIEVER and report hit rates and regressions.
 
+    Retrievers are given with --retriever, or as RETRIEVER arguments after the options
+    (the same specs: grpc://HOST:PORT, a reval.toml name, or a plugin such as bm25:INDEX).
+
     \b
     Examples:
       reval eval --set faq.yaml --retriever grpc://127.0.0.1:50051
@@ -167,7 +177,7 @@ def eval_command(
           --retriever grpc://search:50051 --format junit --output reval.xml \\
           --label git_sha=$GIT_SHA --fail-on-regression
     """
-    from retrieval_eval.errors import ConfigError, Interrupted
+    from retrieval_eval.errors import Interrupted
     from retrieval_eval.evaluation.coordinator import EvalOptions
     from retrieval_eval.regression.types import Thresholds
 
@@ -176,11 +186,7 @@ def eval_command(
         raise click.UsageError("give at least one question set with --set")
     if not specs:
         raise click.UsageError("give at least one retriever with --retriever")
-    token = None
-    if token_env is not None:
-        token = os.environ.get(token_env)
-        if not token:
-            raise ConfigError(f"--token-env: environment variable {token_env} is not set")
+    token = read_token(token_env)
     thresholds = Thresholds(max_top1_drop, max_top3_drop, max_p95_ms)
     options = EvalOptions(
         ks=ks,
@@ -192,7 +198,9 @@ def eval_command(
     )
     question_sets = load_sets(sets)
     baseline = open_baseline(db_url, baseline_id)  # a wrong RUN fails before measuring
-    runs, interrupted = _evaluate(question_sets, specs, options, fmt, config_path, token)
+    # With --output the file gets --format and the terminal the text report.
+    shown = "text" if output is not None else fmt
+    runs, interrupted = _evaluate(question_sets, specs, options, shown, config_path, token)
     outcome: Outcome = judge_and_save(runs, baseline, thresholds, db_url, save=not no_save)
     outcome.interrupted = outcome.interrupted or interrupted
     emit_report(outcome.reports, fmt, output, outcome.warnings)

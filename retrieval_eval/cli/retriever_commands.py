@@ -5,14 +5,12 @@ from __future__ import annotations
 
 import asyncio
 import json
-import os
 from pathlib import Path
 
 import click
 
 from retrieval_eval.cli import exit_codes
-from retrieval_eval.cli.options import format_option, timeout_option
-from retrieval_eval.errors import ConfigError
+from retrieval_eval.cli.options import format_option, read_token, timeout_option, token_env_option
 
 TARGET_HELP = """\b
 TARGET is one of:
@@ -77,11 +75,7 @@ def list_command(config_path: Path | None, fmt: str) -> None:
 @click.command("check-retriever", epilog=TARGET_HELP)
 @click.argument("target")
 @timeout_option
-@click.option(
-    "--token-env",
-    metavar="VAR",
-    help="Send the bearer token held in environment variable VAR.",
-)
+@token_env_option("Send the bearer token held in environment variable VAR.")
 @config_option
 @format_option("text", "json")
 def check_retriever(
@@ -94,11 +88,7 @@ def check_retriever(
     """
     from retrieval_eval.retrievers.contract.check import check_contract
 
-    token = None
-    if token_env is not None:
-        token = os.environ.get(token_env)
-        if not token:
-            raise ConfigError(f"--token-env: environment variable {token_env} is not set")
+    token = read_token(token_env)
     results = asyncio.run(
         check_contract(target, timeout_s=timeout_s, token=token, config_path=config_path)
     )

@@ -24,7 +24,7 @@ from retrieval_eval.comparison.stats import (
     DEFAULT_RESAMPLES,
     DEFAULT_SEED,
     holm,
-    paired_bootstrap,
+    paired_bootstrap_many,
 )
 from retrieval_eval.comparison.types import (
     Comparison,
@@ -77,7 +77,7 @@ def compare_runs(
     compared, incomparable, notes = [reference], [], {}
     for run in runs[1:]:
         differences = benchmark_differences(run, reference)
-        hard = tuple(d for d in differences if d.split(":", 1)[0] in HARD_PARTS)
+        hard = tuple(str(d) for d in differences if d.part in HARD_PARTS)
         if hard:
             incomparable.append(IncomparableRun(_id(run), hard))
         else:
@@ -173,34 +173,50 @@ def _deltas(
     metric_names: tuple[str, ...],
     settings: ComparisonSettings,
 ) -> tuple[RunDelta, ...]:
-    deltas = []
-    for name in metric_names:
-        value_of = question_value(name)
-        diffs = [
-            now - before
-            for current, base in pairs
-            if (now := value_of(current)) is not None and (before := value_of(base)) is not None
-        ]
-        bounds = paired_bootstrap(
-            diffs,
-            resamples=settings.bootstrap_resamples,
-            seed=settings.bootstrap_seed,
-            confidence=settings.confidence,
+    intervals = _bootstrap_intervals(pairs, metric_names, settings)
+    deltas = [
+        RunDelta(
+            run_id=_id(run),
+            metric=name,
+            reference=reference.metrics.values[name],
+            value=run.metrics.values[name],
+            interval=intervals[name],
         )
-        deltas.append(
-            RunDelta(
-                run_id=_id(run),
-                metric=name,
-                reference=reference.metrics.values[name],
-                value=run.metrics.values[name],
-                interval=None if bounds is None else Interval(*bounds),
-            )
-        )
+        for name in metric_names
+    ]
     for name in _LATENCY:
         before_ms = None if reference.latency is None else getattr(reference.latency, name)
         now_ms = None if run.latency is None else getattr(run.latency, name)
         deltas.append(RunDelta(_id(run), name, before_ms, now_ms))
     return tuple(deltas)
+
+
+def _bootstrap_intervals(
+    pairs: list[Pair], metric_names: tuple[str, ...], settings: ComparisonSettings
+) -> dict[str, Interval | None]:
+    """Metrics over the same paired questions share their resamples (hit rates over all
+    of them, rank metrics over those with expected documents)."""
+    groups: dict[tuple[int, ...], dict[str, list[float]]] = {}
+    for name in metric_names:
+        value_of = question_value(name)
+        rows, diffs = [], []
+        for i, (current, base) in enumerate(pairs):
+            now, before = value_of(current), value_of(base)
+            if now is not None and before is not None:
+                rows.append(i)
+                diffs.append(now - before)
+        groups.setdefault(tuple(rows), {})[name] = diffs
+    intervals: dict[str, Interval | None] = {}
+    for columns in groups.values():
+        bounds = paired_bootstrap_many(
+            list(columns.values()),
+            resamples=settings.bootstrap_resamples,
+            seed=settings.bootstrap_seed,
+            confidence=settings.confidence,
+        )
+        for name, found in zip(columns, bounds, strict=True):
+            intervals[name] = None if found is None else Interval(*found)
+    return intervals
 
 
 def question_value(metric: str) -> Callable[[QuestionOutcome], float | None]:

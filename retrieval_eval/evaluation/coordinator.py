@@ -33,9 +33,11 @@ from retrieval_eval.evaluation.accumulate import RunAccumulator
 from retrieval_eval.evaluation.deadlines import Call, describe_once, with_deadline
 from retrieval_eval.questions.model import GoldenQuestionSet
 from retrieval_eval.records import (
+    DEFAULT_CONCURRENCY,
     DEFAULT_KS,
     DEFAULT_OVERFETCH,
     DEFAULT_TIMEOUT_S,
+    FailureKind,
     RetrievalFailure,
     RetrieverDescription,
     RunParameters,
@@ -55,7 +57,7 @@ class EvalOptions:
     #: Chunk-id separator; None = the one each retriever's Describe declares, "" = none.
     doc_id_separator: str | None = None
     #: Calls in flight per retriever.
-    concurrency: int = 8
+    concurrency: int = DEFAULT_CONCURRENCY
     #: Deadline of each call, in seconds. None = each retriever's configured timeout
     #: (``timeout`` in reval.toml), else DEFAULT_TIMEOUT_S.
     timeout_s: float | None = None
@@ -205,13 +207,13 @@ async def _work(
             failure = _failure(e)
         except Exception as e:
             log.debug("retriever %s raised for %s", target, question.id, exc_info=True)
-            failure = RetrievalFailure("internal", f"{type(e).__name__}: {e}")
+            failure = RetrievalFailure(FailureKind.INTERNAL, f"{type(e).__name__}: {e}")
         latency_ms = (clock() - started) * 1000
         if failure is None:
             try:
                 acc.record(index, items, None, latency_ms)
             except (AttributeError, TypeError) as e:  # not a list of RetrievedItem
-                failure = RetrievalFailure("internal", f"malformed response: {e}")
+                failure = RetrievalFailure(FailureKind.INTERNAL, f"malformed response: {e}")
         if failure is not None:
             acc.record(index, None, failure, latency_ms)
         if progress is not None:
@@ -220,7 +222,7 @@ async def _work(
 
 def _failure(error: RetrieverError) -> RetrievalFailure:
     code = f"{error.code}: " if error.code else ""
-    return RetrievalFailure(error.kind, code + error.details)
+    return RetrievalFailure(FailureKind(error.kind), code + error.details)
 
 
 def evaluate(

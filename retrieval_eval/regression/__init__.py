@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from retrieval_eval.regression.fingerprint import (
+    BenchmarkDifference,
     benchmark_differences,
     benchmark_fingerprint,
     benchmark_parts,
@@ -13,6 +14,7 @@ from retrieval_eval.regression.judge import compare, judge
 from retrieval_eval.regression.stats import mcnemar_exact
 from retrieval_eval.regression.types import (
     Flip,
+    FlipDirection,
     MetricDelta,
     PairedTest,
     Thresholds,
@@ -21,7 +23,9 @@ from retrieval_eval.regression.types import (
 )
 
 __all__ = [
+    "BenchmarkDifference",
     "Flip",
+    "FlipDirection",
     "MetricDelta",
     "PairedTest",
     "Thresholds",

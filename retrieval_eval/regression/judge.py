@@ -15,7 +15,11 @@ from fractions import Fraction
 
 from retrieval_eval.records import GroupMetrics, RunResult
 from retrieval_eval.regression import advice
-from retrieval_eval.regression.fingerprint import HARD_PARTS, benchmark_differences
+from retrieval_eval.regression.fingerprint import (
+    HARD_PARTS,
+    BenchmarkDifference,
+    benchmark_differences,
+)
 from retrieval_eval.regression.paired import (
     FLIP_KS,
     common_ks,
@@ -53,7 +57,7 @@ def compare(a: RunResult, b: RunResult, thresholds: Thresholds | None = None) ->
     INCOMPARABLE; other benchmark differences (parameters, corpus) become warnings.
     """
     differences = benchmark_differences(b, a)
-    hard = tuple(d for d in differences if d.split(":", 1)[0] in HARD_PARTS)
+    hard = tuple(d for d in differences if d.part in HARD_PARTS)
     if hard:
         return _incomparable(a, hard, ())
     notes = tuple(f"benchmark differs, compared anyway: {d}" for d in differences)
@@ -62,13 +66,13 @@ def compare(a: RunResult, b: RunResult, thresholds: Thresholds | None = None) ->
 
 
 def _incomparable(
-    baseline: RunResult, differences: tuple[str, ...], warnings: tuple[str, ...]
+    baseline: RunResult, differences: tuple[BenchmarkDifference, ...], warnings: tuple[str, ...]
 ) -> Verdict:
-    parts = tuple(d.split(":", 1)[0] for d in differences)
+    parts = tuple(d.part for d in differences)
     reasons = (
         f"baseline {baseline.run_id or '(unsaved)'} was scored against a different benchmark "
         f"({', '.join(parts)}); numbers are not compared",
-        *differences,
+        *map(str, differences),
     )
     return Verdict(
         VerdictKind.INCOMPARABLE,
@@ -99,8 +103,9 @@ def _numeric(
     ]
     unpaired = unpaired_count(current, baseline)
     if unpaired:
-        notes.append(f"{unpaired} questions answered in only one run are left out of "
-                     "flips and the paired test")  # fmt: skip
+        noun = "question" if unpaired == 1 else "questions"
+        notes.append(f"{unpaired} {noun} scored in only one run left out of the flips and "
+                     "the paired test")  # fmt: skip
     return Verdict(
         kind=VerdictKind.REGRESSION if regressed else VerdictKind.PASS,
         baseline_run_id=baseline.run_id,
@@ -214,4 +219,4 @@ def _state_warnings(run: RunResult, who: str) -> list[str]:
     if run.complete:
         return []
     return [f"{who} is {run.state.value}: {run.error_count} failed retrievals; its rates "
-            f"are over its {run.metrics.count} answered questions"]  # fmt: skip
+            f"are over its {run.metrics.count} scored questions"]  # fmt: skip

@@ -11,6 +11,7 @@ from typing import Any
 
 from retrieval_eval.regression.types import (
     Flip,
+    FlipDirection,
     MetricDelta,
     PairedTest,
     Thresholds,
@@ -47,7 +48,7 @@ def _flip(data: dict[str, Any]) -> Flip:
     return Flip(
         question_id=data["question_id"],
         k=data["k"],
-        direction=data["direction"],
+        direction=FlipDirection(data["direction"]),
         expected_document_ids=tuple(data["expected_document_ids"]),
         current_ranking=tuple(data["current_ranking"]),
         baseline_ranking=tuple(data["baseline_ranking"]),

@@ -43,11 +43,16 @@ class MetricDelta:
         return self.current - self.baseline
 
 
+class FlipDirection(StrEnum):
+    HIT_TO_MISS = "hit->miss"
+    MISS_TO_HIT = "miss->hit"
+
+
 @dataclass(frozen=True, slots=True)
 class Flip:
     question_id: str
     k: int  # 1 or 3
-    direction: str  # "hit->miss" or "miss->hit"
+    direction: FlipDirection
     expected_document_ids: tuple[str, ...]
     current_ranking: tuple[str, ...]
     baseline_ranking: tuple[str, ...]

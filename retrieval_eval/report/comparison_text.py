@@ -118,7 +118,7 @@ def _metrics(console: Console, c: Comparison, names: list[str], style: Style) ->
     console.print(style.heading("metrics against A"))
     console.print(table)
     console.print(
-        f"Δ intervals: {s.confidence:.0%} paired bootstrap over questions answered in both "
+        f"Δ intervals: {s.confidence:.0%} paired bootstrap over questions scored in both "
         f"runs ({s.bootstrap_resamples} resamples, seed {s.bootstrap_seed}). McNemar: exact, "
         f"on the top-1 / top-3 flips against A, with Holm's correction across the "
         f"{len(c.versus)} runs compared (significant: p (Holm) < {s.alpha:g}, marked *)."

@@ -50,7 +50,7 @@ def render_history_text(history: History, *, color: bool = False, width: int = 1
         console.print(style.heading("flaky questions") + " (hit changed between consecutive runs)")
         for f in history.flaky[:MAX_LISTED]:
             console.print(f"  {escape(f.question_id)} top-{f.k}: {plural(f.flips, 'flip')}, "
-                          f"hit in {f.hits} of {f.answered} runs that answered it")  # fmt: skip
+                          f"hit in {f.hits} of the {f.answered} runs that scored it")  # fmt: skip
         if len(history.flaky) > MAX_LISTED:
             console.print(f"  ... {len(history.flaky) - MAX_LISTED} more (see --format json)")
     else:

@@ -226,7 +226,7 @@ def verdict_to_dict(v: Verdict) -> dict[str, Any]:
             {
                 "question_id": f.question_id,
                 "k": f.k,
-                "direction": f.direction,
+                "direction": str(f.direction),
                 "expected_document_ids": list(f.expected_document_ids),
                 "current_ranking": list(f.current_ranking),
                 "baseline_ranking": list(f.baseline_ranking),

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from retrieval_eval.regression.types import Verdict, VerdictKind
+from retrieval_eval.regression.types import FlipDirection, Verdict, VerdictKind
 from retrieval_eval.report.model import RunReport, retriever_label, run_title
 from retrieval_eval.report.plural import plural
 from retrieval_eval.report.terminal_regression import describe_flip
@@ -29,7 +29,7 @@ def render_markdown(reports: Sequence[RunReport], warnings: Sequence[str] = ()) 
     if incomplete:
         lines += [
             f"> {plural(len(incomplete), 'run')} incomplete (retrieval errors); "
-            "their rates are over the questions that got a response.",
+            "their rates are over the scored questions (a failed retrieval is not scored).",
             "",
         ]
     lines += [
@@ -90,7 +90,10 @@ def _details(report: RunReport, verdict: Verdict) -> list[str]:
     lines += [
         f"- {_cell(d.group)} {d.metric}: {d.baseline:.3f} → {d.current:.3f}" for d in regressed
     ]
-    for direction, title in (("hit->miss", "hit → miss"), ("miss->hit", "miss → hit")):
+    for direction, title in (
+        (FlipDirection.HIT_TO_MISS, "hit → miss"),
+        (FlipDirection.MISS_TO_HIT, "miss → hit"),
+    ):
         flips = [f for f in verdict.flips if f.direction == direction]
         if flips:
             lines += ["", f"Flipped {title} ({len(flips)}):", ""]

@@ -7,7 +7,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 
 from retrieval_eval.records import GroupMetrics, RunResult
-from retrieval_eval.regression.types import Verdict
+from retrieval_eval.regression.types import FlipDirection, Verdict
 
 
 @dataclass(frozen=True, slots=True)
@@ -61,7 +61,7 @@ def question_flips(report: RunReport) -> dict[str, list[str]]:
     if report.verdict is None:
         return flips
     for flip in report.verdict.flips:
-        if flip.direction == "hit->miss":
+        if flip.direction == FlipDirection.HIT_TO_MISS:
             flips.setdefault(flip.question_id, []).append(f"top-{flip.k}")
     return flips
 

@@ -101,7 +101,7 @@ def _aggregates(m: GroupMetrics, style: Style) -> Table:
         ("metric", "left"),
         ("value", "right"),
         ("95% interval", "right"),
-        ("hits / answered", "right"),
+        ("hits / scored", "right"),
     ):
         table.add_column(column, justify=justify)  # type: ignore[arg-type]
     for name in rate_names(m):
@@ -124,7 +124,10 @@ def _no_answer_and_flags(console: Console, run: RunResult) -> None:
             f"returned something {na.returned_something}"
         )
     if run.error_count:
-        console.print(f"errors: {run.error_count} (rates are over answered questions)")
+        console.print(
+            f"errors: {run.error_count} (rates are over the scored questions; "
+            "a failed retrieval is not scored)"
+        )
     if run.underfilled_count:
         console.print(
             f"underfilled: {run.underfilled_count} questions had fewer distinct documents "

@@ -5,7 +5,7 @@ from __future__ import annotations
 from rich.console import Console
 from rich.markup import escape
 
-from retrieval_eval.regression.types import Flip, MetricDelta, Verdict, VerdictKind
+from retrieval_eval.regression.types import Flip, FlipDirection, MetricDelta, Verdict, VerdictKind
 from retrieval_eval.report.text_style import Style
 
 #: Up to this many deltas are all shown; beyond, only overall ones and regressions.
@@ -80,11 +80,11 @@ def _signed(d: MetricDelta) -> str:
 
 
 def _flips(console: Console, flips: tuple[Flip, ...], style: Style) -> None:
-    for direction in ("hit->miss", "miss->hit"):
+    for direction in FlipDirection:
         chosen = [f for f in flips if f.direction == direction]
         if not chosen:
             continue
-        paint = style.bad if direction == "hit->miss" else style.good
+        paint = style.bad if direction is FlipDirection.HIT_TO_MISS else style.good
         console.print(paint(f"flipped {direction}: {len(chosen)}"))
         for f in chosen[:MAX_FLIPS]:
             console.print(f"  {escape(describe_flip(f))}")

@@ -20,13 +20,12 @@ from collections.abc import Collection, Iterable, Sequence
 
 from retrieval_eval.errors import InputError
 from retrieval_eval.questions.model import GoldenQuestion
-from retrieval_eval.records import QuestionOutcome, RetrievalFailure
+from retrieval_eval.records import FailureKind, QuestionOutcome, RetrievalFailure
+from retrieval_eval.retrievers.contract.limits import MAX_LIMIT
 from retrieval_eval.retrievers.types import RetrievedItem
 
 #: The cutoffs that are always scored, whatever the user asks for (the methodology's).
 REQUIRED_KS = (1, 3)
-#: The server contract's ceiling on ``limit``.
-MAX_LIMIT = 1000
 
 
 def normalize_ks(ks: Iterable[int]) -> tuple[int, ...]:
@@ -102,7 +101,7 @@ def score_question(
     ``raw_ids`` but not scored, so that every retriever is scored over the same depth.
     """
     if error is not None or items is None:
-        failure = error or RetrievalFailure("internal", "no response recorded")
+        failure = error or RetrievalFailure(FailureKind.INTERNAL, "no response recorded")
         return QuestionOutcome(
             question_id=q.id,
             form=q.form,

@@ -13,6 +13,7 @@ from sys import intern
 from typing import Any
 
 from retrieval_eval.records import (
+    FailureKind,
     Form,
     GroupMetrics,
     LatencySummary,
@@ -195,7 +196,7 @@ def outcome_rows(outcomes: Iterable[QuestionOutcome]) -> list[tuple[Any, ...]]:
             encode_ids(q.ranked_document_ids),
             encode_hits(q.hits),
             q.latency_ms,
-            None if q.error is None else q.error.kind,
+            None if q.error is None else str(q.error.kind),
             None if q.error is None else q.error.message,
             q.underfilled,
             encode_scores(q.raw_scores),
@@ -221,7 +222,7 @@ def outcome_from_tuple(row: tuple[Any, ...]) -> QuestionOutcome:
         ranked_document_ids=tuple(map(intern, ranked_ids)),
         hits=decode_hits(hits),
         latency_ms=latency,
-        error=None if kind is None else RetrievalFailure(kind, message or ""),
+        error=None if kind is None else RetrievalFailure(FailureKind(kind), message or ""),
         underfilled=bool(under),
     )
 

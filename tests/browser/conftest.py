@@ -11,7 +11,7 @@ from types import ModuleType
 from urllib.parse import urlsplit
 
 import pytest
-from conftest import REPO_ROOT, require
+from support.env import REPO_ROOT, require
 
 
 def _tool() -> ModuleType:

@@ -4,8 +4,8 @@ scipy), the paired bootstrap, breakdowns, the per-question grid and rank overlap
 from __future__ import annotations
 
 import pytest
-from regression.factory import make_run, question_set
 from scipy.stats import binomtest
+from support.factory import make_run, question_set
 
 from retrieval_eval.comparison import Cell, compare_runs, jaccard, rbo
 from retrieval_eval.errors import InputError

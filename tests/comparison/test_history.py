@@ -3,7 +3,7 @@ flaky questions counted between consecutive answered runs, questions never hit."
 
 from __future__ import annotations
 
-from regression.factory import make_run, question_set
+from support.factory import make_run, question_set
 
 from retrieval_eval.comparison import build_history
 from retrieval_eval.regression import Thresholds, VerdictKind, judge

@@ -9,7 +9,7 @@ import numpy as np
 import pytest
 from scipy.stats import bootstrap
 
-from retrieval_eval.comparison.stats import holm, paired_bootstrap
+from retrieval_eval.comparison.stats import holm, paired_bootstrap, paired_bootstrap_many
 
 
 def test_holm_worked_by_hand():
@@ -66,3 +66,27 @@ def test_paired_bootstrap_is_seeded():
     )
     assert paired_bootstrap([], seed=5) is None
     assert paired_bootstrap([0.0] * 10) == (0.0, 0.0)
+
+
+def reference_bootstrap(diffs, resamples, seed, confidence=0.95):
+    """The percentile bootstrap written plainly, drawing questions from the same stream."""
+    rng = random.Random(seed)
+    n = len(diffs)
+    means = sorted(sum(diffs[j] for j in rng.choices(range(n), k=n)) / n for _ in range(resamples))
+    low, high = np.quantile(means, [(1 - confidence) / 2, 1 - (1 - confidence) / 2])
+    return low, high
+
+
+@pytest.mark.parametrize("changed", [3, 40, 150])  # sparse and dense columns alike
+def test_many_columns_share_resamples_and_match_the_plain_bootstrap(changed):
+    rng = random.Random(changed)
+    n = 200
+    columns = []
+    for _ in range(3):
+        column = [0.0] * n
+        for i in rng.sample(range(n), changed):
+            column[i] = rng.choice([-1.0, 1.0, 0.5, -0.25])
+        columns.append(column)
+    many = paired_bootstrap_many(columns, resamples=300, seed=9)
+    for column, interval in zip(columns, many, strict=True):
+        assert interval == pytest.approx(reference_bootstrap(column, 300, 9), abs=1e-12)

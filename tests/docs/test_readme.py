@@ -45,7 +45,7 @@ from pathlib import Path
 
 import click
 import pytest
-from conftest import REPO_ROOT, require
+from support.env import REPO_ROOT, require
 
 from .readme_blocks import (
     ADDRESS,

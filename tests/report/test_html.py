@@ -5,7 +5,7 @@ from __future__ import annotations
 import re
 from dataclasses import replace
 
-from regression.factory import make_run
+from support.factory import make_run
 
 from retrieval_eval.records import RetrievalFailure
 from retrieval_eval.report.html import render_html

@@ -6,7 +6,7 @@ import pytest
 
 from retrieval_eval.errors import InputError
 from retrieval_eval.questions.model import GoldenQuestion
-from retrieval_eval.records import Form, RetrievalFailure
+from retrieval_eval.records import FailureKind, Form, RetrievalFailure
 from retrieval_eval.retrievers.types import RetrievedItem
 from retrieval_eval.scoring.protocol import (
     distinct_documents,
@@ -121,7 +121,7 @@ def test_empty_ids_are_skipped_not_ranked() -> None:
 
 
 def test_an_error_is_not_a_miss() -> None:
-    failure = RetrievalFailure("timeout", "deadline of 10s exceeded")
+    failure = RetrievalFailure(FailureKind.TIMEOUT, "deadline of 10s exceeded")
     error = score(question("a"), None, error=failure, latency_ms=10_000.0)
     miss = score(question("a"), ["b", "c", "d"])
     assert error.error == failure and not error.answered

@@ -6,7 +6,7 @@ import dataclasses
 import re
 
 import pytest
-from regression.factory import make_run, question_set
+from support.factory import make_run, question_set
 
 from retrieval_eval.errors import InputError, UnknownNameError
 from retrieval_eval.records import RunState

@@ -4,8 +4,8 @@ verdicts were stored upgrade in place and their runs load without one."""
 from __future__ import annotations
 
 from alembic import command
-from regression.factory import make_run, question_set
 from sqlalchemy import create_engine, insert
+from support.factory import make_run, question_set
 
 from retrieval_eval.records import Form
 from retrieval_eval.regression import Thresholds, VerdictKind, judge

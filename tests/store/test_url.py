@@ -5,7 +5,7 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
-from regression.factory import make_run
+from support.factory import make_run
 
 from retrieval_eval.errors import ConfigError, InputError
 from retrieval_eval.store import RunStore, mask, resolve_url

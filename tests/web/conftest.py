@@ -5,9 +5,9 @@ from __future__ import annotations
 from collections.abc import Iterator
 
 import pytest
-from regression.factory import make_run, question_set
 from starlette.testclient import TestClient
 from store.conftest import pg_schema_url, store, store_url  # noqa: F401  (fixtures)
+from support.factory import make_run, question_set
 
 from retrieval_eval.questions.model import Form
 from retrieval_eval.regression import Thresholds, judge

@@ -31,6 +31,7 @@ from retrieval_eval.retrievers.contract.rules import (
     judge_limit,
     judge_order,
 )
+from retrieval_eval.retrievers.convert import SERVICE_NAME
 from retrieval_eval.retrievers.resolve import Endpoint, PluginSpec, open_plugin, resolve
 from retrieval_eval.retrievers.types import RetrievedItem
 from retrieval_eval.v1 import retriever_pb2 as pb
@@ -40,7 +41,6 @@ __all__ = ["CheckResult", "check_contract"]
 
 log = logging.getLogger(__name__)
 
-SERVICE_NAME = pb.DESCRIPTOR.services_by_name["Retriever"].full_name
 #: Generic questions: any retriever over any corpus should answer something to most.
 PROBE_QUESTIONS = (
     "how are documents ranked and returned for a question",
