@@ -19,27 +19,34 @@ def render_history_text(history: History, *, color: bool = False, width: int = 1
     console.print(
         f"{style.heading('history')} of set {escape(history.set_name)} × "
         f"{escape(history.retriever)}: {plural(len(history.entries), 'run')}, newest first "
-        "(* pinned baseline)"
+        "(n: questions; * pinned baseline)"
     )
     table = style.table(title=None)
-    for column in ("started (UTC)", "run", "variant", "labels", "questions", "top-1 [95%]",
-                   "top-3 [95%]", "verdict", "baseline"):  # fmt: skip
-        right = column in ("questions", "top-1 [95%]", "top-3 [95%]")
-        table.add_column(column, justify="right" if right else "left", overflow="fold")
+    columns = ["started (UTC)", "run", "variant (labels)", "n", "top-1 [95%]", "top-3 [95%]",
+               "verdict"]  # fmt: skip
+    for column in columns:
+        right = column in ("n", "top-1 [95%]", "top-3 [95%]")
+        table.add_column(
+            column,
+            justify="right" if right else "left",
+            overflow="fold",
+            no_wrap=column in ("started (UTC)", "run", "top-1 [95%]", "top-3 [95%]"),
+            min_width=22 if column == "variant (labels)" else None,
+        )
     for e in history.entries:
         errors = f" ({plural(e.errors, 'error')})" if e.errors else ""
         verdict = "not stored" if e.verdict is None else e.verdict.kind.value
-        baseline = "" if e.verdict is None else (e.verdict.baseline_run_id or "")
+        if e.verdict is not None and e.verdict.baseline_run_id:
+            verdict += f"\nvs {e.verdict.baseline_run_id}"
+        labels = ", ".join(f"{k}={v}" for k, v in sorted(e.labels.items()))
         table.add_row(
-            f"{e.started_at:%Y-%m-%d %H:%M:%S}",
+            f"{e.started_at:%Y-%m-%d %H:%M}",
             escape(e.run_id) + (" *" if e.pinned else ""),
-            escape(e.variant),
-            escape(", ".join(f"{k}={v}" for k, v in sorted(e.labels.items()))),
+            escape(e.variant + (f"\n({labels})" if labels else "")),
             f"{e.question_count}{errors}",
             _interval(e.top1),
             _interval(e.top3),
-            verdict,
-            escape(baseline),
+            escape(verdict),
         )
     console.print(table)
     if len(history.fingerprints) > 1:
