@@ -73,6 +73,15 @@ def test_static_report_shows_the_json_figures_and_filters(page, demo_db, tmp_pat
     visible = page.locator("table.questions tbody tr:visible td:first-child").all_inner_texts()
     assert visible and all(first in text for text in visible)
     page.fill("input[data-filter=text]", "")
+
+    page.emulate_media(color_scheme="dark")  # the page and its charts follow the scheme
+    assert page.evaluate("getComputedStyle(document.body).color") == "rgb(230, 237, 243)"
+    page.wait_for_function("Chart.defaults.color === '#e6edf3'", timeout=5000)
+    page.emulate_media(color_scheme="light", media="print")  # filters hidden, table whole
+    assert not page.locator(".filters").first.is_visible()
+    assert chart_state(page, "by_form")["painted"] > 0
+    page.emulate_media(media="screen")
+
     page.click("table.questions th:has-text('latency ms')")
     shown = page.locator("table.questions tbody tr td:nth-child(8)").all_inner_texts()
     latencies = sorted(q["latency_ms"] for q in run["questions"] if q["latency_ms"] is not None)
