@@ -93,9 +93,21 @@ class RetrieverInternal(RetrieverError):
     kind = "internal"
 
 
+class IncompleteRun(InfrastructureError):
+    """A run had more errored questions than ``--max-errors`` allows (verdict
+    ``incomplete``); raised by ``reval eval`` after the report and the runs are written."""
+
+
 class StoreError(InfrastructureError):
     """The run store failed: unreachable, corrupted or locked database."""
 
 
 class Interrupted(RevalError):
-    """The user interrupted a run (Ctrl-C); what was measured has been kept."""
+    """The user interrupted a run (Ctrl-C, or SIGTERM); what was measured has been kept.
+
+    ``signum`` is the signal that stopped it (None: SIGINT).
+    """
+
+    def __init__(self, message: str, *, signum: int | None = None) -> None:
+        super().__init__(message)
+        self.signum = signum

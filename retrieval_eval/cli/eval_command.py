@@ -1,20 +1,24 @@
 """``reval eval``: evaluate sets against retrievers, judge each run, save it, report.
 
-Flow: load sets -> evaluate (retrievers opened and checked by the coordinator) -> per run:
-find its baseline, judge, save -> render -> ``--output`` -> exit code. The measured runs
-are always reported: a run-store failure is reported after the report is written (exit
-3), and an interrupted evaluation is saved as interrupted before exiting 130.
+Flow: check ``--output``, load the sets, open the store and check ``--baseline`` (all
+before the first question) -> ``evaluate`` -> ``judge_and_save`` -> render ->
+``--output`` -> exit code. The measured runs are always
+reported and saved first: then a run-store failure exits 3, an interruption exits 130
+(Ctrl-C) or 143 (SIGTERM), a run with more errored questions than ``--max-errors`` (its
+verdict is ``incomplete``) exits 3 whatever the flags, and a regression exits 1 with
+``--fail-on-regression``.
 """
 
 from __future__ import annotations
 
+import sys
 from pathlib import Path
 from typing import TYPE_CHECKING
 
 import click
 
-from retrieval_eval.cli import exit_codes
-from retrieval_eval.cli.eval_flow import Outcome, judge_and_save, load_sets, open_baseline
+from retrieval_eval.cli import exit_codes, signals
+from retrieval_eval.cli.eval_flow import load_sets, open_store
 from retrieval_eval.cli.options import (
     db_option,
     format_option,
@@ -24,7 +28,7 @@ from retrieval_eval.cli.options import (
     timeout_option,
     token_env_option,
 )
-from retrieval_eval.cli.render import emit_report
+from retrieval_eval.cli.render import check_writable, emit_report
 from retrieval_eval.records import (
     DEFAULT_CONCURRENCY,
     DEFAULT_KS,
@@ -130,6 +134,15 @@ _THRESHOLDS = Thresholds()
     help="A p95 latency increase above MS is a regression.",
 )
 @click.option(
+    "--max-errors",
+    metavar="N|P%",
+    default=str(_THRESHOLDS.max_errors),
+    show_default=True,
+    help="Errored questions a run may have and still be judged: a count, or a percentage "
+    "of its questions (2%). Beyond it the verdict is incomplete and the exit code 3, "
+    "whatever the other flags.",
+)
+@click.option(
     "--fail-on-regression",
     is_flag=True,
     help="Exit 1 when a verdict is regression or incomparable.",
@@ -161,6 +174,7 @@ def eval_command(
     max_top1_drop: float,
     max_top3_drop: float,
     max_p95_ms: float | None,
+    max_errors: str,
     fail_on_regression: bool,
     token_env: str | None,
     config_path: Path | None,
@@ -177,9 +191,11 @@ def eval_command(
           --retriever grpc://search:50051 --format junit --output reval.xml \\
           --label git_sha=$GIT_SHA --fail-on-regression
     """
-    from retrieval_eval.errors import Interrupted
+    from retrieval_eval.errors import IncompleteRun, Interrupted
     from retrieval_eval.evaluation.coordinator import EvalOptions
-    from retrieval_eval.regression.types import Thresholds
+    from retrieval_eval.regression.record import judge_and_save
+    from retrieval_eval.regression.types import ErrorBudget
+    from retrieval_eval.store import RunStore
 
     specs = [*positional, *retrievers]
     if not sets:
@@ -187,7 +203,8 @@ def eval_command(
     if not specs:
         raise click.UsageError("give at least one retriever with --retriever")
     token = read_token(token_env)
-    thresholds = Thresholds(max_top1_drop, max_top3_drop, max_p95_ms)
+    budget = ErrorBudget.parse(max_errors)
+    thresholds = Thresholds(max_top1_drop, max_top3_drop, max_p95_ms, max_errors=budget)
     options = EvalOptions(
         ks=ks,
         overfetch=overfetch,
@@ -196,22 +213,40 @@ def eval_command(
         timeout_s=timeout_s,
         labels=labels,
     )
+    if output is not None:
+        check_writable(output)  # before anything is measured
+    elif fmt == "html" and sys.stdout.isatty():
+        raise click.UsageError("--format html writes a file: add --output FILE (or redirect)")
     question_sets = load_sets(sets)
-    baseline = open_baseline(db_url, baseline_id)  # a wrong RUN fails before measuring
-    # With --output the file gets --format and the terminal the text report.
-    shown = "text" if output is not None else fmt
-    runs, interrupted = _evaluate(question_sets, specs, options, shown, config_path, token)
-    outcome: Outcome = judge_and_save(runs, baseline, thresholds, db_url, save=not no_save)
-    outcome.interrupted = outcome.interrupted or interrupted
-    emit_report(outcome.reports, fmt, output, outcome.warnings)
-    if outcome.store_error is not None:
-        raise outcome.store_error
-    if outcome.interrupted:
+    store = open_store(db_url, baseline_id)  # a bad --db or RUN fails before measuring
+    try:
+        with signals.measuring():
+            # With --output the file gets --format and the terminal the text report.
+            shown = "text" if output is not None else fmt
+            runs, interrupted = _evaluate(question_sets, specs, options, shown, config_path, token)
+            with signals.finishing():
+                recorded = judge_and_save(
+                    runs, store=store, thresholds=thresholds, baseline_id=baseline_id,
+                    save=not no_save,
+                )  # fmt: skip
+                emit_report(recorded, fmt, output)
+            stopped_by = signals.received()
+    finally:
+        if isinstance(store, RunStore):
+            store.close()
+    if recorded.store_error is not None:
+        raise recorded.store_error
+    if interrupted or stopped_by is not None:
         kept = "reported" if no_save else "saved as interrupted and reported"
-        raise Interrupted(f"interrupted: the measured part was {kept}")
-    if fail_on_regression and any(
-        r.verdict is not None and r.verdict.fails() for r in outcome.reports
-    ):
+        raise Interrupted(f"interrupted: the measured part was {kept}", signum=stopped_by)
+    if recorded.incomplete:
+        names = ", ".join(f"{r.run.set_name} × {r.run.retriever_target} ({r.run.error_count} "
+                          "errors)" for r in recorded.incomplete)  # fmt: skip
+        raise IncompleteRun(
+            f"too many failed retrievals (--max-errors {budget}): {names}; the report and "
+            "the stored runs say which questions failed and why"
+        )
+    if fail_on_regression and recorded.regressed:
         ctx.exit(exit_codes.REGRESSION)
 
 

@@ -10,13 +10,15 @@ from retrieval_eval.regression.fingerprint import (
     variant_fingerprint,
     variant_parts,
 )
-from retrieval_eval.regression.judge import compare, judge
+from retrieval_eval.regression.judge import compare, incomplete_verdict, judge
 from retrieval_eval.regression.stats import mcnemar_exact
 from retrieval_eval.regression.types import (
+    ErrorBudget,
     Flip,
     FlipDirection,
     MetricDelta,
     PairedTest,
+    RunReport,
     Thresholds,
     Verdict,
     VerdictKind,
@@ -24,10 +26,12 @@ from retrieval_eval.regression.types import (
 
 __all__ = [
     "BenchmarkDifference",
+    "ErrorBudget",
     "Flip",
     "FlipDirection",
     "MetricDelta",
     "PairedTest",
+    "RunReport",
     "Thresholds",
     "Verdict",
     "VerdictKind",
@@ -35,6 +39,7 @@ __all__ = [
     "benchmark_fingerprint",
     "benchmark_parts",
     "compare",
+    "incomplete_verdict",
     "judge",
     "mcnemar_exact",
     "variant_fingerprint",

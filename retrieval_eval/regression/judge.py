@@ -9,6 +9,7 @@ not in floating point.
 from __future__ import annotations
 
 import math
+from collections import Counter
 from collections.abc import Mapping
 from dataclasses import replace
 from fractions import Fraction
@@ -35,7 +36,14 @@ _EPS = 1e-9
 
 
 def judge(current: RunResult, baseline: RunResult | None, thresholds: Thresholds) -> Verdict:
-    """The verdict on ``current`` against ``baseline`` (None: no baseline found)."""
+    """The verdict on ``current`` against ``baseline`` (None: no baseline found).
+
+    A run with more errored questions than ``thresholds.max_errors`` is INCOMPLETE
+    whatever its rates: errors leave the denominator, so they could only flatter it.
+    """
+    incomplete = incomplete_verdict(current, thresholds)
+    if incomplete is not None:
+        return incomplete
     size = tuple(advice.size_warnings(current, thresholds))
     if baseline is None:
         reason = (f"no complete earlier run of set {current.set_name!r} with retriever "
@@ -47,6 +55,18 @@ def judge(current: RunResult, baseline: RunResult | None, thresholds: Thresholds
     if differences:
         return replace(_incomparable(baseline, differences, size), thresholds=thresholds)
     return _numeric(current, baseline, thresholds, size)
+
+
+def incomplete_verdict(run: RunResult, thresholds: Thresholds) -> Verdict | None:
+    """INCOMPLETE when ``run``'s errored questions exceed the error budget, else None."""
+    errors, total = run.error_count, len(run.questions)
+    if not thresholds.max_errors.exceeded_by(errors, total):
+        return None
+    kinds = Counter(q.error.kind for q in run.questions if q.error is not None)
+    detail = ", ".join(f"{n} {kind}" for kind, n in kinds.most_common())
+    reason = (f"{errors} of {total} questions failed to retrieve ({detail}), more than "
+              f"--max-errors {thresholds.max_errors}: the run cannot be judged")  # fmt: skip
+    return Verdict(VerdictKind.INCOMPLETE, reasons=(reason,))
 
 
 def compare(a: RunResult, b: RunResult, thresholds: Thresholds | None = None) -> Verdict:

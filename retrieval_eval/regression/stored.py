@@ -7,9 +7,11 @@ run was given when it was saved rather than judging again.
 from __future__ import annotations
 
 import json
+from fractions import Fraction
 from typing import Any
 
 from retrieval_eval.regression.types import (
+    ErrorBudget,
     Flip,
     FlipDirection,
     MetricDelta,
@@ -40,8 +42,19 @@ def verdict_from_document(text: str) -> Verdict:
         tests=tuple(PairedTest(**t) for t in data.get("tests", ())),
         warnings=tuple(data.get("warnings", ())),
         incomparable_parts=tuple(data.get("incomparable_parts", ())),
-        thresholds=None if thresholds is None else Thresholds(**thresholds),
+        thresholds=None if thresholds is None else _thresholds(thresholds),
     )
+
+
+def _thresholds(data: dict[str, Any]) -> Thresholds:
+    budget = data.get("max_errors")
+    values = {k: v for k, v in data.items() if k != "max_errors"}
+    if isinstance(budget, dict):
+        percent = budget.get("percent")
+        values["max_errors"] = ErrorBudget(
+            count=budget.get("count", 0), percent=None if percent is None else Fraction(percent)
+        )
+    return Thresholds(**values)
 
 
 def _flip(data: dict[str, Any]) -> Flip:

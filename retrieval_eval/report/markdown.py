@@ -7,6 +7,7 @@ questions that flipped, folded in ``<details>`` so the comment stays short.
 
 from __future__ import annotations
 
+from collections import Counter
 from collections.abc import Sequence
 
 from retrieval_eval.regression.types import FlipDirection, Verdict, VerdictKind
@@ -20,6 +21,7 @@ _ICON = {
     VerdictKind.REGRESSION: "❌ regression",
     VerdictKind.INCOMPARABLE: "⚠️ incomparable",
     VerdictKind.NO_BASELINE: "➖ no baseline",
+    VerdictKind.INCOMPLETE: "❌ incomplete",
 }
 
 
@@ -51,7 +53,9 @@ def headline(reports: Sequence[RunReport]) -> str:
     passed = [r for r in reports if r.verdict is not None and r.verdict.kind is VerdictKind.PASS]
     n = len(reports)
     if failing:
-        return f"❌ {len(failing)} of {plural(n, 'run')} regressed or are incomparable"
+        kinds = Counter(r.verdict.kind.value for r in failing if r.verdict is not None)
+        which = ", ".join(f"{count} {kind}" for kind, count in sorted(kinds.items()))
+        return f"❌ {len(failing)} of {plural(n, 'run')} failed the gate ({which})"
     if len(passed) == n:
         return f"✅ no regression in {plural(n, 'run')}"
     unchecked = n - len(passed)

@@ -2,8 +2,8 @@
 
 Used by the gRPC server SDK and by in-process plugins, so that both accept the same
 objects: ``retrieve`` may be a plain function (run in a worker thread so that it never
-blocks the event loop) or a coroutine function; it may return ``RetrievedItem`` records
-or plain string ids.
+blocks the event loop) or a coroutine function; it may return ``RetrievedItem`` records,
+plain string ids or ``(id, score)`` pairs.
 """
 
 from __future__ import annotations
@@ -53,18 +53,22 @@ async def call_retrieve(obj: Any, question: str, limit: int) -> list[RetrievedIt
 
 
 def normalize_items(result: Any, limit: int) -> list[RetrievedItem]:
-    """Validate what ``retrieve`` returned and turn plain string ids into records."""
+    """Validate what ``retrieve`` returned and turn plain ids and pairs into records."""
     if isinstance(result, str | bytes) or not isinstance(result, Iterable):
         raise TypeError(
-            f"retrieve() must return a list of RetrievedItem or str, got {type(result).__name__}"
+            "retrieve() must return a list of RetrievedItem, str or (id, score), "
+            f"got {type(result).__name__}"
         )
     items: list[RetrievedItem] = []
     for rank, item in enumerate(result):
         if isinstance(item, str):
             item = RetrievedItem(item)
+        elif isinstance(item, tuple):
+            item = _from_pair(item, rank)
         elif not isinstance(item, RetrievedItem):
             raise TypeError(
-                f"retrieve() result {rank} is {type(item).__name__}, expected RetrievedItem or str"
+                f"retrieve() result {rank} is {type(item).__name__}, "
+                "expected RetrievedItem, str or (id, score)"
             )
         if not item.document_id:
             raise ValueError(f"retrieve() result {rank} has an empty document id")
@@ -72,6 +76,16 @@ def normalize_items(result: Any, limit: int) -> list[RetrievedItem]:
     if len(items) > limit:
         raise ValueError(f"retrieve() returned {len(items)} results, more than limit {limit}")
     return items
+
+
+def _from_pair(pair: tuple[Any, ...], rank: int) -> RetrievedItem:
+    """``(id, score)`` -> a record; anything else shaped like a tuple is a ``TypeError``."""
+    if len(pair) != 2 or not isinstance(pair[0], str):
+        raise TypeError(f"retrieve() result {rank} is a tuple but not (id: str, score)")
+    document_id, score = pair
+    if score is not None and (isinstance(score, bool) or not isinstance(score, int | float)):
+        raise TypeError(f"retrieve() result {rank}: score {score!r} is not a number")
+    return RetrievedItem(document_id, None if score is None else float(score))
 
 
 def describe_of(obj: Any, fallback: RetrieverDescription | None = None) -> RetrieverDescription:

@@ -27,7 +27,7 @@ from retrieval_eval.errors import (
     UnknownNameError,
 )
 from retrieval_eval.retrievers.config import RetrieverConfig, load_config
-from retrieval_eval.retrievers.types import AsyncRetriever
+from retrieval_eval.retrievers.types import AsyncRetriever, RetrieverFactory
 
 if TYPE_CHECKING:
     from retrieval_eval.retrievers.client.grpc_client import ClientOptions
@@ -230,7 +230,7 @@ def open_plugin(spec: PluginSpec) -> InProcessRetriever:
     from retrieval_eval.plugins import RETRIEVERS, load_plugin
     from retrieval_eval.retrievers.in_process import InProcessRetriever
 
-    factory = load_plugin(RETRIEVERS, spec.name, kind="retriever")
+    factory: RetrieverFactory = load_plugin(RETRIEVERS, spec.name, kind="retriever")
     try:
         obj = factory(spec.argument)
     except RevalError:

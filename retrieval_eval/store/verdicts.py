@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import dataclasses
 import json
+from fractions import Fraction
 from typing import Any, Protocol
 
 
@@ -33,4 +34,11 @@ def verdict_document(verdict: VerdictLike) -> str:
         raise TypeError(f"a verdict must be a dataclass instance, got {type(verdict).__name__}")
     data: dict[str, Any] = dataclasses.asdict(verdict)
     data["format"] = VERDICT_FORMAT
-    return json.dumps(data, ensure_ascii=False, separators=(",", ":"))
+    return json.dumps(data, ensure_ascii=False, separators=(",", ":"), default=_exact)
+
+
+def _exact(value: object) -> str:
+    """Exact numbers JSON has no type for (a ``Fraction``) as their text, e.g. "1/3"."""
+    if isinstance(value, Fraction):
+        return str(value)
+    raise TypeError(f"cannot store {type(value).__name__} in a verdict")

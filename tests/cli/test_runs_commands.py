@@ -9,7 +9,7 @@ import ir_measures
 import pytest
 from ir_measures import RR, Success
 
-from retrieval_eval.errors import InputError, UnknownNameError
+from retrieval_eval.errors import IncompleteRun, InputError, UnknownNameError
 
 from .conftest import BAD, FAIL, FAQ, GOOD, run_reval
 
@@ -75,7 +75,8 @@ def test_show_reports_the_verdict_stored_with_the_run_in_every_format(history, i
     junit = invoke("runs", "show", second, "--db", db, "--format", "junit").stdout
     assert '<failure type="regression"' in junit and "no regression check" not in junit
     markdown = invoke("runs", "show", second, "--db", db, "--format", "markdown").stdout
-    assert markdown.startswith("### reval: ❌ 1 of 1 run regressed") and "✅" not in markdown
+    assert markdown.startswith("### reval: ❌ 1 of 1 run failed the gate (1 regression)")
+    assert "✅" not in markdown
     assert "❌ regression" in markdown
     text = invoke("runs", "show", second, "--db", db).output
     assert f"regression verdict: REGRESSION vs baseline {first}" in text
@@ -222,7 +223,8 @@ def test_unknown_or_unpinnable_runs_are_input_errors(history, invoke, db, sets, 
     with pytest.raises(UnknownNameError, match="no-such-run"):
         invoke("runs", "show", "no-such-run", "--db", db)
     flaky = serve_table({**GOOD, "question faq-1": FAIL}, identifier="s")
-    invoke("eval", "--set", sets["faq"], flaky, "--db", db, "--label", "step=flaky")
+    with pytest.raises(IncompleteRun):  # exit 3, after the run was stored
+        invoke("eval", "--set", sets["faq"], flaky, "--db", db, "--label", "step=flaky")
     (incomplete,) = json.loads(
         invoke("runs", "list", "--db", db, "--label", "step=flaky", "--format", "json").stdout
     )["runs"]

@@ -114,6 +114,7 @@ def test_exit_code_table_matches_the_cli() -> None:
         exit_codes.BAD_INPUT,
         exit_codes.FAILURE,
         exit_codes.INTERRUPTED,
+        exit_codes.TERMINATED,
     }
     assert documented == actual
 

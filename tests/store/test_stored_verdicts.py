@@ -87,3 +87,16 @@ def test_a_store_made_before_verdicts_upgrades_and_keeps_its_runs(store_url):
         assert stored.verdict_document is None and stored.run.run_id == "261130-090000-abcd"
         assert [q.raw_scores for q in stored.run.questions] == [(), (), ()]
         assert [q.hits for q in stored.run.questions] == [q.hits for q in run.questions]
+
+
+def test_an_error_budget_in_percent_round_trips(store):
+    from fractions import Fraction
+
+    from retrieval_eval.regression.types import ErrorBudget, Verdict
+
+    run = make_run("1E", started=0)
+    thresholds = Thresholds(max_errors=ErrorBudget(percent=Fraction(1, 3)))
+    verdict = Verdict(VerdictKind.INCOMPLETE, reasons=("1 of 2 failed",), thresholds=thresholds)
+    stored = store.get_stored(store.save(run, verdict))
+    assert stored_verdict(stored) == verdict
+    assert stored_verdict(stored).thresholds.max_errors.percent == Fraction(1, 3)
