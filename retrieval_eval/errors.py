@@ -52,7 +52,7 @@ class InfrastructureError(RevalError):
 class RetrieverError(InfrastructureError):
     """A call to a retriever failed; raised by the retriever client.
 
-    ``kind`` is one of: unavailable, timeout, rejected, unauthenticated, internal.
+    ``kind`` is one of: unavailable, timeout, rejected, unauthenticated, internal, contract.
     """
 
     kind = "internal"
@@ -91,6 +91,13 @@ class RetrieverInternal(RetrieverError):
     """The retriever failed while answering (INTERNAL, UNKNOWN, malformed response)."""
 
     kind = "internal"
+
+
+class RetrieverContractError(RetrieverError):
+    """The retriever's answer breaks the contract (an empty or oversized id, more results
+    than asked, an unparsable or oversized message). Never retried: it cannot succeed."""
+
+    kind = "contract"
 
 
 class IncompleteRun(InfrastructureError):

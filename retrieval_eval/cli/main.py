@@ -98,5 +98,7 @@ def main(argv: list[str] | None = None) -> Any:
         click.echo("reval: interrupted", err=True)
         sys.exit(exit_codes.for_signal(signals.received()))
     except RevalError as e:
-        click.echo(f"reval: error: {e}", err=True)
+        from retrieval_eval.report.safe_text import visible
+
+        click.echo(f"reval: error: {visible(str(e), keep_newlines=True)}", err=True)
         sys.exit(exit_codes.for_error(e))

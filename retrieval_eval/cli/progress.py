@@ -45,6 +45,8 @@ class RichProgress:
 
     def start(self, label: str, total: int) -> TaskID:
         """Shown from the first task on, so that an early error prints nothing else."""
+        from retrieval_eval.report.safe_text import markup_safe
+
         if self._progress is None:
             self._progress = Progress(
                 TextColumn("{task.description}"),
@@ -56,7 +58,7 @@ class RichProgress:
                 transient=True,
             )
             self._progress.start()
-        return self._progress.add_task(label, total=total)
+        return self._progress.add_task(markup_safe(label, 120), total=total)
 
     def advance(self, task: object, n: int = 1) -> None:
         if self._progress is not None:

@@ -83,9 +83,12 @@ def check_retriever(
 ) -> None:
     """Check a live retriever against the reval gRPC contract.
 
-    Prints one line per check (PASS or FAIL, and why). Exits 0 when every check passes,
-    3 when any fails or the retriever cannot be reached, 2 for a bad TARGET or option.
+    Prints one line per check (PASS, WARN or FAIL, and why). Exits 0 when every check
+    passes, 3 when any fails or the retriever cannot be reached, 2 for a bad TARGET or
+    option. Health checking is part of the contract; server reflection is recommended, so
+    a server without it passes with a WARN line.
     """
+    from retrieval_eval.report.safe_text import visible
     from retrieval_eval.retrievers.contract.check import check_contract
 
     token = read_token(token_env)
@@ -94,15 +97,20 @@ def check_retriever(
     )
     failed = [r.name for r in results if not r.passed]
     if fmt == "json":
-        checks = [{"name": r.name, "passed": r.passed, "detail": r.detail} for r in results]
+        checks = [
+            {"name": r.name, "passed": r.passed, "warning": r.warning, "detail": r.detail}
+            for r in results
+        ]
         document = {"target": target, "passed": not failed, "checks": checks}
         click.echo(json.dumps(document, indent=2))
     else:
         for r in results:
-            click.echo(f"{'PASS' if r.passed else 'FAIL'} {r.name}: {r.detail}")
+            click.echo(f"{r.status} {r.name}: {visible(r.detail)}")
+        warned = sum(r.warning for r in results)
+        note = f" ({warned} with a warning)" if warned else ""
         if failed:
             click.echo(f"{len(failed)} of {len(results)} checks failed: {', '.join(failed)}")
         else:
-            click.echo(f"all {len(results)} checks passed")
+            click.echo(f"all {len(results)} checks passed{note}")
     if failed:
         raise click.exceptions.Exit(exit_codes.FAILURE)

@@ -7,6 +7,7 @@ from enum import StrEnum
 from fractions import Fraction
 
 from retrieval_eval.errors import InputError
+from retrieval_eval.mcnemar import DEFAULT_MAX_DROP
 from retrieval_eval.records import RunResult
 
 
@@ -67,8 +68,8 @@ class ErrorBudget:
 class Thresholds:
     """A regression is a drop strictly greater than the threshold (absolute rate)."""
 
-    max_top1_drop: float = 0.1
-    max_top3_drop: float = 0.1
+    max_top1_drop: float = DEFAULT_MAX_DROP
+    max_top3_drop: float = DEFAULT_MAX_DROP
     #: Allowed increase of p95 latency in milliseconds; None disables the check.
     max_p95_latency_increase_ms: float | None = None
     #: Errored questions a run may have and still be judged (``--max-errors``).

@@ -9,7 +9,6 @@ from __future__ import annotations
 import string
 
 from rich.console import Console
-from rich.markup import escape
 
 from retrieval_eval.comparison.types import (
     Cell,
@@ -20,6 +19,7 @@ from retrieval_eval.comparison.types import (
 )
 from retrieval_eval.records import GroupMetrics
 from retrieval_eval.report.comparison_json import shown_questions
+from retrieval_eval.report.safe_text import markup_safe as escape
 from retrieval_eval.report.text_style import Style, string_console
 
 _RATE_K = {"top1_hit_rate": 1, "top3_hit_rate": 3}

@@ -5,10 +5,9 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any
 
-from rich.markup import escape
-
 from retrieval_eval.report.json_report import SCHEMA_VERSION
 from retrieval_eval.report.plural import plural
+from retrieval_eval.report.safe_text import markup_safe as escape
 from retrieval_eval.report.text_style import Style, string_console
 
 if TYPE_CHECKING:  # the store package imports SQLAlchemy; reports only read summaries

@@ -3,11 +3,10 @@ never-hit questions."""
 
 from __future__ import annotations
 
-from rich.markup import escape
-
 from retrieval_eval.comparison.types import History
 from retrieval_eval.records import RateEstimate
 from retrieval_eval.report.plural import plural
+from retrieval_eval.report.safe_text import markup_safe as escape
 from retrieval_eval.report.text_style import Style, string_console
 
 MAX_LISTED = 20

@@ -13,6 +13,7 @@ from collections.abc import Sequence
 from retrieval_eval.regression.types import FlipDirection, Verdict, VerdictKind
 from retrieval_eval.report.model import RunReport, retriever_label, run_title
 from retrieval_eval.report.plural import plural
+from retrieval_eval.report.safe_text import visible
 from retrieval_eval.report.terminal_regression import describe_flip
 
 MAX_FLIPS = 30
@@ -132,8 +133,8 @@ def _rate(value: float | None) -> str:
 
 def _cell(text: str) -> str:
     """Text that cannot break a table row or open HTML in a comment."""
-    return text.replace("|", "\\|").replace("<", "&lt;").replace("\n", " ")
+    return visible(text.replace("\n", " ")).replace("|", "\\|").replace("<", "&lt;")
 
 
 def _code(text: str) -> str:
-    return text.replace("`", "'")
+    return visible(text).replace("`", "'")

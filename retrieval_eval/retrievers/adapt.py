@@ -14,6 +14,7 @@ from collections.abc import Awaitable, Callable, Iterable
 from typing import Any
 
 from retrieval_eval.records import RetrieverDescription
+from retrieval_eval.retrievers.contract.limits import ContractBreach, response_breach
 from retrieval_eval.retrievers.types import RetrievedItem
 
 RetrieveFn = Callable[[str, int], Awaitable[list[RetrievedItem]]]
@@ -46,8 +47,8 @@ def make_retrieve(obj: Any) -> RetrieveFn:
 async def call_retrieve(obj: Any, question: str, limit: int) -> list[RetrievedItem]:
     """Call ``obj.retrieve(question, limit)`` (sync or async) and validate the results.
 
-    Raises ``TypeError`` for results of the wrong type and ``ValueError`` for empty ids
-    or more than ``limit`` results.
+    Raises ``TypeError`` for results of the wrong type and ``ContractBreach`` (a
+    ``ValueError``) for results that break the contract (``validation.response_breach``).
     """
     return await make_retrieve(obj)(question, limit)
 
@@ -70,11 +71,10 @@ def normalize_items(result: Any, limit: int) -> list[RetrievedItem]:
                 f"retrieve() result {rank} is {type(item).__name__}, "
                 "expected RetrievedItem, str or (id, score)"
             )
-        if not item.document_id:
-            raise ValueError(f"retrieve() result {rank} has an empty document id")
         items.append(item)
-    if len(items) > limit:
-        raise ValueError(f"retrieve() returned {len(items)} results, more than limit {limit}")
+    breach = response_breach(items, limit)
+    if breach is not None:
+        raise ContractBreach(f"retrieve() breaks the contract: {breach}")
     return items
 
 

@@ -15,6 +15,7 @@ from typing import Any
 
 from retrieval_eval.errors import (
     InputError,
+    RetrieverContractError,
     RetrieverError,
     RetrieverInternal,
     RetrieverRejected,
@@ -22,7 +23,7 @@ from retrieval_eval.errors import (
 )
 from retrieval_eval.records import RetrieverDescription
 from retrieval_eval.retrievers.adapt import call_describe, make_retrieve
-from retrieval_eval.retrievers.contract.limits import request_problem
+from retrieval_eval.retrievers.contract.limits import ContractBreach, request_problem
 from retrieval_eval.retrievers.types import AsyncRetriever, RetrievedItem
 
 log = logging.getLogger(__name__)
@@ -73,6 +74,8 @@ class InProcessRetriever:
             ) from e
         except RetrieverError:
             raise
+        except ContractBreach as e:
+            raise RetrieverContractError(self.target, str(e)) from e
         except Exception as e:
             log.debug("retriever %s failed", self.target, exc_info=True)
             raise RetrieverInternal(self.target, _describe_exception(e), "INTERNAL") from e

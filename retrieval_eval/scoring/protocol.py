@@ -3,7 +3,7 @@
 1. Ask for ``max(ks) * overfetch`` results (defaults 3 * 4 = 12).
 2. Map each result id to its document id: with a chunk separator, cut at the LAST
    occurrence of the separator (``"doc#1#7"`` with ``"#"`` -> ``"doc#1"``). An id whose
-   document part would be empty is kept whole. Empty ids are skipped.
+   document part would be empty is kept whole.
 3. Collapse duplicate documents to their first occurrence: the ranking is over distinct
    documents, best first.
 4. Hit at k: one of the k best distinct documents is expected. A question with no
@@ -11,7 +11,9 @@
 5. ``underfilled``: the retriever returned a full ``limit`` yet fewer than ``max(ks)``
    distinct documents, so the overfetch multiplier was too small for this question.
 
-A failed retrieval is an error, never a miss: its outcome carries no hits at all.
+A failed retrieval is an error, never a miss: its outcome carries no hits at all. So is an
+answer that breaks the contract (an empty or oversized id, more than ``limit`` results):
+an error of kind ``contract``, never repaired by skipping or cutting results.
 """
 
 from __future__ import annotations
@@ -21,7 +23,7 @@ from collections.abc import Collection, Iterable, Sequence
 from retrieval_eval.errors import InputError
 from retrieval_eval.questions.model import GoldenQuestion
 from retrieval_eval.records import FailureKind, QuestionOutcome, RetrievalFailure
-from retrieval_eval.retrievers.contract.limits import MAX_LIMIT
+from retrieval_eval.retrievers.contract.limits import MAX_LIMIT, response_breach
 from retrieval_eval.retrievers.types import RetrievedItem
 
 #: The cutoffs that are always scored, whatever the user asks for (the methodology's).
@@ -59,7 +61,8 @@ def document_id(result_id: str, separator: str) -> str:
 
 
 def distinct_documents(result_ids: Iterable[str], separator: str) -> tuple[str, ...]:
-    """Distinct document ids in rank order: empty ids skipped, first occurrence kept."""
+    """Distinct document ids in rank order, first occurrence kept (empty ids, which break
+    the contract, never get this far in scoring; they are skipped here all the same)."""
     # rpartition gives an empty head both when the separator is absent and when the
     # document part is empty; either way the id is kept whole (see ``document_id``).
     if separator:
@@ -97,9 +100,13 @@ def score_question(
 ) -> QuestionOutcome:
     """Score one question's response; ``ks`` must already be normalized.
 
-    ``items`` beyond ``limit`` (a retriever breaking the contract) are recorded in
-    ``raw_ids`` but not scored, so that every retriever is scored over the same depth.
+    An answer that breaks the contract (``contract.limits.response_breach``, the rules the
+    client and ``check-retriever`` apply too) is scored as an error of kind ``contract``.
     """
+    if error is None and items is not None:
+        breach = response_breach(items, limit)
+        if breach is not None:
+            error = RetrievalFailure(FailureKind.CONTRACT, breach)
     if error is not None or items is None:
         failure = error or RetrievalFailure(FailureKind.INTERNAL, "no response recorded")
         return QuestionOutcome(
@@ -112,7 +119,7 @@ def score_question(
         )
     raw = tuple([item.document_id for item in items])
     scores = tuple([item.score for item in items])
-    ranked = distinct_documents(raw[:limit], separator)
+    ranked = distinct_documents(raw, separator)
     return QuestionOutcome(
         question_id=q.id,
         form=q.form,

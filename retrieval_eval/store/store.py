@@ -86,7 +86,12 @@ class RunStore:
     def save(self, run: RunResult, verdict: VerdictLike | None = None) -> str:
         """Store a run with all its outcomes and the verdict it was given (None: no
         regression check was made); returns its id (``run.run_id`` if set, else a new
-        one)."""
+        one). ``InputError`` before any write for a text no backend can hold."""
+        problem = serialize.nul_problem(run)
+        if problem is not None:
+            raise InputError(
+                f"cannot store the run: {problem} (U+0000), which {self.url} cannot take"
+            )
         outcomes = serialize.outcome_rows(run.questions)
         for _ in range(5):
             run_id = run.run_id or new_run_id()

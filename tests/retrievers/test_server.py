@@ -166,7 +166,7 @@ class Fails:
     "question, fragment",
     [
         ("boom", "retrieve() raised KeyError: 'index shard 3 missing'"),
-        ("many", "returned 4 results, more than limit 3"),
+        ("many", "breaks the contract: 4 results for limit 3"),
         ("wrong", "result 0 is int"),
     ],
 )
