@@ -116,6 +116,9 @@ class QuestionOutcome:
     #: The retriever's scores, aligned with ``raw_ids`` (None where a result had none);
     #: empty when it gave no scores at all.
     raw_scores: tuple[float | None, ...] = ()
+    #: How the answer was made when that matters to reading it, e.g. a fused retriever's
+    #: member skipped under ``on_member_error = "skip"``. Never changes the scoring.
+    notes: tuple[str, ...] = ()
 
     @property
     def answered(self) -> bool:
@@ -317,6 +320,7 @@ def question_to_dict(q: QuestionOutcome) -> dict[str, Any]:
         "latency_ms": q.latency_ms,
         "error": None if q.error is None else {"kind": q.error.kind, "message": q.error.message},
         "underfilled": q.underfilled,
+        "notes": list(q.notes),
     }
 
 

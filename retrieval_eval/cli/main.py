@@ -24,6 +24,7 @@ COMMANDS: dict[str, str] = {
     "quickstart": "retrieval_eval.cli.quickstart_command:quickstart",
     "ui": "retrieval_eval.cli.ui_command:ui",
     "diff": "retrieval_eval.cli.diff_command:diff_command",
+    "fusion": "retrieval_eval.cli.fusion_commands:fusion",
 }
 
 

@@ -59,7 +59,8 @@ A *group* is ``{"count": answered questions, "errors": n, <metric>: value, ...,
 Each question: ``id``, ``form``, ``hard_class``, ``expected_document_ids``, ``top1_hit``,
 ``top3_hit`` (``null`` when errored), ``hits`` (``{"K": bool}``), ``ranked_document_ids``
 (distinct documents in rank order after the collapse), ``raw_ids`` (ids as returned),
-``latency_ms``, ``error`` (``null`` or ``{"kind", "message"}``), ``underfilled``.
+``latency_ms``, ``error`` (``null`` or ``{"kind", "message"}``), ``underfilled``,
+``notes`` (how the answer was made, e.g. a fused retriever's skipped member).
 
 ``regression``: ``verdict`` (``pass`` | ``regression`` | ``no-baseline`` |
 ``incomparable`` | ``incomplete``), ``fails`` (boolean: not a passing gate),

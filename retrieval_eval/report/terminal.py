@@ -199,7 +199,7 @@ def _questions(console: Console, report: RunReport, style: Style) -> None:
 
 
 def _noteworthy(q: QuestionOutcome) -> bool:
-    return q.error is not None or q.top1_hit is False
+    return q.error is not None or q.top1_hit is False or bool(q.notes)
 
 
 def _detail(q: QuestionOutcome, flipped: list[str] | None, style: Style) -> str:
@@ -213,6 +213,7 @@ def _detail(q: QuestionOutcome, flipped: list[str] | None, style: Style) -> str:
         parts.append(f"expected {escape(expected)}; got {escape(got)}")
     if q.underfilled:
         parts.append("underfilled")
+    parts += [style.bad(escape(note)) for note in q.notes]
     if flipped:
         parts.append(style.bad(f"was a hit at {', '.join(flipped)}"))
     return " · ".join(parts)

@@ -11,9 +11,10 @@ Example::
     tls_key = "certs/client.key"
     tls_server_name = "search.internal"
 
-``[retrievers]`` is the only table reval reads (``KNOWN_TABLES``); any other table is a
-``ConfigError``, like every problem, naming the file and the key: a misspelt or misplaced
-table is never silently ignored.
+An entry with ``fuse = [...]`` instead of ``address`` is a fused retriever (see
+``retrievers.fusion.config``). ``[retrievers]`` is the only table reval reads
+(``KNOWN_TABLES``); any other table is a ``ConfigError``, like every problem, naming the
+file and the key: a misspelt or misplaced table is never silently ignored.
 """
 
 from __future__ import annotations
@@ -27,6 +28,7 @@ from pathlib import Path
 from typing import Any
 
 from retrieval_eval.errors import ConfigError
+from retrieval_eval.retrievers.fusion.config import FusionConfig, parse_fusion
 
 CONFIG_FILE_NAME = "reval.toml"
 SECTION = "retrievers"
@@ -67,7 +69,7 @@ def default_config_path() -> Path:
     return Path.cwd() / CONFIG_FILE_NAME
 
 
-def load_config(path: Path | None = None) -> dict[str, RetrieverConfig]:
+def load_config(path: Path | None = None) -> dict[str, RetrieverConfig | FusionConfig]:
     """The named retrievers of ``path`` (default ``./reval.toml``), by name.
 
     A missing default file means "no named retrievers"; a missing explicit file is an error.
@@ -88,7 +90,9 @@ def load_config(path: Path | None = None) -> dict[str, RetrieverConfig]:
     return _parse_document(document, path)
 
 
-def _parse_document(document: Mapping[str, Any], path: Path) -> dict[str, RetrieverConfig]:
+def _parse_document(
+    document: Mapping[str, Any], path: Path
+) -> dict[str, RetrieverConfig | FusionConfig]:
     for key in document:
         if key in KNOWN_TABLES:
             continue
@@ -99,7 +103,7 @@ def _parse_document(document: Mapping[str, Any], path: Path) -> dict[str, Retrie
     section = document.get(SECTION, {})
     if not isinstance(section, dict):
         raise ConfigError(f"{path}: [{SECTION}] must be a table of named retrievers")
-    entries = {}
+    entries: dict[str, RetrieverConfig | FusionConfig] = {}
     for name, table in section.items():
         where = f"{path} [{SECTION}.{name}]"
         if not NAME_PATTERN.match(name):
@@ -108,7 +112,10 @@ def _parse_document(document: Mapping[str, Any], path: Path) -> dict[str, Retrie
             )
         if not isinstance(table, dict):
             raise ConfigError(f"{where}: must be a table with at least 'address'")
-        entries[name] = _parse_entry(name, table, path, where)
+        if "fuse" in table:
+            entries[name] = parse_fusion(name, table, path, where)
+        else:
+            entries[name] = _parse_entry(name, table, path, where)
     return entries
 
 
@@ -119,7 +126,9 @@ def _parse_entry(name: str, table: Mapping[str, Any], path: Path, where: str) ->
             hint = f"; did you mean {close[0]!r}?" if close else f"; expected one of {KEYS}"
             raise ConfigError(f"{where}: unknown key {key!r}{hint}")
     if "address" not in table:
-        raise ConfigError(f"{where}: missing required key 'address'")
+        raise ConfigError(
+            f"{where}: missing required key 'address' (or 'fuse' for a fused retriever)"
+        )
     values: dict[str, Any] = {}
     for key in _STRING_KEYS:
         if key in table:

@@ -5,7 +5,8 @@
    occurrence of the separator (``"doc#1#7"`` with ``"#"`` -> ``"doc#1"``). An id whose
    document part would be empty is kept whole.
 3. Collapse duplicate documents to their first occurrence: the ranking is over distinct
-   documents, best first.
+   documents, best first. (Steps 2 and 3 live in ``retrievers.documents``, shared with
+   fused retrievers, which collapse each member's results the same way.)
 4. Hit at k: one of the k best distinct documents is expected. A question with no
    expected documents is a hit (at every k) only when no document came back.
 5. ``underfilled``: the retriever returned a full ``limit`` yet fewer than ``max(ks)``
@@ -24,6 +25,8 @@ from retrieval_eval.errors import InputError
 from retrieval_eval.questions.model import GoldenQuestion
 from retrieval_eval.records import FailureKind, QuestionOutcome, RetrievalFailure
 from retrieval_eval.retrievers.contract.limits import MAX_LIMIT, response_breach
+from retrieval_eval.retrievers.documents import distinct_documents
+from retrieval_eval.retrievers.documents import document_id as document_id  # re-exported
 from retrieval_eval.retrievers.types import RetrievedItem
 
 #: The cutoffs that are always scored, whatever the user asks for (the methodology's).
@@ -53,23 +56,6 @@ def request_limit(ks: Iterable[int], overfetch: int) -> int:
     return limit
 
 
-def document_id(result_id: str, separator: str) -> str:
-    """The document a result id belongs to: cut at the last separator, if any."""
-    if separator:
-        return result_id.rpartition(separator)[0] or result_id
-    return result_id
-
-
-def distinct_documents(result_ids: Iterable[str], separator: str) -> tuple[str, ...]:
-    """Distinct document ids in rank order, first occurrence kept (empty ids, which break
-    the contract, never get this far in scoring; they are skipped here all the same)."""
-    # rpartition gives an empty head both when the separator is absent and when the
-    # document part is empty; either way the id is kept whole (see ``document_id``).
-    if separator:
-        return tuple(dict.fromkeys([r.rpartition(separator)[0] or r for r in result_ids if r]))
-    return tuple(dict.fromkeys([r for r in result_ids if r]))
-
-
 def hits_at(ranked: Sequence[str], expected: Iterable[str], ks: Sequence[int]) -> dict[int, bool]:
     """k -> hit within the k best distinct documents (no expected docs: hit iff empty)."""
     targets = expected if isinstance(expected, tuple | frozenset) else tuple(expected)
@@ -97,6 +83,7 @@ def score_question(
     separator: str,
     latency_ms: float | None,
     error: RetrievalFailure | None,
+    notes: tuple[str, ...] = (),
 ) -> QuestionOutcome:
     """Score one question's response; ``ks`` must already be normalized.
 
@@ -116,6 +103,7 @@ def score_question(
             expected_document_ids=q.expected_document_ids,
             latency_ms=latency_ms,
             error=failure,
+            notes=notes,
         )
     raw = tuple([item.document_id for item in items])
     scores = tuple([item.score for item in items])
@@ -131,4 +119,5 @@ def score_question(
         hits=hits_at(ranked, q.expected_document_ids, ks),
         latency_ms=latency_ms,
         underfilled=len(raw) >= limit and len(ranked) < max(ks),
+        notes=notes,
     )

@@ -176,7 +176,20 @@ def all_option_names() -> set[str]:
                     walk(sub)
 
     walk(cli)
-    return names
+    return names | pytest_plugin_option_names()
+
+
+@functools.cache
+def pytest_plugin_option_names() -> set[str]:
+    """The ``--reval-*`` options the pytest plugin adds, as ``pytest --help`` lists them."""
+    done = subprocess.run(
+        [sys.executable, "-m", "pytest", "--help", "-p", "no:cacheprovider"],
+        capture_output=True,
+        text=True,
+        check=True,
+        cwd=REPO_ROOT,
+    )
+    return set(re.findall(r"(--reval-[a-z0-9-]+)", done.stdout))
 
 
 @pytest.mark.parametrize("command", mentioned_commands())

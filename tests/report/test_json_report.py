@@ -45,6 +45,7 @@ QUESTION_KEYS = {
     "latency_ms",
     "error",
     "underfilled",
+    "notes",
 }
 
 

@@ -20,6 +20,7 @@ import grpc
 from grpc_health.v1 import health_pb2, health_pb2_grpc
 from grpc_reflection.v1alpha import reflection_pb2, reflection_pb2_grpc
 
+from retrieval_eval.errors import InputError
 from retrieval_eval.records import DEFAULT_TIMEOUT_S
 from retrieval_eval.retrievers import convert
 from retrieval_eval.retrievers.client.grpc_client import GrpcRetrieverClient
@@ -37,7 +38,13 @@ from retrieval_eval.retrievers.contract.rules import (
     judge_order,
 )
 from retrieval_eval.retrievers.convert import SERVICE_NAME
-from retrieval_eval.retrievers.resolve import Endpoint, PluginSpec, open_plugin, resolve
+from retrieval_eval.retrievers.resolve import (
+    Endpoint,
+    FusionSpec,
+    PluginSpec,
+    open_plugin,
+    resolve,
+)
 from retrieval_eval.retrievers.types import RetrievedItem
 from retrieval_eval.v1 import retriever_pb2 as pb
 from retrieval_eval.v1 import retriever_pb2_grpc as pb_grpc
@@ -116,11 +123,17 @@ async def check_contract(
     """
     if isinstance(target, GrpcRetrieverClient):
         return await _run_checks(_Wire(target, timeout_s or DEFAULT_TIMEOUT_S))
-    resolved: Endpoint | PluginSpec = (
+    resolved: Endpoint | PluginSpec | FusionSpec = (
         resolve(target, timeout_s=timeout_s, token=token, config_path=config_path)
         if isinstance(target, str)
         else target
     )
+    if isinstance(resolved, FusionSpec):
+        members = ", ".join(resolved.config.members)
+        raise InputError(
+            f"{resolved.display!r} is a fusion, not a server: the contract applies to its "
+            f"members; check each of them ({members})"
+        )
     timeout_s = timeout_s or resolved.timeout_s or DEFAULT_TIMEOUT_S
     if isinstance(resolved, PluginSpec):
         return await _check_plugin(resolved, timeout_s)
