@@ -23,8 +23,8 @@ COMMANDS: dict[str, str] = {
     "runs": "retrieval_eval.cli.runs_commands:runs",
     "quickstart": "retrieval_eval.cli.quickstart_command:quickstart",
     "ui": "retrieval_eval.cli.ui_command:ui",
-    "diff": "retrieval_eval.cli.diff_command:diff_command",
     "fusion": "retrieval_eval.cli.fusion_commands:fusion",
+    "diff": "retrieval_eval.cli.diff_command:diff_command",
 }
 
 

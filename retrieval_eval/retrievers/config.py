@@ -12,9 +12,9 @@ Example::
     tls_server_name = "search.internal"
 
 An entry with ``fuse = [...]`` instead of ``address`` is a fused retriever (see
-``retrievers.fusion.config``). ``[retrievers]`` is the only table reval reads
-(``KNOWN_TABLES``); any other table is a ``ConfigError``, like every problem, naming the
-file and the key: a misspelt or misplaced table is never silently ignored.
+``retrievers.fusion.config``). reval reads ``[retrievers]`` here and ``[pytest]`` in its
+pytest plugin (``KNOWN_TABLES``); any other table is a ``ConfigError``, like every problem,
+naming the file and the key: a misspelt or misplaced table is never silently ignored.
 """
 
 from __future__ import annotations
@@ -33,7 +33,8 @@ from retrieval_eval.retrievers.fusion.config import FusionConfig, parse_fusion
 CONFIG_FILE_NAME = "reval.toml"
 SECTION = "retrievers"
 #: Every top-level table reval.toml may hold.
-KNOWN_TABLES = (SECTION,)
+#: ``[pytest]`` holds the pytest plugin's settings (``retrieval_eval.pytest_plugin``).
+KNOWN_TABLES = (SECTION, "pytest")
 NAME_PATTERN = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.-]*$")
 _STRING_KEYS = ("address", "token_env", "tls_server_name")
 _PATH_KEYS = ("tls_ca", "tls_cert", "tls_key")
