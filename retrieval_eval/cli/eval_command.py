@@ -11,6 +11,7 @@ verdict is ``incomplete``) exits 3 whatever the flags, and a regression exits 1 
 
 from __future__ import annotations
 
+import sys
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -93,7 +94,7 @@ _THRESHOLDS = Thresholds()
     help="Calls in flight per retriever.",
 )
 @timeout_option
-@format_option("text", "json", "junit", "markdown")
+@format_option("text", "json", "junit", "markdown", "html")
 @click.option(
     "--output",
     type=click.Path(dir_okay=False, writable=True, path_type=Path),
@@ -214,6 +215,8 @@ def eval_command(
     )
     if output is not None:
         check_writable(output)  # before anything is measured
+    elif fmt == "html" and sys.stdout.isatty():
+        raise click.UsageError("--format html writes a file: add --output FILE (or redirect)")
     question_sets = load_sets(sets)
     store = open_store(db_url, baseline_id)  # a bad --db or RUN fails before measuring
     try:

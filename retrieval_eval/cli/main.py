@@ -22,6 +22,7 @@ COMMANDS: dict[str, str] = {
     "check-retriever": "retrieval_eval.cli.retriever_commands:check_retriever",
     "runs": "retrieval_eval.cli.runs_commands:runs",
     "quickstart": "retrieval_eval.cli.quickstart_command:quickstart",
+    "ui": "retrieval_eval.cli.ui_command:ui",
     "fusion": "retrieval_eval.cli.fusion_commands:fusion",
     "diff": "retrieval_eval.cli.diff_command:diff_command",
 }

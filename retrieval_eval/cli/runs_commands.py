@@ -93,7 +93,7 @@ def list_runs(
 )
 @threshold_options
 @db_option
-@format_option("text", "json", "junit", "markdown")
+@format_option("text", "json", "junit", "markdown", "html")
 def show(
     run_id: str,
     output: Path | None,

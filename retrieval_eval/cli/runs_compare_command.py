@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import json
 import sys
+from pathlib import Path
 
 import click
 
@@ -45,8 +46,14 @@ from retrieval_eval.cli.render import terminal_width
     help="Seed of the paired bootstrap (same runs and seed give the same intervals).",
 )
 @threshold_options
+@click.option(
+    "--output",
+    type=click.Path(dir_okay=False, path_type=Path),
+    metavar="FILE",
+    help="With --format html: write the page to FILE.",
+)
 @db_option
-@format_option("text", "json", "markdown")
+@format_option("text", "json", "markdown", "html")
 def compare(
     run_ids: tuple[str, ...],
     questions: str,
@@ -56,6 +63,7 @@ def compare(
     max_top1_drop: float,
     max_top3_drop: float,
     max_p95_ms: float | None,
+    output: Path | None,
     db_url: str | None,
     fmt: str,
 ) -> None:
@@ -82,7 +90,12 @@ def compare(
         thresholds=Thresholds(max_top1_drop, max_top3_drop, max_p95_ms),
     )
     shown = QuestionsShown(questions)
-    if fmt == "json":
+    if fmt == "html":
+        from retrieval_eval.cli.render import emit_html
+        from retrieval_eval.report.html import render_comparison_html
+
+        emit_html(render_comparison_html(comparison, shown), output)
+    elif fmt == "json":
         from retrieval_eval.report.comparison_json import comparison_to_dict
 
         click.echo(json.dumps(comparison_to_dict(comparison, shown), indent=2, ensure_ascii=False))
@@ -115,9 +128,17 @@ def compare(
     metavar="N",
     help="The N newest runs.",
 )
+@click.option(
+    "--output",
+    type=click.Path(dir_okay=False, path_type=Path),
+    metavar="FILE",
+    help="With --format html: write the page to FILE.",
+)
 @db_option
-@format_option("text", "json", "markdown")
-def history(set_name: str, retriever: str, limit: int, db_url: str | None, fmt: str) -> None:
+@format_option("text", "json", "markdown", "html")
+def history(
+    set_name: str, retriever: str, limit: int, output: Path | None, db_url: str | None, fmt: str
+) -> None:
     """One set × retriever over time: rates with intervals, variants, stored verdicts,
     the pinned baseline; then flaky and never-hit questions."""
     from retrieval_eval.cli.runs_commands import open_store
@@ -128,7 +149,12 @@ def history(set_name: str, retriever: str, limit: int, db_url: str | None, fmt: 
     if not stored:
         click.echo(f"no runs of set {set_name!r} with retriever {retriever!r}", err=True)
     result = build_history(set_name, retriever, stored)
-    if fmt == "json":
+    if fmt == "html":
+        from retrieval_eval.cli.render import emit_html
+        from retrieval_eval.report.html import render_history_html
+
+        emit_html(render_history_html(result), output)
+    elif fmt == "json":
         from retrieval_eval.report.comparison_json import history_to_dict
 
         click.echo(json.dumps(history_to_dict(result), indent=2, ensure_ascii=False))

@@ -17,6 +17,8 @@ class ReportFormat(StrEnum):
     JSON = "json"
     JUNIT = "junit"
     MARKDOWN = "markdown"
+    #: One self-contained page (Chart.js inlined); see ``retrieval_eval.report.html``.
+    HTML = "html"
 
 
 def render(
@@ -49,6 +51,10 @@ def render(
         from retrieval_eval.report.markdown import render_markdown
 
         return render_markdown(reports, warnings)
+    if kind is ReportFormat.HTML:
+        from retrieval_eval.report.html import render_html
+
+        return render_html(reports, warnings)
     from retrieval_eval.report.terminal import render_text
 
     return render_text(reports, color=color, width=width, warnings=warnings)

@@ -23,6 +23,7 @@ def list_query(
     labels: Mapping[str, str] | None,
     state: RunState | None,
     limit: int | None,
+    verdict: str | None = None,
 ) -> Select[Any]:
     query = select(RunRow)
     if set_name is not None:
@@ -33,6 +34,11 @@ def list_query(
         )
     if state is not None:
         query = query.where(RunRow.state == state.value)
+    if verdict is not None:
+        # "" selects runs saved without a regression check.
+        query = query.where(RunRow.verdict_kind == verdict) if verdict else query.where(
+            (RunRow.verdict_kind == "") | RunRow.verdict_kind.is_(None)
+        )
     for key, value in (labels or {}).items():
         labelled = select(LabelRow.run_pk).where(LabelRow.key == key, LabelRow.value == value)
         query = query.where(RunRow.pk.in_(labelled))

@@ -237,10 +237,12 @@ class RunStore:
         labels: Mapping[str, str] | None = None,
         state: RunState | None = None,
         limit: int | None = 50,
+        verdict: str | None = None,
     ) -> list[RunSummary]:
         """Runs newest first. ``retriever`` matches the identifier or the target; every
-        given label must match."""
-        query = queries.list_query(set_name, retriever, labels, state, limit)
+        given label must match; ``verdict`` is a stored verdict kind ("" for runs saved
+        without a check)."""
+        query = queries.list_query(set_name, retriever, labels, state, limit, verdict)
         return self._read("listing runs", lambda conn: queries.summaries(conn, query))
 
     def find_baseline(self, run: RunResult, baseline_id: str | None = None) -> RunResult | None:

@@ -101,7 +101,10 @@ def test_missing_explicit_file_is_an_error(tmp_path: Path) -> None:
             r"key 'address': TLS files are set but 'grpc://h:1' is plaintext; use grpcs://",
         ),
         ('[retriever.prod]\naddress = "grpc://h:1"\n', r"unknown table \[retriever\]; did you"),
-        ("[eval]\nks = [1, 3]\n", r"unknown table \[eval\]; reval.toml has \[retrievers\] only"),
+        (
+            "[eval]\nks = [1, 3]\n",
+            r"unknown table \[eval\]; reval.toml has \[retrievers\], \[pytest\] only",
+        ),
         ('retrievers = "prod"\n', r"\[retrievers\] must be a table"),
         ('[retrievers]\nprod = "grpc://h:1"\n', r"\[retrievers\.prod\]: must be a table"),
         ('[retrievers."bad name"]\naddress = "grpc://h:1"\n', r"invalid retriever name"),
