@@ -203,3 +203,13 @@ def import_beir_command(
         f"imported {len(qs)} questions ({expected} expected ids) from {directory} split "
         f"{split} into {out} as set {qs.name!r}; forms are UNLABELLED"
     )
+
+
+def _attach_labelling() -> None:
+    from retrieval_eval.cli.label_commands import agreement_command, draft_command
+
+    sets.add_command(draft_command)
+    sets.add_command(agreement_command)
+
+
+_attach_labelling()
