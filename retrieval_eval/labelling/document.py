@@ -20,6 +20,7 @@ from pathlib import Path
 from typing import Any, TypeVar
 
 from ruamel.yaml import YAML
+from ruamel.yaml.comments import CommentedMap, CommentedSeq
 from ruamel.yaml.error import YAMLError
 
 from retrieval_eval.errors import InputError
@@ -117,3 +118,39 @@ def find_question(document: Any, question_id: str) -> Any:
         if isinstance(question, dict) and question.get("id") == question_id:
             return question
     raise InputError(f"no question {question_id!r} in the set")
+
+
+@contextmanager
+def trailing_comments_kept(node: Any) -> Iterator[None]:
+    """Keep the blank lines and comments that follow ``node`` after it while it changes.
+
+    ruamel.yaml attaches what follows a block to the deepest last element inside it, so a
+    key or item added to ``node`` would otherwise land after the next question's comment.
+    """
+    tokens = []
+    for collection in _last_chain(node):
+        if collection.ca.end:
+            tokens += collection.ca.end
+            collection.ca.end = []
+    try:
+        yield
+    finally:
+        if tokens:
+            chain = _last_chain(node)
+            if chain:
+                last = chain[-1]
+                if last.ca.comment is None:  # the emitter writes end comments only then
+                    last.ca.comment = [None, None]
+                last.ca.end = [*(last.ca.end or []), *tokens]
+
+
+def _last_chain(node: Any) -> list[Any]:
+    """``node`` and its last elements, down to the deepest block collection."""
+    chain = []
+    current = node
+    while isinstance(current, CommentedMap | CommentedSeq) and len(current):
+        if current.fa.flow_style():
+            break
+        chain.append(current)
+        current = current[next(reversed(current))] if isinstance(current, dict) else current[-1]
+    return chain

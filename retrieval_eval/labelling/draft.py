@@ -22,6 +22,7 @@ from retrieval_eval.evaluation.coordinator import Progress
 from retrieval_eval.labelling.document import (
     load_document,
     require_yaml,
+    trailing_comments_kept,
     update_document,
     write_document,
 )
@@ -222,22 +223,33 @@ def _merge_pools(
     header["depth"] = max(int(header.get("depth", depth)), depth)
     added = to_review = total = 0
     for question in document["questions"]:
-        labelling = question.get(LABELLING_KEY)
-        if labelling is None:
-            labelling = question[LABELLING_KEY] = _adopted(question)
-        candidates = labelling.setdefault("candidates", CommentedSeq())
-        by_id = {c["document_id"]: c for c in candidates}
-        for doc_id, found_by in pools.get(str(question["id"]), {}).items():
-            if doc_id in by_id:
-                by_id[doc_id].setdefault("found_by", _flow({})).update(found_by)
-                continue
-            candidates.append(_candidate(str(question["question"]), doc_id, found_by,
-                                         documents, None))  # fmt: skip
-            added += 1
-            labelling["state"] = _state_after_extension(labelling["state"])
-        total += len(candidates)
-        to_review += labelling["state"] != JudgementState.JUDGED.value
+        with trailing_comments_kept(question):
+            counts = _extend_question(question, pools, documents)
+        added += counts[0]
+        total += counts[1]
+        to_review += question[LABELLING_KEY]["state"] != JudgementState.JUDGED.value
     return added, to_review, total
+
+
+def _extend_question(
+    question: Any, pools: Mapping[str, Pool], documents: Mapping[str, CorpusDocument]
+) -> tuple[int, int]:
+    """Add one question's unseen candidates; (added, candidates now)."""
+    added = 0
+    labelling = question.get(LABELLING_KEY)
+    if labelling is None:
+        labelling = question[LABELLING_KEY] = _adopted(question)
+    candidates = labelling.setdefault("candidates", CommentedSeq())
+    by_id = {c["document_id"]: c for c in candidates}
+    for doc_id, found_by in pools.get(str(question["id"]), {}).items():
+        if doc_id in by_id:
+            by_id[doc_id].setdefault("found_by", _flow({})).update(found_by)
+            continue
+        candidates.append(_candidate(str(question["question"]), doc_id, found_by,
+                                     documents, None))  # fmt: skip
+        added += 1
+        labelling["state"] = _state_after_extension(labelling["state"])
+    return added, len(candidates)
 
 
 def _state_after_extension(state: str) -> str:

@@ -23,7 +23,11 @@ from typing import Any
 from ruamel.yaml.comments import CommentedMap, CommentedSeq
 
 from retrieval_eval.errors import InputError
-from retrieval_eval.labelling.document import find_question, update_document
+from retrieval_eval.labelling.document import (
+    find_question,
+    trailing_comments_kept,
+    update_document,
+)
 from retrieval_eval.questions.labelling import LABELLING_KEY, JudgementState
 from retrieval_eval.records import Form
 
@@ -88,7 +92,8 @@ def save_judgement(
     def change(document: Any) -> tuple[JudgementState, bool]:
         question = find_question(document, judgement.question_id)
         before = len(question.get(LABELLING_KEY, {}).get("history", []) or [])
-        state = apply_judgement(question, judgement)
+        with trailing_comments_kept(question):
+            state = apply_judgement(question, judgement)
         return state, seen_history is not None and before > seen_history
 
     (state, concurrent), version = update_document(path, change)
