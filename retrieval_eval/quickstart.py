@@ -78,6 +78,24 @@ def run_quickstart(db_url: str | None = None, *, notify: Notify | None = None) -
     return QuickstartResult(run, verdict, store.url, time.perf_counter() - started)
 
 
+#: Where the quickstart writes the HTML report of its run, under ``$REVAL_HOME``.
+REPORT_NAME = "quickstart-report.html"
+
+
+def write_html_report(result: QuickstartResult, directory: Path | None = None) -> Path:
+    """The run as one self-contained HTML file (``$REVAL_HOME/quickstart-report.html``
+    unless ``directory`` is given), replaced by each quickstart."""
+    from retrieval_eval.report.html import render_html
+    from retrieval_eval.report.model import RunReport
+    from retrieval_eval.store.url import reval_home
+
+    folder = directory or reval_home()
+    folder.mkdir(parents=True, exist_ok=True)
+    path = folder / REPORT_NAME
+    path.write_text(render_html([RunReport(result.run, result.verdict)]), encoding="utf-8")
+    return path
+
+
 def _measure(bm25: IndexingFactory, store: RunStore, say: Notify) -> RunResult:
     """Index, serve and evaluate; on Ctrl-C save what was measured and re-raise."""
     from retrieval_eval.evaluation.coordinator import EvalOptions, EvaluationInterrupted, evaluate

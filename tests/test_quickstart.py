@@ -81,6 +81,11 @@ def test_quickstart_measures_saves_and_compares(tmp_path: Path) -> None:
     assert 0.0 < top1 <= top3 < 1.0
     assert "NO-BASELINE" in first.stdout
     assert "reval runs list" in first.stdout  # the next steps
+    # It ends by pointing at the HTML report it wrote and at the live viewer.
+    report = tmp_path / "quickstart-report.html"
+    assert first.stdout.rstrip().splitlines()[-1].strip() == "reval ui"
+    assert f"open the HTML report of this run, {report}" in first.stdout
+    assert report.read_text(encoding="utf-8").startswith("<!DOCTYPE html>")
     printed = {" ".join(line.split()) for line in first.stdout.splitlines()}
     shown = readme_sample()
     assert len(shown) > 5
@@ -118,7 +123,8 @@ def test_quickstart_measures_saves_and_compares(tmp_path: Path) -> None:
         capture_output=True, text=True, timeout=60, check=False,
     )  # fmt: skip
     assert compare.returncode == 0, compare.stderr
-    assert "PASS" in compare.stdout
+    assert re.search(r"^B\s.*\bpass\s*$", compare.stdout, re.MULTILINE), compare.stdout
+    assert "0 of 23 questions differ between the runs" in compare.stdout
 
 
 def test_quickstart_cleans_up_when_interrupted(tmp_path: Path) -> None:

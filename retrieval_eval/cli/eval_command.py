@@ -21,6 +21,7 @@ from retrieval_eval.cli.options import (
     label_option,
     parse_ks,
     read_token,
+    timeout_option,
     token_env_option,
 )
 from retrieval_eval.cli.render import emit_report
@@ -28,7 +29,6 @@ from retrieval_eval.records import (
     DEFAULT_CONCURRENCY,
     DEFAULT_KS,
     DEFAULT_OVERFETCH,
-    DEFAULT_TIMEOUT_S,
 )
 from retrieval_eval.regression.types import Thresholds
 
@@ -89,16 +89,8 @@ _THRESHOLDS = Thresholds()
     show_default=True,
     help="Calls in flight per retriever.",
 )
-@click.option(
-    "--timeout",
-    "timeout_s",
-    type=click.FloatRange(min=0, min_open=True),
-    default=None,
-    metavar="SECONDS",
-    help="Deadline per call [default: the retriever's timeout in reval.toml, else "
-    f"{DEFAULT_TIMEOUT_S:g}].",
-)
-@format_option("text", "json", "junit", "markdown")
+@timeout_option
+@format_option("text", "json", "junit", "markdown", "html")
 @click.option(
     "--output",
     type=click.Path(dir_okay=False, writable=True, path_type=Path),
@@ -175,6 +167,9 @@ def eval_command(
 ) -> None:
     """Evaluate every SET against every RETRIEVER and report hit rates and regressions.
 
+    Retrievers are given with --retriever, or as RETRIEVER arguments after the options
+    (the same specs: grpc://HOST:PORT, a reval.toml name, or a plugin such as bm25:INDEX).
+
     \b
     Examples:
       reval eval --set faq.yaml --retriever grpc://127.0.0.1:50051
@@ -203,7 +198,9 @@ def eval_command(
     )
     question_sets = load_sets(sets)
     baseline = open_baseline(db_url, baseline_id)  # a wrong RUN fails before measuring
-    runs, interrupted = _evaluate(question_sets, specs, options, fmt, config_path, token)
+    # With --output the file gets --format and the terminal the text report.
+    shown = "text" if output is not None else fmt
+    runs, interrupted = _evaluate(question_sets, specs, options, shown, config_path, token)
     outcome: Outcome = judge_and_save(runs, baseline, thresholds, db_url, save=not no_save)
     outcome.interrupted = outcome.interrupted or interrupted
     emit_report(outcome.reports, fmt, output, outcome.warnings)

@@ -97,5 +97,5 @@ def _judge_and_save_one(
         base = baseline.run if baseline.given else store.find_baseline(run)  # type: ignore[attr-defined]
         verdict = judge(run, base, thresholds)
     if save:
-        run = replace(run, run_id=store.save(run))  # type: ignore[attr-defined]
+        run = replace(run, run_id=store.save(run, verdict))  # type: ignore[attr-defined]
     return RunReport(run, verdict)

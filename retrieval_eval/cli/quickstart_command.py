@@ -13,7 +13,11 @@ Next, try:
   reval eval --set my-set.yaml --retriever grpc://HOST:PORT
                                     measure it on your own golden set
 The README shows a complete retriever server in a dozen lines of Python, and the golden-set
-format (start from {questions})."""
+format (start from {questions}).
+
+See it: open the HTML report of this run, {report}
+or browse every stored run in a web browser (needs the ui extra):
+  reval ui"""
 
 
 @click.command("quickstart")
@@ -30,7 +34,7 @@ def quickstart(db_url: str | None) -> None:
     the first.
     """
     from retrieval_eval.cli.render import emit_report
-    from retrieval_eval.quickstart import run_quickstart
+    from retrieval_eval.quickstart import run_quickstart, write_html_report
     from retrieval_eval.report.model import RunReport
 
     def notify(message: str) -> None:
@@ -41,10 +45,11 @@ def quickstart(db_url: str | None) -> None:
     click.echo(
         f"\nquickstart finished in {result.seconds:.1f} s; runs are stored in {result.database}"
     )
-    click.echo(next_steps(result.run.run_id, result.verdict.baseline_run_id))
+    report = write_html_report(result)
+    click.echo(next_steps(result.run.run_id, result.verdict.baseline_run_id, str(report)))
 
 
-def next_steps(run_id: str | None, baseline_id: str | None) -> str:
+def next_steps(run_id: str | None, baseline_id: str | None, report: str = "") -> str:
     from retrieval_eval.example_data import questions_path
 
     compare = ""
@@ -53,4 +58,4 @@ def next_steps(run_id: str | None, baseline_id: str | None) -> str:
             f"\n  reval runs compare {baseline_id} {run_id}\n"
             f"{'':36}this run against the previous one, question by question"
         )
-    return NEXT_STEPS.format(compare=compare, questions=questions_path())
+    return NEXT_STEPS.format(compare=compare, questions=questions_path(), report=report)

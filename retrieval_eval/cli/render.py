@@ -35,6 +35,10 @@ def render(
         from retrieval_eval.report.markdown import render_markdown
 
         return render_markdown(reports, warnings)
+    if fmt == "html":
+        from retrieval_eval.report.html import render_html
+
+        return render_html(reports, warnings)
     from retrieval_eval.report.terminal import render_text
 
     return render_text(reports, color=color, width=width, warnings=warnings)
@@ -49,10 +53,12 @@ def emit_report(
 ) -> None:
     """``--output``: the report goes to the file and the text report to stdout; without
     it, the report goes to stdout (coloured only on a terminal)."""
+    tty = sys.stdout.isatty()
     if output is not None:
         write_file(output, render(reports, fmt, warnings=warnings))
         fmt = "text"
-    tty = sys.stdout.isatty()
+    elif fmt == "html" and tty:
+        raise click.UsageError("--format html writes a file: add --output FILE (or redirect)")
     width = terminal_width() if tty else FILE_WIDTH
     click.echo(render(reports, fmt, color=tty, width=width, warnings=warnings), nl=False)
 
@@ -62,3 +68,15 @@ def write_file(path: Path, text: str) -> None:
         path.write_text(text, encoding="utf-8")
     except OSError as e:
         raise InputError(f"cannot write --output {path}: {e.strerror or e}") from e
+
+
+def emit_html(html: str, output: Path | None) -> None:
+    """An HTML page goes to ``--output`` (and its path is said), or to stdout when that is
+    not a terminal."""
+    if output is not None:
+        write_file(output, html)
+        click.echo(f"wrote {output}")
+    elif sys.stdout.isatty():
+        raise click.UsageError("--format html writes a file: add --output FILE (or redirect)")
+    else:
+        click.echo(html, nl=False)

@@ -39,7 +39,7 @@ def size_warnings(run: RunResult, thresholds: Thresholds) -> list[str]:
         else:
             allowed = allowed_losses(t, n)
             out.append(
-                f"small set ({n} answered questions, one question = {one:.3f}): a {what} "
+                f"small set ({n} scored questions, one question = {one:.3f}): a {what} "
                 f"drop of {t:g} is {t * n:g} questions; {allowed + 1} or more net losses "
                 "are a regression"
             )

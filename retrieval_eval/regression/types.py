@@ -83,6 +83,8 @@ class Verdict:
     warnings: tuple[str, ...] = ()
     #: For INCOMPARABLE: which parts of the benchmark fingerprint differ.
     incomparable_parts: tuple[str, ...] = ()
+    #: The thresholds the run was judged with (None: an explicit comparison without).
+    thresholds: Thresholds | None = None
 
     def fails(self) -> bool:
         """What --fail-on-regression turns into exit code 1."""

@@ -30,7 +30,8 @@ key                       value
 ``set_fingerprint``       ``sha256:...`` of the labels the run was scored against
 ``retriever``             ``{"identifier", "version", "target", "provenance":
                           {"corpus_revision", "model_revision", "chunking",
-                          "pipeline", "chunk_separator", "metadata"}}``
+                          "pipeline", "chunk_separator", "metadata"}, "variant"}``
+                          (``variant``: what tells runs of one identifier apart)
 ``state``                 ``complete`` | ``incomplete`` | ``interrupted``
 ``complete``              boolean: every question answered
 ``started_at``            ISO 8601; also ``finished_at``, ``duration_s``
@@ -145,6 +146,7 @@ def run_to_dict(run: RunResult, verdict: Verdict | None) -> dict[str, Any]:
                 "chunk_separator": d.chunk_separator,
                 "metadata": dict(d.metadata),
             },
+            "variant": d.variant_label(run.retriever_target),
         },
         "state": run.state.value,
         "complete": run.complete,

@@ -111,6 +111,7 @@ def score_question(
             error=failure,
         )
     raw = tuple([item.document_id for item in items])
+    scores = tuple([item.score for item in items])
     ranked = distinct_documents(raw[:limit], separator)
     return QuestionOutcome(
         question_id=q.id,
@@ -118,6 +119,7 @@ def score_question(
         hard_class=q.hard_class,
         expected_document_ids=q.expected_document_ids,
         raw_ids=raw,
+        raw_scores=scores if any(s is not None for s in scores) else (),
         ranked_document_ids=ranked,
         hits=hits_at(ranked, q.expected_document_ids, ks),
         latency_ms=latency_ms,

@@ -10,7 +10,7 @@ from sqlalchemy import Connection, Select, select
 
 from retrieval_eval.records import RunResult, RunState
 from retrieval_eval.store.models import LabelRow, RunRow
-from retrieval_eval.store.serialize import epoch
+from retrieval_eval.store.serialize import epoch, variant_from_row
 from retrieval_eval.store.types import RunSummary
 
 BATCH = 500  # ids per IN (...) clause
@@ -23,6 +23,7 @@ def list_query(
     labels: Mapping[str, str] | None,
     state: RunState | None,
     limit: int | None,
+    verdict: str | None = None,
 ) -> Select[Any]:
     query = select(RunRow)
     if set_name is not None:
@@ -33,6 +34,11 @@ def list_query(
         )
     if state is not None:
         query = query.where(RunRow.state == state.value)
+    if verdict is not None:
+        # "" selects runs saved without a regression check.
+        query = query.where(RunRow.verdict_kind == verdict) if verdict else query.where(
+            (RunRow.verdict_kind == "") | RunRow.verdict_kind.is_(None)
+        )
     for key, value in (labels or {}).items():
         labelled = select(LabelRow.run_pk).where(LabelRow.key == key, LabelRow.value == value)
         query = query.where(RunRow.pk.in_(labelled))
@@ -110,6 +116,9 @@ def summaries(conn: Connection, query: Select[Any]) -> list[RunSummary]:
             top3_hit_rate=r["top3_hit_rate"],
             pinned=bool(r["pinned"]),
             labels=labels.get(r["pk"], {}),
+            variant=variant_from_row(r),
+            verdict_kind=r["verdict_kind"] or "",
+            baseline_run_id=r["baseline_run_id"],
         )
         for r in rows
     ]

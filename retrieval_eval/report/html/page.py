@@ -1,0 +1,92 @@
+"""One Jinja2 environment for every HTML view, static report or ``reval ui`` page.
+
+A static report inlines its stylesheet and scripts (Chart.js included) so the file works
+offline and loads nothing; a page served by ``reval ui`` links the same files from the
+viewer's own address instead. A Content-Security-Policy in each page enforces it: the
+browser refuses any request to another origin.
+"""
+
+from __future__ import annotations
+
+import json
+from functools import cache
+from importlib import resources
+from typing import Any
+
+import jinja2
+from markupsafe import Markup
+
+#: Files under ``assets/``, in the order a page loads them.
+STYLES = ("reval.css",)
+SCRIPTS = ("chart.umd.min.js", "reval.js")
+
+#: A static report may run its own inline code and nothing else.
+STATIC_POLICY = (
+    "default-src 'none'; script-src 'unsafe-inline'; style-src 'unsafe-inline'; "
+    "img-src data:; base-uri 'none'; form-action 'none'"
+)
+#: A served page loads only from the viewer itself.
+SERVED_POLICY = (
+    "default-src 'none'; script-src 'self'; style-src 'self'; img-src 'self' data:; "
+    "connect-src 'self'; base-uri 'none'; form-action 'self'"
+)
+
+
+@cache
+def asset(name: str) -> str:
+    """The text of a file under ``assets/`` (checked-in, shipped as package data)."""
+    return resources.files(__package__).joinpath("assets", name).read_text(encoding="utf-8")
+
+
+def _rate(value: float | None, digits: int = 3) -> str:
+    return "–" if value is None else f"{value:.{digits}f}"
+
+
+def _signed(value: float | None, digits: int = 3) -> str:
+    return "–" if value is None else f"{value:+.{digits}f}"
+
+
+def _ms(value: float | None) -> str:
+    return "–" if value is None else f"{value:.1f}"
+
+
+def _chart_json(spec: Any) -> Markup:
+    """JSON inside ``<script type="application/json">``: ``</`` cannot close the tag."""
+    text = json.dumps(spec, ensure_ascii=False, separators=(",", ":"))
+    return Markup(text.replace("</", "<\\/"))
+
+
+@cache
+def environment() -> jinja2.Environment:
+    env = jinja2.Environment(
+        loader=jinja2.PackageLoader(__package__, "templates"),
+        autoescape=True,
+        trim_blocks=True,
+        lstrip_blocks=True,
+        undefined=jinja2.StrictUndefined,
+    )
+    env.filters.update(rate=_rate, signed=_signed, ms=_ms, chart_json=_chart_json)
+    return env
+
+
+def render_page(template: str, *, assets_url: str | None = None, **context: Any) -> str:
+    """Render a page; ``assets_url`` links the assets from there instead of inlining."""
+    if assets_url is None:
+        head = {
+            "policy": STATIC_POLICY,
+            "styles": [Markup(asset(n)) for n in STYLES],
+            "scripts": [Markup(asset(n).replace("</script", "<\\/script")) for n in SCRIPTS],
+            "style_links": [],
+            "script_links": [],
+        }
+    else:
+        head = {
+            "policy": SERVED_POLICY,
+            "styles": [],
+            "scripts": [],
+            "style_links": [f"{assets_url}/{n}" for n in STYLES],
+            "script_links": [f"{assets_url}/{n}" for n in SCRIPTS],
+        }
+    return environment().get_template(template).render(
+        head=head, served=assets_url is not None, **context
+    )

@@ -1,0 +1,79 @@
+"""The viewer's routes: thin handlers that read the store and render the shared views."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Callable
+
+from starlette.applications import Starlette
+from starlette.requests import Request
+from starlette.responses import HTMLResponse, JSONResponse, Response
+from starlette.routing import Route
+
+from retrieval_eval.errors import InputError, RevalError, StoreError, UnknownNameError
+from retrieval_eval.report.html.page import SCRIPTS, STYLES, asset, environment
+from retrieval_eval.store import RunStore
+from retrieval_eval.web import pages
+
+ASSETS_URL = pages.ASSETS_URL
+_TYPES = {".css": "text/css; charset=utf-8", ".js": "text/javascript; charset=utf-8"}
+Handler = Callable[[Request], Response]
+
+
+def create_app(store: RunStore) -> Starlette:
+    """The viewer over ``store`` (left open: the caller owns it)."""
+    warm_templates()
+
+    def page(render: Callable[[RunStore, Request], str]) -> Handler:
+        def handler(request: Request) -> Response:
+            try:
+                return HTMLResponse(render(store, request))
+            except RevalError as e:
+                return HTMLResponse(pages.error_page(e), status_code=_status(e))
+
+        return handler
+
+    def run_json(request: Request) -> Response:
+        try:
+            document = pages.run_document(store, request.path_params["run_id"])
+        except RevalError as e:
+            return JSONResponse({"error": str(e)}, status_code=_status(e))
+        return Response(json.dumps(document, ensure_ascii=False), media_type="application/json")
+
+    routes = [
+        Route("/", page(pages.runs_page)),
+        Route("/runs/{run_id}.json", run_json),
+        Route("/runs/{run_id}", page(pages.run_page)),
+        Route("/history", page(pages.history_page)),
+        Route("/compare", page(pages.compare_page)),
+        Route(ASSETS_URL + "/{name}", _asset),
+    ]
+    return Starlette(routes=routes)
+
+
+def warm_templates() -> None:
+    """Compile every template and read every asset now, so the first page is not slow."""
+    env = environment()
+    for name in env.list_templates(extensions=["j2"]):
+        env.get_template(name)
+    for name in (*STYLES, *SCRIPTS):
+        asset(name)
+
+
+def _asset(request: Request) -> Response:
+    name = request.path_params["name"]
+    if name not in (*STYLES, *SCRIPTS):
+        return Response("not found", status_code=404)
+    suffix = name[name.rfind(".") :]
+    headers = {"Cache-Control": "max-age=3600"}
+    return Response(asset(name), media_type=_TYPES[suffix], headers=headers)
+
+
+def _status(error: RevalError) -> int:
+    if isinstance(error, UnknownNameError):
+        return 404
+    if isinstance(error, InputError):
+        return 400
+    if isinstance(error, StoreError):
+        return 503
+    return 500

@@ -1,0 +1,120 @@
+"""The views in a real browser: the static report file and the live viewer show the same
+figures as the JSON report and the library, draw every chart, and load nothing from
+outside the machine (the ``page`` fixture fails the test otherwise)."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from browser.conftest import chart_state, open_view
+from retrieval_eval.comparison import build_history, compare_runs
+from retrieval_eval.store import RunStore
+
+REVAL = str(Path(sys.executable).parent / "reval")
+pytestmark = pytest.mark.browser
+
+
+def reval(*args: str) -> str:
+    return subprocess.run([REVAL, *args], check=True, capture_output=True, text=True).stdout
+
+
+def newest_run(db: str) -> str:
+    with RunStore.open(db) as store:
+        return store.list_runs(limit=1)[0].run_id
+
+
+def assert_run_matches(page, run: dict) -> None:
+    """Headline cards, breakdown charts, latency marks and the table against the JSON."""
+    for metric in ("top1_hit_rate", "top3_hit_rate"):
+        card = page.locator(f'.card.headline[data-metric="{metric}"]')
+        est = run["metrics"]["intervals"][metric]
+        assert card.locator(".rate").inner_text() == f"{est['rate']:.3f}"
+        assert card.locator(".low").inner_text() == f"{est['low']:.3f}"
+        assert card.locator(".high").inner_text() == f"{est['high']:.3f}"
+        assert card.locator(".count").inner_text() == f"{est['successes']}/{est['count']}"
+    verdict = run["regression"]["verdict"] if run["regression"] else "none"
+    assert page.locator(".verdict").first.get_attribute("data-verdict") == verdict
+    for name, key in (("by_form", "by_form"), ("by_hard_class", "by_hard_class")):
+        chart = chart_state(page, name)
+        assert chart["painted"] > 0.01 * chart["area"], f"{name} chart not drawn"
+        assert chart["labels"] == list(run[key])
+        top1 = [run[key][g]["intervals"]["top1_hit_rate"]["rate"] for g in run[key]]
+        assert chart["datasets"][0]["data"] == pytest.approx(top1)
+    latency = chart_state(page, "latency")
+    assert latency["painted"] > 0
+    marks = {d["label"].split()[0]: d["data"][0]["x"] for d in latency["datasets"][1:]}
+    assert marks == pytest.approx({p: run["latency_ms"][p] for p in ("p50", "p95", "p99")})
+    rows = page.locator("table.questions tbody tr")
+    assert rows.count() == len(run["questions"])
+    errors = sum(q["error"] is not None for q in run["questions"])
+    assert page.locator("table.questions tbody tr.error").count() == errors
+
+
+def test_static_report_shows_the_json_figures_and_filters(page, demo_db, tmp_path):
+    run_id = newest_run(demo_db)
+    html, js = tmp_path / "run.html", tmp_path / "run.json"
+    reval("runs", "show", run_id, "--db", demo_db, "--format", "html", "--output", str(html))
+    reval("runs", "show", run_id, "--db", demo_db, "--format", "json", "--output", str(js))
+    (run,) = json.loads(js.read_text())["runs"]
+    open_view(page, html.as_uri())
+    assert_run_matches(page, run)
+
+    misses = [q for q in run["questions"] if q["top3_hit"] is False]
+    page.select_option("select[data-filter=result]", "miss")
+    assert page.locator("table.questions tbody tr:visible").count() == len(misses)
+    page.select_option("select[data-filter=result]", "")
+    first = run["questions"][0]["id"]
+    page.fill("input[data-filter=text]", first)
+    visible = page.locator("table.questions tbody tr:visible td:first-child").all_inner_texts()
+    assert visible and all(first in text for text in visible)
+    page.fill("input[data-filter=text]", "")
+    page.click("table.questions th:has-text('latency ms')")
+    shown = page.locator("table.questions tbody tr td:nth-child(8)").all_inner_texts()
+    latencies = sorted(q["latency_ms"] for q in run["questions"] if q["latency_ms"] is not None)
+    assert shown[: len(latencies)] == [f"{v:.1f}" for v in latencies]
+
+
+def test_viewer_pages_show_the_stores_figures(page, demo_db, viewer_url):
+    with RunStore.open(demo_db) as store:
+        summaries = store.list_runs(limit=None)
+        stored = store.history(summaries[0].set_name, summaries[0].retriever_identifier)
+        picked = [store.get(s.run_id) for s in reversed(summaries[:3])]
+    open_view(page, viewer_url + "/")
+    ids = page.locator("table.runs tbody tr").evaluate_all("rs => rs.map(r => r.dataset.runId)")
+    assert ids == [s.run_id for s in summaries]
+
+    page.click(f'table.runs tbody tr[data-run-id="{summaries[0].run_id}"] td:nth-child(2) a')
+    page.wait_for_selector("html[data-ready]")
+    document = page.request.get(f"{viewer_url}/runs/{summaries[0].run_id}.json").json()
+    assert_run_matches(page, document["runs"][0])
+
+    page.click("header a:has-text('history')")
+    page.wait_for_selector("html[data-ready]")
+    history = build_history(summaries[0].set_name, summaries[0].retriever_identifier, stored)
+    chart = chart_state(page, "history")
+    assert chart["painted"] > 0
+    top1 = [e.top1.rate for e in reversed(history.entries)]
+    line = next(d for d in chart["datasets"] if d["label"] == "top-1")
+    assert line["data"] == pytest.approx(top1)
+    assert page.locator("table.history tbody tr").count() == len(history.entries)
+
+    open_view(page, viewer_url + "/")
+    for run in picked:
+        page.check(f'input[name=run][value="{run.run_id}"]')
+    page.click("form.compare-pick button")
+    page.wait_for_selector("html[data-ready]")
+    comparison = compare_runs(picked)
+    for column in comparison.runs:
+        row = page.locator('table.metrics tr[data-metric="top1_hit_rate"]')
+        cell = row.locator(f'td[data-run-id="{column.run_id}"] .value')
+        assert cell.inner_text() == f"{column.metrics.values['top1_hit_rate']:.3f}"
+    grouped = chart_state(page, "form-top1_hit_rate")
+    assert grouped["painted"] > 0
+    assert [d["label"] for d in grouped["datasets"]] == [r.run_id for r in comparison.runs]
+    cells = page.locator("table.grid tbody tr").count()
+    assert cells == len(comparison.questions)

@@ -1,0 +1,46 @@
+"""The HTML run report on its own: what it names, what it links to, and its size."""
+
+from __future__ import annotations
+
+import re
+from dataclasses import replace
+
+from support.factory import make_run
+
+from retrieval_eval.records import RetrievalFailure
+from retrieval_eval.report.html import render_html
+from retrieval_eval.report.model import RunReport
+
+EXTERNAL = re.compile(r"""(?:src|href|action)\s*=\s*["'](?!/|#|data:)""", re.IGNORECASE)
+
+
+def test_report_names_the_verdict_errors_and_flips(current_run, regression_verdict):
+    html = render_html([RunReport(current_run, regression_verdict)])
+    assert 'data-verdict="regression"' in html
+    assert "top-1 hit rate dropped by 0.200 (&gt; 0.100)" in html
+    assert "set too small" in html
+    assert html.count('<tr data-result="error"') == 1  # q6 timed out: an error, not a miss
+    assert "timeout: timeout while answering q6" in html
+    assert "flipped top-1, top-3" in html  # q2 lost at both k against the baseline
+    assert not EXTERNAL.search(html)
+
+
+def test_a_contract_breach_is_named(current_run):
+    breach = RetrievalFailure("contract", "result 3 has an empty document id")
+    questions = (*current_run.questions[:-1], replace(current_run.questions[-1], error=breach))
+    html = render_html([RunReport(replace(current_run, questions=questions))])
+    assert '<span class="breach">contract breach</span>' in html
+    assert "1 contract breaches" in html
+
+
+def test_untrusted_text_is_escaped(current_run):
+    labels = {"note": "</script><script>alert(1)</script>"}
+    html = render_html([RunReport(replace(current_run, labels=labels))])
+    assert "<script>alert(1)" not in html
+
+
+def test_a_1000_question_report_stays_well_under_a_megabyte():
+    codes = ("1130" * 250)[:1000]
+    run = make_run(codes, latency_ms=[float(i % 97) for i in range(1000)])
+    size = len(render_html([RunReport(run)]).encode())
+    assert size < 700_000, size

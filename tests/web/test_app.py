@@ -1,0 +1,73 @@
+"""The viewer's pages over a real store: filters, links by run id, the JSON of a run,
+errors as status codes, and nothing that points outside the viewer."""
+
+from __future__ import annotations
+
+import re
+
+import pytest
+
+from retrieval_eval.regression.stored import stored_verdict
+from retrieval_eval.report.json_report import runs_to_document
+from retrieval_eval.report.model import RunReport
+
+EXTERNAL = re.compile(r"""(?:src|href|action)\s*=\s*["'](?!/|#|data:)""", re.IGNORECASE)
+
+
+def listed(client, query: str = "") -> list[str]:
+    response = client.get("/" + query)
+    assert response.status_code == 200
+    return re.findall(r'<tr data-run-id="([^"]+)"', response.text)
+
+
+def test_runs_list_filters_by_set_retriever_label_state_and_verdict(client, filled):
+    assert listed(client) == filled[::-1]  # newest first
+    assert listed(client, "?set=faq&retriever=bm25") == filled[::-1]
+    assert listed(client, "?set=other") == []
+    assert listed(client, "?label=branch%3Dretune") == [filled[2]]
+    assert listed(client, "?state=incomplete") == [filled[3]]
+    assert listed(client, "?verdict=regression") == [filled[2]]
+    assert listed(client, "?verdict=no-baseline") == [filled[0]]
+
+
+def test_run_page_links_and_json_match_the_store(client, store, filled):
+    page = client.get(f"/runs/{filled[2]}")
+    assert page.status_code == 200 and not EXTERNAL.search(page.text)
+    assert 'data-verdict="regression"' in page.text
+    assert f'href="/runs/{filled[1]}"' in page.text  # the baseline, linked by id
+    assert "/history?set=faq&amp;retriever=bm25" in page.text
+    stored = store.get_stored(filled[2])
+    expected = runs_to_document([RunReport(stored.run, stored_verdict(stored))])
+    got = client.get(f"/runs/{filled[2][:6]}.json").json()  # a unique prefix works too
+    assert got["runs"] == expected["runs"]
+
+
+def test_history_and_comparison_pages(client, filled):
+    history = client.get("/history?set=faq&retriever=bm25")
+    assert history.status_code == 200
+    assert history.text.count('<tr data-run-id="') == len(filled)
+    compare = client.get("/compare?" + "&".join(f"run={i}" for i in filled[:3]))
+    assert compare.status_code == 200 and not EXTERNAL.search(compare.text)
+    assert re.findall(r'<tr data-run-id="([^"]+)"', compare.text) == filled[:3]
+
+
+@pytest.mark.parametrize(
+    ("path", "status", "message"),
+    [
+        ("/runs/nosuchrun", 404, "unknown run"),
+        ("/?state=sleeping", 400, "unknown state"),
+        ("/?label=novalue", 400, "not KEY=VALUE"),
+        ("/history?set=faq", 400, "history needs"),
+        ("/compare?run=x", 400, "pick between 2"),
+    ],
+)
+def test_bad_requests_get_a_status_and_a_message(client, path, status, message):
+    response = client.get(path)
+    assert response.status_code == status and message in response.text
+
+
+def test_assets_are_served_by_the_viewer_itself(client):
+    js = client.get("/assets/chart.umd.min.js")
+    assert js.status_code == 200 and js.headers["content-type"].startswith("text/javascript")
+    assert client.get("/assets/reval.css").headers["content-type"].startswith("text/css")
+    assert client.get("/assets/..%2Fpage.py").status_code == 404
