@@ -206,9 +206,10 @@ def import_beir_command(
 
 
 def _attach_labelling() -> None:
-    from retrieval_eval.cli.label_commands import agreement_command, draft_command
+    from retrieval_eval.cli.label_commands import agreement_command, draft_command, judge_command
 
     sets.add_command(draft_command)
+    sets.add_command(judge_command)
     sets.add_command(agreement_command)
 
 
