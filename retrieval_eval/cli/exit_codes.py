@@ -6,6 +6,7 @@ from retrieval_eval.errors import InfrastructureError, InputError, Interrupted, 
 
 OK = 0
 REGRESSION = 1  # a regression (or an incomparable baseline) with --fail-on-regression
+FINDINGS = 1  # `reval sets lint --strict` found problems in the set
 BAD_INPUT = 2  # usage error or bad input: malformed set, unknown name, bad option
 FAILURE = 3  # retriever or infrastructure failure: unreachable server, database error
 INTERRUPTED = 130  # Ctrl-C; what was measured is kept

@@ -1,4 +1,4 @@
-"""``reval sets``: list, show, validate, import and describe golden question sets.
+"""``reval sets``: list, show, validate, lint, import and describe golden question sets.
 
 Thin wrappers over ``retrieval_eval.questions``; problems are raised as ``InputError``
 subclasses, so bad sets exit with code 2.
@@ -12,6 +12,7 @@ from typing import Any
 
 import click
 
+from retrieval_eval.cli.lint_command import lint_command
 from retrieval_eval.cli.options import format_option
 
 
@@ -203,6 +204,9 @@ def import_beir_command(
         f"imported {len(qs)} questions ({expected} expected ids) from {directory} split "
         f"{split} into {out} as set {qs.name!r}; forms are UNLABELLED"
     )
+
+
+sets.add_command(lint_command)
 
 
 def _attach_labelling() -> None:

@@ -5,6 +5,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 from enum import StrEnum
 
+from retrieval_eval.mcnemar import DEFAULT_MAX_DROP
+
 
 class VerdictKind(StrEnum):
     PASS = "pass"
@@ -19,8 +21,8 @@ class VerdictKind(StrEnum):
 class Thresholds:
     """A regression is a drop strictly greater than the threshold (absolute rate)."""
 
-    max_top1_drop: float = 0.1
-    max_top3_drop: float = 0.1
+    max_top1_drop: float = DEFAULT_MAX_DROP
+    max_top3_drop: float = DEFAULT_MAX_DROP
     #: Allowed increase of p95 latency in milliseconds; None disables the check.
     max_p95_latency_increase_ms: float | None = None
 
