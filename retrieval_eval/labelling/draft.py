@@ -93,8 +93,9 @@ def draft_set(
     require_yaml(out)
     options = options or PoolOptions()
     documents = {d.id: d for d in read_corpus(corpus)}
-    pools = pool_questions({q.id: q.question for q in questions}, retrievers, options,
-                           progress=progress)  # fmt: skip
+    pools = pool_questions(
+        {q.id: q.question for q in questions}, retrievers, options, progress=progress
+    )
     document = CommentedMap()
     document[HEADER_KEY] = FORMAT_VERSION
     document["name"] = name or stem_name(out)
@@ -194,8 +195,9 @@ def extend_draft(
     header = document.get(POOL_KEY) or {}
     depth = options.depth if options is not None else int(header.get("depth", 10))
     base = options or PoolOptions()
-    pool_options = PoolOptions(depth, base.overfetch, base.concurrency, base.timeout_s,
-                               base.config_path, base.token)  # fmt: skip
+    pool_options = PoolOptions(
+        depth, base.overfetch, base.concurrency, base.timeout_s, base.config_path, base.token
+    )
     texts = {str(q["id"]): str(q["question"]) for q in document["questions"]}
     documents = {d.id: d for d in read_corpus(corpus)}
     pools = pool_questions(texts, retrievers, pool_options, progress=progress)
@@ -245,8 +247,7 @@ def _extend_question(
         if doc_id in by_id:
             by_id[doc_id].setdefault("found_by", _flow({})).update(found_by)
             continue
-        candidates.append(_candidate(str(question["question"]), doc_id, found_by,
-                                     documents, None))  # fmt: skip
+        candidates.append(_candidate(str(question["question"]), doc_id, found_by, documents, None))
         added += 1
         labelling["state"] = _state_after_extension(labelling["state"])
     return added, len(candidates)

@@ -52,8 +52,21 @@ def drafted(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, list[str]]:
     questions.write_text("\n".join(TRUTH) + "\n")
     draft = work / "draft.yaml"
     specs = [f"bm25:{work / 'pages'}", f"bm25:{work / 'chunks'}"]
-    reval("sets", "draft", questions, "--corpus", CORPUS, "--retriever", specs[0],
-          "--retriever", specs[1], "--depth", "5", "--out", draft)  # fmt: skip
+    reval(
+        "sets",
+        "draft",
+        questions,
+        "--corpus",
+        CORPUS,
+        "--retriever",
+        specs[0],
+        "--retriever",
+        specs[1],
+        "--depth",
+        "5",
+        "--out",
+        draft,
+    )
     draft.write_text("# Larkspur support questions, pooled for judging.\n" + draft.read_text())
     refused = reval("sets", "validate", draft, check=2)
     assert "4 questions are not judged yet (q001, q002, q003, q004)" in refused.stdout
@@ -150,6 +163,7 @@ def test_judge_with_the_keyboard_then_validate_and_evaluate(
     assert judged[2]["hard_class"] == "near-duplicate"
 
     assert "ok: set 'draft', 4 questions" in reval("sets", "validate", draft).stdout
+    reval("sets", "lint", draft, "--corpus", CORPUS, "--no-runs")  # reads it: exit 0
     report = json.loads(reval("eval", "--set", draft, specs[0], "--format", "json").stdout)
     (run,) = report["runs"]
     outcomes = {q["id"]: q for q in run["questions"]}

@@ -53,8 +53,9 @@ def test_draft_is_refused_until_judged_then_loads(
     tmp_path: Path, bm25_specs: tuple[str, str], question_file: Path
 ) -> None:
     out = tmp_path / "draft.yaml"
-    summary = draft_set(read_draft_questions(question_file), CORPUS, bm25_specs, out,
-                        PoolOptions(depth=3))  # fmt: skip
+    summary = draft_set(
+        read_draft_questions(question_file), CORPUS, bm25_specs, out, PoolOptions(depth=3)
+    )
     data = yaml.safe_load(out.read_text())
     assert data["pool"] == {"depth": 3, "retrievers": list(bm25_specs), "corpus": str(CORPUS)}
     assert [q["id"] for q in data["questions"]] == ["q001", "q002", "q003", "q004"]
@@ -69,8 +70,9 @@ def test_draft_is_refused_until_judged_then_loads(
 
     for q in data["questions"]:
         docs = [c["document_id"] for c in q["labelling"]["candidates"]]
-        save_judgement(out, Judgement(q["id"], frozenset(docs[:1]), frozenset(docs[1:]),
-                                      judge="ana"))  # fmt: skip
+        save_judgement(
+            out, Judgement(q["id"], frozenset(docs[:1]), frozenset(docs[1:]), judge="ana")
+        )
     qs = load_question_set(out)
     assert [q.expected_document_ids for q in qs.questions] == [
         (q["labelling"]["candidates"][0]["document_id"],) for q in data["questions"]
@@ -81,10 +83,13 @@ def test_rejecting_every_candidate_is_not_nothing_answers(
     tmp_path: Path, bm25_specs: tuple[str, str], question_file: Path
 ) -> None:
     out = tmp_path / "draft.yaml"
-    draft_set(read_draft_questions(question_file)[:1], CORPUS, bm25_specs, out,
-              PoolOptions(depth=2))  # fmt: skip
-    docs = [c["document_id"] for c in yaml.safe_load(out.read_text())["questions"][0]
-            ["labelling"]["candidates"]]  # fmt: skip
+    draft_set(
+        read_draft_questions(question_file)[:1], CORPUS, bm25_specs, out, PoolOptions(depth=2)
+    )
+    docs = [
+        c["document_id"]
+        for c in yaml.safe_load(out.read_text())["questions"][0]["labelling"]["candidates"]
+    ]
     result = save_judgement(out, Judgement("q001", not_relevant=frozenset(docs), judge="ana"))
     assert result.state == "needs-review"
     with pytest.raises(QuestionSetError, match=r"not judged yet \(q001\)"):
@@ -108,8 +113,9 @@ def test_extend_adds_only_unseen_candidates_and_keeps_judgements(
     before = yaml.safe_load(out.read_text())["questions"]
     for q in before:  # judge everything: the first candidate answers
         docs = [c["document_id"] for c in q["labelling"]["candidates"]]
-        save_judgement(out, Judgement(q["id"], frozenset(docs[:1]), frozenset(docs[1:]),
-                                      judge="ana"))  # fmt: skip
+        save_judgement(
+            out, Judgement(q["id"], frozenset(docs[:1]), frozenset(docs[1:]), judge="ana")
+        )
     judged = yaml.safe_load(out.read_text())["questions"]
     all_docs = [line.split('"')[3] for line in CORPUS.read_text().splitlines()]
     # the new retriever brings one unseen page for q001 only, and re-finds a known one
@@ -165,3 +171,31 @@ def test_bad_input_names_the_culprit(tmp_path: Path, bm25_specs: tuple[str, str]
         pool_questions({"q": "x"}, bm25_specs, PoolOptions(depth=0))
     with pytest.raises(InputError, match="YAML"):
         draft_set([], CORPUS, bm25_specs, tmp_path / "draft.json")
+
+
+def test_suggested_form_is_the_lint_overlap_of_the_best_candidate(
+    tmp_path: Path, bm25_specs: tuple[str, str], question_file: Path
+) -> None:
+    from retrieval_eval.labelling.suggest import form_suggester
+    from retrieval_eval.questions.corpus import read_corpus
+    from retrieval_eval.questions.lint.options import DEFAULT_MATCH_CUTOFF
+    from retrieval_eval.questions.lint.overlap import OverlapMeter
+
+    out = tmp_path / "draft.yaml"
+    draft_set(
+        read_draft_questions(question_file),
+        CORPUS,
+        bm25_specs,
+        out,
+        PoolOptions(depth=3),
+        suggest=form_suggester(CORPUS),
+    )
+    texts = {d.id: f"{d.title}\n{d.text}" for d in read_corpus(CORPUS)}
+    meter = OverlapMeter.from_texts(texts.values())
+    for q in yaml.safe_load(out.read_text())["questions"]:
+        docs = [texts[c["document_id"]] for c in q["labelling"]["candidates"]]
+        overlap = meter.overlap(q["question"], docs)
+        suggestion = q["labelling"]["suggestion"]
+        assert suggestion["overlap"] == pytest.approx(overlap, abs=5e-4)
+        assert suggestion["form"] == ("MATCH" if overlap >= DEFAULT_MATCH_CUTOFF else "GAP")
+        assert 0 < overlap <= 1

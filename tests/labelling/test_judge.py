@@ -50,8 +50,9 @@ def draft(tmp_path: Path) -> Path:
 
 
 def test_saving_keeps_comments_order_and_records_who_and_when(draft: Path) -> None:
-    save_judgement(draft, Judgement("q1", frozenset({"restore"}), frozenset({"overview"}),
-                                    judge="ana"))  # fmt: skip
+    save_judgement(
+        draft, Judgement("q1", frozenset({"restore"}), frozenset({"overview"}), judge="ana")
+    )
     text = draft.read_text()
     for line in DRAFT.splitlines():
         if line.lstrip().startswith("#") or line.startswith("  - id:"):
@@ -110,11 +111,13 @@ def test_two_writers_at_once_lose_no_judgement(draft: Path) -> None:
 
 
 def test_a_save_reports_a_judgement_made_meanwhile(draft: Path) -> None:
-    first = save_judgement(draft, Judgement("q2", nothing_answers=True, judge="ana"),
-                           seen_history=0)  # fmt: skip
+    first = save_judgement(
+        draft, Judgement("q2", nothing_answers=True, judge="ana"), seen_history=0
+    )
     assert not first.concurrent
-    second = save_judgement(draft, Judgement("q2", frozenset({"storage"}), judge="ben"),
-                            seen_history=0)  # fmt: skip
+    second = save_judgement(
+        draft, Judgement("q2", frozenset({"storage"}), judge="ben"), seen_history=0
+    )
     assert second.concurrent
     assert len(yaml.safe_load(draft.read_text())["questions"][1]["labelling"]["history"]) == 2
 
@@ -133,8 +136,9 @@ def test_kappa_matches_the_worked_example() -> None:
 
 
 def test_agreement_between_two_judges_of_a_file(draft: Path) -> None:
-    save_judgement(draft, Judgement("q1", frozenset({"restore"}), frozenset({"overview"}),
-                                    judge="ana"))  # fmt: skip
+    save_judgement(
+        draft, Judgement("q1", frozenset({"restore"}), frozenset({"overview"}), judge="ana")
+    )
     save_judgement(draft, Judgement("q2", nothing_answers=True, judge="ana"))
     save_judgement(draft, Judgement("q1", frozenset({"restore", "overview"}), judge="ben"))
     result = agreement(draft)
@@ -147,8 +151,9 @@ def test_agreement_between_two_judges_of_a_file(draft: Path) -> None:
 
 
 def test_a_judged_draft_loads_as_an_ordinary_set(draft: Path) -> None:
-    save_judgement(draft, Judgement("q1", frozenset({"restore"}), frozenset({"overview"}),
-                                    judge="ana"))  # fmt: skip
+    save_judgement(
+        draft, Judgement("q1", frozenset({"restore"}), frozenset({"overview"}), judge="ana")
+    )
     save_judgement(draft, Judgement("q2", nothing_answers=True, judge="ana"))
     qs = load_question_set(draft)
     assert [(q.id, q.expected_document_ids) for q in qs.questions] == [
