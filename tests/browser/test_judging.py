@@ -170,3 +170,32 @@ def test_judge_with_the_keyboard_then_validate_and_evaluate(
     assert set(outcomes) == {"q001", "q002", "q003", "q004"}
     assert outcomes["q004"]["expected_document_ids"] == []
     assert outcomes["q001"]["expected_document_ids"] == ["install-linux"]
+
+
+def test_two_tabs_saving_the_same_question_lose_nothing(
+    drafted: tuple[Path, list[str]], judge_url: str, chromium: object
+) -> None:
+    draft, _ = drafted
+    first, first_guard = open_page(chromium, judge_url)
+    second, second_guard = open_page(chromium, judge_url)
+    question = first.get_attribute("html", "data-question")
+    assert second.get_attribute("html", "data-question") == question
+    before = len(_history(draft, question))
+    for tab, key in ((first, "1"), (second, "2")):
+        tab.keyboard.press(key)  # each tab marks a different candidate relevant...
+    for tab in (first, second):  # ...and both save, one after the other
+        tab.keyboard.press("Enter")
+        tab.wait_for_selector("html[data-saved='1']")
+    assert "someone else judged it meanwhile" in second.text_content("#j-status")
+    history = _history(draft, question)
+    assert len(history) == before + 2 and [e["by"] for e in history[-2:]] == ["ana", "ana"]
+    for tab, guard in ((first, first_guard), (second, second_guard)):
+        tab.context.close()  # type: ignore[attr-defined]
+        assert guard.errors == [] and guard.blocked == []
+
+
+def _history(draft: Path, question_id: str | None) -> list[dict[str, object]]:
+    for q in yaml.safe_load(draft.read_text())["questions"]:
+        if q["id"] == question_id:
+            return list(q["labelling"]["history"])
+    raise AssertionError(f"no question {question_id}")
