@@ -53,6 +53,8 @@ class Judgement:
     nothing_answers: bool = False
     form: Form | None = None
     hard_class: str | None = None
+    #: Every candidate not named relevant is not relevant (what the judging page sends).
+    complete: bool = False
     judge: str = field(default_factory=default_judge)
     at: datetime = field(default_factory=lambda: datetime.now(UTC))
 
@@ -113,10 +115,10 @@ def apply_judgement(question: Any, judgement: Judgement) -> JudgementState:
         raise InputError(f"question {judgement.question_id!r}: not candidates: {sorted(unknown)}")
     for candidate in candidates:
         doc = candidate["document_id"]
-        if judgement.nothing_answers or doc in judgement.not_relevant:
-            candidate["relevant"] = False
-        elif doc in judgement.relevant:
+        if doc in judgement.relevant and not judgement.nothing_answers:
             candidate["relevant"] = True
+        elif judgement.nothing_answers or judgement.complete or doc in judgement.not_relevant:
+            candidate["relevant"] = False
     _set_labels(question, candidates, judgement)
     decided = all(c.get("relevant") is not None for c in candidates)
     answered = judgement.nothing_answers or bool(question["expected_document_ids"])
@@ -128,7 +130,7 @@ def apply_judgement(question: Any, judgement: Judgement) -> JudgementState:
     history = labelling.get("history")
     if history is None:
         history = labelling["history"] = CommentedSeq()
-    history.append(_entry(judgement))
+    history.append(_entry(judgement, candidates))
     return state
 
 
@@ -145,11 +147,14 @@ def _set_labels(question: Any, candidates: Iterable[Any], judgement: Judgement) 
         question["hard_class"] = judgement.hard_class or None
 
 
-def _entry(judgement: Judgement) -> CommentedMap:
+def _entry(judgement: Judgement, candidates: Iterable[Any]) -> CommentedMap:
     entry = CommentedMap()
     entry["by"] = judgement.judge
     entry["at"] = judgement.at.isoformat(timespec="seconds")
-    for key, ids in (("relevant", judgement.relevant), ("not_relevant", judgement.not_relevant)):
+    rejected = judgement.not_relevant
+    if judgement.complete:
+        rejected = frozenset(c["document_id"] for c in candidates) - judgement.relevant
+    for key, ids in (("relevant", judgement.relevant), ("not_relevant", rejected)):
         seq = CommentedSeq(sorted(ids))
         seq.fa.set_flow_style()
         entry[key] = seq

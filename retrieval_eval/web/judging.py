@@ -134,6 +134,7 @@ def _judgement(question_id: str, body: Any) -> Judgement:
         ids["relevant"],
         ids["not_relevant"],
         nothing_answers=body.get("nothing_answers") is True,
+        complete=body.get("complete") is True,
         form=form,
         hard_class=hard_class.strip() if isinstance(hard_class, str) else None,
         judge=judge.strip(),

@@ -123,8 +123,7 @@
       judge: el("j-judge").value.trim(),
       relevant: q.candidates.filter(function (c) { return c.relevant === true; })
         .map(function (c) { return c.id; }),
-      not_relevant: q.candidates.filter(function (c) { return c.relevant !== true; })
-        .map(function (c) { return c.id; }),
+      complete: true,
       nothing_answers: q.nothing_answers,
       form: q.form === "UNLABELLED" ? null : q.form,
       hard_class: q.hard_class,
