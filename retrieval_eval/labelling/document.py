@@ -102,15 +102,28 @@ def locked(path: Path) -> Iterator[None]:
             fcntl.flock(handle, fcntl.LOCK_UN)
 
 
+#: The document each file held after this process last wrote it, by resolved path:
+#: re-parsing a large draft costs seconds, and a viewer is usually the only writer.
+_WRITTEN: dict[Path, tuple[str, Any]] = {}
+
+
 def update_document(path: Path, change: Callable[[Any], T]) -> tuple[T, str]:
     """Under the lock: read the newest file, apply ``change``, write it back.
 
-    Returns what ``change`` returned and the new version.
+    Returns what ``change`` returned and the new version. The file is parsed again
+    unless its bytes are the ones this process last wrote.
     """
+    key = path.resolve()
     with locked(path):
-        document, _version = load_document(path)
+        cached = _WRITTEN.pop(key, None)
+        if cached is not None and path.exists() and version_of(path.read_bytes()) == cached[0]:
+            document = cached[1]
+        else:
+            document, _version = load_document(path)
         result = change(document)
-        return result, write_document(document, path)
+        version = write_document(document, path)
+        _WRITTEN[key] = (version, document)
+        return result, version
 
 
 def find_question(document: Any, question_id: str) -> Any:
