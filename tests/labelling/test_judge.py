@@ -160,3 +160,18 @@ def test_a_judged_draft_loads_as_an_ordinary_set(draft: Path) -> None:
         ("q1", ("restore",)),
         ("q2", ()),
     ]
+
+
+def test_drafts_and_judged_sets_match_the_published_schema(draft: Path) -> None:
+    import jsonschema
+
+    from retrieval_eval.questions.schema import question_set_schema
+
+    schema = question_set_schema()
+    jsonschema.validate(yaml.safe_load(draft.read_text()), schema)
+    save_judgement(draft, Judgement("q1", frozenset({"restore"}), complete=True, judge="ana"))
+    jsonschema.validate(yaml.safe_load(draft.read_text()), schema)
+    broken = yaml.safe_load(draft.read_text())
+    broken["questions"][0]["labelling"]["state"] = "done"
+    with pytest.raises(jsonschema.ValidationError):
+        jsonschema.validate(broken, schema)
