@@ -9,7 +9,7 @@ from pathlib import Path
 
 import click
 
-from retrieval_eval.cli.options import db_option, read_token, token_env_option
+from retrieval_eval.cli.options import db_option, read_token, timeout_option, token_env_option
 from retrieval_eval.labelling.pool import DEFAULT_POOL_DEPTH, PoolOptions
 
 
@@ -48,7 +48,7 @@ from retrieval_eval.labelling.pool import DEFAULT_POOL_DEPTH, PoolOptions
     "keeping every judgement; questions with new candidates need review again.",
 )
 @click.option("--name", help="The set's name [default: the output file's name].")
-@click.option("--timeout", "timeout_s", type=float, help="Deadline per call, in seconds.")
+@timeout_option
 @token_env_option("Send the bearer token held in environment variable VAR to gRPC retrievers.")
 @click.option(
     "--config",
