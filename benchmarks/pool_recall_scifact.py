@@ -104,11 +104,13 @@ def judge(draft: Path, truth: dict[str, set[str]], spec: str) -> None:
             open_questions.append(q["id"])
     elapsed = time.perf_counter() - started
     print(f"judged {len(data)} questions in {elapsed:.2f} s; left to review: {open_questions}")
-    if not open_questions:
-        (run,) = evaluate([load_question_set(draft)], [spec], EvalOptions(ks=(1, 3, 10)))
-        print(f"judged set evaluated with {spec.split('/')[-1]}: " + ", ".join(
-            f"{m.name} {m.value:.3f}" for m in run.metrics[:3]
-        ) if hasattr(run, "metrics") else f"evaluated: {len(run.questions)} questions")
+    if open_questions:
+        print("the set is refused until those are reviewed (their answer is outside the pool)")
+        return
+    (run,) = evaluate([load_question_set(draft)], [spec], EvalOptions())
+    top1 = sum(o.hits.get(1, False) for o in run.questions) / len(run.questions)
+    top3 = sum(o.hits.get(3, False) for o in run.questions) / len(run.questions)
+    print(f"judged set evaluated with whole abstracts: top-1 {top1:.3f}, top-3 {top3:.3f}")
 
 
 if __name__ == "__main__":
