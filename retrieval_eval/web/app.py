@@ -93,6 +93,9 @@ def judging_routes(desk: JudgingDesk) -> list[Route]:
             return JSONResponse({"error": str(e)}, status_code=_status(e))
 
     async def save(request: Request) -> Response:
+        refusal = _cross_site(request)
+        if refusal:
+            return JSONResponse({"error": refusal}, status_code=403)
         try:
             body = json.loads(await request.body())
         except ValueError:
@@ -111,6 +114,18 @@ def judging_routes(desk: JudgingDesk) -> list[Route]:
         Route("/judge/{key}/data.json", judge_data),
         Route("/judge/{key}/questions/{question}", save, methods=["POST"]),
     ]
+
+
+def _cross_site(request: Request) -> str | None:
+    """Why a save may come from another site's page, or ``None``: saves must be JSON
+    (a cross-site page cannot send that without a preflight this server never allows)
+    and, when the browser names an origin, from this viewer itself."""
+    if request.headers.get("content-type", "").split(";")[0].strip() != "application/json":
+        return "a judgement must be sent as application/json"
+    origin = request.headers.get("origin")
+    if origin is not None and origin.partition("://")[2] != request.headers.get("host"):
+        return f"saves from {origin} are refused: only this viewer's pages may save"
+    return None
 
 
 def _status(error: RevalError) -> int:
