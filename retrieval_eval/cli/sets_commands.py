@@ -235,3 +235,14 @@ def import_beir_command(
 
 
 sets.add_command(lint_command)
+
+
+def _attach_labelling() -> None:
+    from retrieval_eval.cli.label_commands import agreement_command, draft_command, judge_command
+
+    sets.add_command(draft_command)
+    sets.add_command(judge_command)
+    sets.add_command(agreement_command)
+
+
+_attach_labelling()

@@ -38,8 +38,7 @@ def ui(address: str, expose: bool, db_url: str | None) -> None:
         from retrieval_eval.web.serve import serve
     except ModuleNotFoundError as e:
         raise PluginError(
-            f"reval ui needs the ui extra ({e.name} is missing): "
-            "pip install 'retrieval-eval[ui]'"
+            f"reval ui needs the ui extra ({e.name} is missing): pip install 'retrieval-eval[ui]'"
         ) from e
     with RunStore.open(db_url) as store:
 

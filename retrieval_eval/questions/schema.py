@@ -13,6 +13,7 @@ from __future__ import annotations
 from typing import Any
 
 from retrieval_eval.questions.formats import FORMAT_VERSION, HEADER_KEY
+from retrieval_eval.questions.labelling import LABELLING_KEY, POOL_KEY, JudgementState
 from retrieval_eval.records import Form
 
 
@@ -53,6 +54,80 @@ def question_schema() -> dict[str, Any]:
                 "type": ["string", "null"],
                 "description": "Notes for the labeller; never scored.",
             },
+            LABELLING_KEY: labelling_schema(),
+        },
+    }
+
+
+def labelling_schema() -> dict[str, Any]:
+    """A drafted question's candidates and judgement (see ``questions.labelling``)."""
+    decision = {"type": ["boolean", "null"]}
+    candidate = {
+        "type": "object",
+        "required": ["document_id"],
+        "additionalProperties": False,
+        "properties": {
+            "document_id": {"type": "string", "pattern": r"\S"},
+            "title": {"type": ["string", "null"]},
+            "snippet": {"type": ["string", "null"]},
+            "found_by": {
+                "type": "object",
+                "additionalProperties": {"type": "integer", "minimum": 1},
+                "description": "Retriever spec -> rank (from 1) among its distinct documents.",
+            },
+            "relevant": {**decision, "description": "null until judged."},
+        },
+    }
+    entry = {
+        "type": "object",
+        "description": "One judgement, as it was made.",
+        "properties": {
+            "by": {"type": "string"},
+            "at": {"type": "string"},
+            "relevant": {"type": "array", "items": {"type": "string"}},
+            "not_relevant": {"type": "array", "items": {"type": "string"}},
+            "nothing_answers": {"type": "boolean"},
+            "form": {"type": ["string", "null"]},
+            "hard_class": {"type": ["string", "null"]},
+        },
+    }
+    return {
+        "type": "object",
+        "description": "A pooled draft's candidates and judgement. A question whose state "
+        "is not 'judged' is never evaluated.",
+        "required": ["state"],
+        "additionalProperties": False,
+        "properties": {
+            "state": {"enum": [s.value for s in JudgementState]},
+            "nothing_answers": {
+                "type": "boolean",
+                "description": "Judged: nothing in the corpus answers the question.",
+            },
+            "suggestion": {
+                "type": "object",
+                "properties": {
+                    "form": {"enum": ["MATCH", "GAP"]},
+                    "overlap": {"type": "number", "minimum": 0, "maximum": 1},
+                },
+            },
+            "judged_by": {"type": ["string", "null"]},
+            "judged_at": {"type": ["string", "null"]},
+            "candidates": {"type": "array", "items": candidate},
+            "history": {"type": "array", "items": entry},
+        },
+    }
+
+
+def pool_schema() -> dict[str, Any]:
+    return {
+        "type": "object",
+        "description": "How a drafted set's candidates were pooled.",
+        "required": ["depth", "retrievers"],
+        "additionalProperties": False,
+        "properties": {
+            "depth": {"type": "integer", "minimum": 1},
+            "retrievers": {"type": "array", "items": {"type": "string"}},
+            "corpus": {"type": ["string", "null"]},
         },
     }
 
@@ -67,6 +142,7 @@ def header_schema() -> dict[str, Any]:
             HEADER_KEY: {"const": FORMAT_VERSION, "description": "Format version."},
             "name": {"type": "string", "pattern": r"\S"},
             "description": {"type": ["string", "null"]},
+            POOL_KEY: pool_schema(),
         },
     }
 

@@ -15,13 +15,29 @@ from collections.abc import Set
 from typing import Any
 
 from retrieval_eval.questions.formats import FORMAT_VERSION, HEADER_KEY, RawSet
+from retrieval_eval.questions.labelling import (
+    LABELLING_KEY,
+    POOL_KEY,
+    JudgementState,
+    check_labelling,
+    check_pool,
+    unjudged_message,
+)
 from retrieval_eval.questions.model import GoldenQuestion, GoldenQuestionSet
 from retrieval_eval.questions.problems import Problem, QuestionSetProblems
 from retrieval_eval.questions.suggest import did_you_mean
 from retrieval_eval.records import Form
 
-QUESTION_KEYS = ("id", "question", "form", "expected_document_ids", "hard_class", "answer_gist")
-HEADER_KEYS = (HEADER_KEY, "name", "description", "questions")
+QUESTION_KEYS = (
+    "id",
+    "question",
+    "form",
+    "expected_document_ids",
+    "hard_class",
+    "answer_gist",
+    LABELLING_KEY,
+)
+HEADER_KEYS = (HEADER_KEY, "name", "description", "questions", POOL_KEY)
 SYNONYMS = {
     "text": "question",
     "query": "question",
@@ -40,7 +56,7 @@ SYNONYMS = {
     "category": "hard_class",
     "title": "name",
 }
-_KEYS = frozenset(QUESTION_KEYS)
+_KEYS = frozenset(QUESTION_KEYS) - {LABELLING_KEY}  # the fast path skips drafts
 _FORMS = {f.value.lower(): f for f in Form}
 _FORM_NAMES = ", ".join(f.value for f in Form)
 
@@ -141,6 +157,8 @@ class _Checker:
     def __init__(self, raw: RawSet, corpus: Set[str] | None, corpus_name: str) -> None:
         self.raw, self.corpus, self.corpus_name = raw, corpus, corpus_name
         self.problems: list[Problem] = list(raw.problems)
+        #: Drafted questions not judged yet, in file order (refused as one problem).
+        self.unjudged: list[str] = []
 
     def add(
         self, index: int, key: str | None, qid: str | None, message: str, line: int | None = None
@@ -163,6 +181,9 @@ class _Checker:
             got = kind(raw.header[""])
             self.add_header("", f"expected a mapping with a 'questions' list, got {got}")
             return raw.default_name, ""
+        if POOL_KEY in raw.header:
+            for message in check_pool(raw.header[POOL_KEY]):
+                self.add_header(POOL_KEY, message)
         for key in raw.header:
             if key not in HEADER_KEYS:
                 hint = did_you_mean(str(key), HEADER_KEYS, synonyms=SYNONYMS)
@@ -226,7 +247,7 @@ class _Checker:
             self.add(index, "id", label, f"'id' must be a string, got {kind(qid)}; quote it")
         elif label is None:
             self.add(index, "id", None, "empty 'id'")
-        if not data.keys() <= _KEYS:
+        if not data.keys() <= _KEYS | {LABELLING_KEY}:
             self.unknown_keys(index, label, data)
         for key, line in self.raw.duplicate_keys.get(index, []):
             message = f"key {key!r} given twice (the last one would win)"
@@ -242,9 +263,20 @@ class _Checker:
         expected = self.expected(index, label, data)
         hard_class = self.optional_text(index, label, data, "hard_class")
         gist = self.optional_text(index, label, data, "answer_gist")
+        if LABELLING_KEY in data:
+            self.labelling(index, label, data[LABELLING_KEY], expected)
         if len(self.problems) > before or form is None or expected is None:
             return None
         return GoldenQuestion(qid, text, form, expected, hard_class, gist)
+
+    def labelling(
+        self, index: int, label: str | None, value: Any, expected: tuple[str, ...] | None
+    ) -> None:
+        state, problems = check_labelling(value, expected)
+        for message in problems:
+            self.add(index, LABELLING_KEY, label, message)
+        if state is not None and state != JudgementState.JUDGED:
+            self.unjudged.append(label or f"#{index + 1}")
 
     def unknown_keys(self, index: int, label: str | None, data: dict[str, Any]) -> None:
         for key in data:
@@ -340,6 +372,8 @@ def check_raw_set(
     checker = _Checker(raw, corpus, corpus_name)
     name, description = checker.header()
     questions = checker.questions()
+    if checker.unjudged:
+        checker.problems.append(Problem(raw.source, None, unjudged_message(checker.unjudged)))
     if not checker.problems:
         gists = [q.answer_gist for q in questions if q.answer_gist is not None]
         plain = not any(map(_flaw, [name, description, *gists])) and not _has_nul(questions)

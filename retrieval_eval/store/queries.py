@@ -36,8 +36,10 @@ def list_query(
         query = query.where(RunRow.state == state.value)
     if verdict is not None:
         # "" selects runs saved without a regression check.
-        query = query.where(RunRow.verdict_kind == verdict) if verdict else query.where(
-            (RunRow.verdict_kind == "") | RunRow.verdict_kind.is_(None)
+        query = (
+            query.where(RunRow.verdict_kind == verdict)
+            if verdict
+            else query.where((RunRow.verdict_kind == "") | RunRow.verdict_kind.is_(None))
         )
     for key, value in (labels or {}).items():
         labelled = select(LabelRow.run_pk).where(LabelRow.key == key, LabelRow.value == value)

@@ -6,6 +6,7 @@ import json
 from collections.abc import Callable
 
 from starlette.applications import Starlette
+from starlette.concurrency import run_in_threadpool
 from starlette.requests import Request
 from starlette.responses import HTMLResponse, JSONResponse, Response
 from starlette.routing import Route
@@ -14,15 +15,18 @@ from retrieval_eval.errors import InputError, RevalError, StoreError, UnknownNam
 from retrieval_eval.report.html.page import SCRIPTS, STYLES, asset, environment
 from retrieval_eval.store import RunStore
 from retrieval_eval.web import pages
+from retrieval_eval.web.judging import JudgingDesk
 
 ASSETS_URL = pages.ASSETS_URL
 _TYPES = {".css": "text/css; charset=utf-8", ".js": "text/javascript; charset=utf-8"}
 Handler = Callable[[Request], Response]
 
 
-def create_app(store: RunStore) -> Starlette:
-    """The viewer over ``store`` (left open: the caller owns it)."""
+def create_app(store: RunStore, desk: JudgingDesk | None = None) -> Starlette:
+    """The viewer over ``store`` (left open: the caller owns it); ``desk`` holds the set
+    files its judging page may read and write."""
     warm_templates()
+    desk = desk or JudgingDesk()
 
     def page(render: Callable[[RunStore, Request], str]) -> Handler:
         def handler(request: Request) -> Response:
@@ -47,6 +51,7 @@ def create_app(store: RunStore) -> Starlette:
         Route("/history", page(pages.history_page)),
         Route("/compare", page(pages.compare_page)),
         Route(ASSETS_URL + "/{name}", _asset),
+        *judging_routes(desk),
     ]
     return Starlette(routes=routes)
 
@@ -62,11 +67,65 @@ def warm_templates() -> None:
 
 def _asset(request: Request) -> Response:
     name = request.path_params["name"]
-    if name not in (*STYLES, *SCRIPTS):
+    if name not in (*STYLES, *SCRIPTS, *pages.PAGE_SCRIPTS):
         return Response("not found", status_code=404)
     suffix = name[name.rfind(".") :]
     headers = {"Cache-Control": "max-age=3600"}
     return Response(asset(name), media_type=_TYPES[suffix], headers=headers)
+
+
+def judging_routes(desk: JudgingDesk) -> list[Route]:
+    """The judging page of each registered set, its data, and one question's save."""
+
+    def judge_page(request: Request) -> Response:
+        try:
+            return HTMLResponse(pages.judge_page(desk, request.path_params["key"]))
+        except RevalError as e:
+            return HTMLResponse(pages.error_page(e), status_code=_status(e))
+
+    def judge_list(request: Request) -> Response:
+        return HTMLResponse(pages.judge_list_page(desk))
+
+    def judge_data(request: Request) -> Response:
+        try:
+            return JSONResponse(desk.page_data(request.path_params["key"]))
+        except RevalError as e:
+            return JSONResponse({"error": str(e)}, status_code=_status(e))
+
+    async def save(request: Request) -> Response:
+        refusal = _cross_site(request)
+        if refusal:
+            return JSONResponse({"error": refusal}, status_code=403)
+        try:
+            body = json.loads(await request.body())
+        except ValueError:
+            return JSONResponse({"error": "the body is not JSON"}, status_code=400)
+        params = request.path_params
+        try:
+            result = await run_in_threadpool(desk.save, params["key"], params["question"], body)
+        except RevalError as e:
+            return JSONResponse({"error": str(e)}, status_code=_status(e))
+        answer = {"state": result.state.value, "concurrent": result.concurrent}
+        return JSONResponse({**answer, "version": result.version})
+
+    return [
+        Route("/judge", judge_list),
+        Route("/judge/{key}", judge_page),
+        Route("/judge/{key}/data.json", judge_data),
+        Route("/judge/{key}/questions/{question}", save, methods=["POST"]),
+    ]
+
+
+def _cross_site(request: Request) -> str | None:
+    """Why a save may come from another site's page, or ``None``: saves must be JSON
+    (a cross-site page cannot send that without a preflight this server never allows)
+    and, when the browser names an origin, from this viewer itself."""
+    if request.headers.get("content-type", "").split(";")[0].strip() != "application/json":
+        return "a judgement must be sent as application/json"
+    origin = request.headers.get("origin")
+    if origin is not None and origin.partition("://")[2] != request.headers.get("host"):
+        return f"saves from {origin} are refused: only this viewer's pages may save"
+    return None
 
 
 def _status(error: RevalError) -> int:

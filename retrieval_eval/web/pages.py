@@ -28,8 +28,11 @@ from retrieval_eval.report.html import (
 from retrieval_eval.report.json_report import runs_to_document
 from retrieval_eval.report.model import RunReport
 from retrieval_eval.store import RunStore
+from retrieval_eval.web.judging import JudgingDesk
 
 ASSETS_URL = "/assets"
+#: Scripts only some pages load (the report's own are in ``report.html.page``).
+PAGE_SCRIPTS = ("judge.js",)
 LIMITS = (50, 200, 1000)
 #: How many runs a history page loads (newest first): ``?limit=``, the first by default.
 HISTORY_LIMITS = (20, 50, 200)
@@ -121,6 +124,15 @@ def compare_page(store: RunStore, request: Request) -> str:
     runs = sorted((store.get(run_id) for run_id in ids), key=lambda r: r.started_at)
     comparison = compare_runs(runs, thresholds=Thresholds())
     return _page("comparison.html.j2", view=comparison_view(comparison))
+
+
+def judge_page(desk: JudgingDesk, key: str) -> str:
+    data = desk.page_data(key)
+    return _page("judge.html.j2", data=data, script=f"{ASSETS_URL}/judge.js")
+
+
+def judge_list_page(desk: JudgingDesk) -> str:
+    return _page("judge_list.html.j2", keys=list(desk.sets))
 
 
 def error_page(error: RevalError) -> str:

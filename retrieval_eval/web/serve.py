@@ -11,10 +11,15 @@ import uvicorn
 from retrieval_eval.store import RunStore
 from retrieval_eval.web.address import Address
 from retrieval_eval.web.app import create_app
+from retrieval_eval.web.judging import JudgingDesk
 
 
 def serve(
-    store: RunStore, address: Address, *, on_ready: Callable[[str], None] | None = None
+    store: RunStore,
+    address: Address,
+    *,
+    on_ready: Callable[[str], None] | None = None,
+    desk: JudgingDesk | None = None,
 ) -> None:
     """Serve ``store`` at ``address`` (port 0: a free port) until Ctrl-C or SIGTERM."""
     family = socket.AF_INET6 if ":" in address.host else socket.AF_INET
@@ -29,7 +34,7 @@ def serve(
         raise InputError(f"cannot listen on {address.url()}: {e.strerror or e}") from e
     bound = Address(address.host, sock.getsockname()[1])
     config = uvicorn.Config(
-        create_app(store), log_level="warning", access_log=False, lifespan="off"
+        create_app(store, desk), log_level="warning", access_log=False, lifespan="off"
     )
     server = uvicorn.Server(config)
 

@@ -71,3 +71,39 @@ def test_assets_are_served_by_the_viewer_itself(client):
     assert js.status_code == 200 and js.headers["content-type"].startswith("text/javascript")
     assert client.get("/assets/reval.css").headers["content-type"].startswith("text/css")
     assert client.get("/assets/..%2Fpage.py").status_code == 404
+
+
+def test_judging_saves_refuse_other_sites(tmp_path) -> None:  # type: ignore[no-untyped-def]
+    from starlette.testclient import TestClient
+
+    from retrieval_eval.store import RunStore
+    from retrieval_eval.web import create_app
+    from retrieval_eval.web.judging import JudgingDesk
+
+    draft = tmp_path / "draft.yaml"
+    draft.write_text(
+        "questions:\n  - id: q1\n    question: Where?\n    expected_document_ids: []\n"
+        "    labelling:\n      state: unjudged\n      candidates: [{document_id: overview}]\n"
+    )
+    corpus = tmp_path.parent / "corpus.jsonl"
+    corpus.write_text('{"_id": "overview", "title": "Overview", "text": "Here."}\n')
+    desk = JudgingDesk("ana")
+    desk.add(draft, corpus)
+    with RunStore.open(f"sqlite:///{tmp_path / 'runs.sqlite'}") as store:
+        client = TestClient(create_app(store, desk))
+        body = '{"judge": "ana", "relevant": ["overview"], "complete": true}'
+        url = "/judge/draft/questions/q1"
+        plain = client.post(url, content=body, headers={"content-type": "text/plain"})
+        assert plain.status_code == 403
+        other = client.post(
+            url,
+            content=body,
+            headers={"content-type": "application/json", "origin": "http://evil.example"},
+        )
+        assert other.status_code == 403 and "refused" in other.json()["error"]
+        assert "relevant: null" in draft.read_text() or "relevant:" not in draft.read_text()
+        ok = client.post(url, content=body, headers={"content-type": "application/json"})
+        assert ok.status_code == 200 and ok.json()["state"] == "judged"
+        page = client.get("/judge/draft")
+        assert page.status_code == 200 and 'id="judge-data"' in page.text
+        assert client.get("/judge/nope").status_code == 404

@@ -87,6 +87,8 @@ def render_page(template: str, *, assets_url: str | None = None, **context: Any)
             "style_links": [f"{assets_url}/{n}" for n in STYLES],
             "script_links": [f"{assets_url}/{n}" for n in SCRIPTS],
         }
-    return environment().get_template(template).render(
-        head=head, served=assets_url is not None, **context
+    return (
+        environment()
+        .get_template(template)
+        .render(head=head, served=assets_url is not None, **context)
     )

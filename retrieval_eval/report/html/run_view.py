@@ -104,9 +104,7 @@ def run_view(report: RunReport, index: int = 0) -> RunView:
         errors=run.error_count,
         contract_breaches=sum(r.contract_breach for r in rows),
         underfilled=run.underfilled_count,
-        headline=tuple(
-            Headline(m, label, run.metrics.intervals.get(m)) for m, label in HEADLINE
-        ),
+        headline=tuple(Headline(m, label, run.metrics.intervals.get(m)) for m, label in HEADLINE),
         verdict=report.verdict,
         by_form=rates_chart(run.by_form, "form"),
         by_hard_class=rates_chart(run.by_hard_class, "hard class"),
@@ -147,9 +145,7 @@ def _latency_chart(report: RunReport) -> dict[str, Any] | None:
     if summary is None:
         return None
     values = sorted(
-        q.latency_ms
-        for q in report.run.questions
-        if q.error is None and q.latency_ms is not None
+        q.latency_ms for q in report.run.questions if q.error is None and q.latency_ms is not None
     )
     return {
         "kind": "ecdf",

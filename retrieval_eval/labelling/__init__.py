@@ -1,0 +1,1 @@
+"""Labelling: pooled drafts, judgements and the agreement between judges."""

@@ -1,0 +1,185 @@
+/* reval judging page: one question at a time, keyboard only. Reads the JSON the page
+ * carries, saves one question's judgement with a POST to this same viewer. */
+(function () {
+  "use strict";
+
+  var data = JSON.parse(document.getElementById("judge-data").textContent);
+  var questions = data.questions;
+  var el = function (id) { return document.getElementById(id); };
+  var index = 0;
+  var saving = false;
+
+  function firstOpen() {
+    for (var i = 0; i < questions.length; i++) {
+      if (questions[i].state !== "judged") { return i; }
+    }
+    return 0;
+  }
+
+  function progress() {
+    var judged = questions.filter(function (q) { return q.state === "judged"; }).length;
+    el("j-progress").textContent = "question " + (index + 1) + " of " + questions.length +
+      ", judged " + judged + " of " + questions.length;
+    el("j-progress").setAttribute("data-judged", String(judged));
+  }
+
+  function highlighted(text, snippet) {
+    var box = document.createElement("div");
+    box.className = "doc";
+    var at = snippet ? text.indexOf(snippet) : -1;
+    if (at < 0) {
+      box.textContent = text || snippet;
+      return box;
+    }
+    box.appendChild(document.createTextNode(text.slice(0, at)));
+    var mark = document.createElement("mark");
+    mark.textContent = snippet;
+    box.appendChild(mark);
+    box.appendChild(document.createTextNode(text.slice(at + snippet.length)));
+    return box;
+  }
+
+  function candidateItem(c, n) {
+    var li = document.createElement("li");
+    li.setAttribute("data-doc", c.id);
+    if (c.relevant === true) { li.className = "relevant"; }
+    if (c.relevant === false) { li.className = "not-relevant"; }
+    var head = document.createElement("div");
+    var mark = document.createElement("span");
+    mark.className = "verdict-mark";
+    head.appendChild(mark);
+    var key = document.createElement("kbd");
+    key.textContent = n <= 9 ? String(n) : "";
+    head.appendChild(key);
+    var title = document.createElement("b");
+    title.textContent = " " + (c.title || c.id) + " ";
+    head.appendChild(title);
+    var id = document.createElement("span");
+    id.className = "mono muted";
+    id.textContent = c.id;
+    head.appendChild(id);
+    var found = document.createElement("div");
+    found.className = "muted";
+    found.textContent = "found by " + Object.keys(c.found_by).map(function (r) {
+      return r + " #" + c.found_by[r];
+    }).join(", ") || "found by hand";
+    li.appendChild(head);
+    li.appendChild(found);
+    li.appendChild(highlighted(c.text, c.snippet));
+    return li;
+  }
+
+  function render() {
+    var q = questions[index];
+    progress();
+    el("j-id").textContent = q.id;
+    el("j-state").textContent = q.state;
+    el("j-by").textContent = q.judged_by ? "last judged by " + q.judged_by : "";
+    el("j-question").textContent = q.question;
+    el("j-gist").textContent = q.answer_gist ? "answer: " + q.answer_gist : "";
+    el("j-form").textContent = q.form;
+    var s = q.suggestion;
+    el("j-suggestion").textContent = s.form ? "suggested " + s.form + " (vocabulary overlap " +
+      Number(s.overlap).toFixed(2) + ")" : "";
+    el("j-class").value = q.hard_class || "";
+    el("j-nothing").textContent = q.nothing_answers ? "nothing in the corpus answers it" : "";
+    var list = el("j-candidates");
+    list.textContent = "";
+    q.candidates.forEach(function (c, i) { list.appendChild(candidateItem(c, i + 1)); });
+    document.documentElement.setAttribute("data-question", q.id);
+  }
+
+  function toggle(n) {
+    var q = questions[index];
+    var c = q.candidates[n];
+    if (!c) { return; }
+    c.relevant = c.relevant === true ? false : true;
+    if (c.relevant) { q.nothing_answers = false; }
+    render();
+  }
+
+  function nothing() {
+    var q = questions[index];
+    q.nothing_answers = !q.nothing_answers;
+    if (q.nothing_answers) { q.candidates.forEach(function (c) { c.relevant = false; }); }
+    render();
+  }
+
+  function setForm(form) {
+    questions[index].form = form;
+    render();
+  }
+
+  function move(step) {
+    index = Math.min(questions.length - 1, Math.max(0, index + step));
+    render();
+  }
+
+  function save() {
+    if (saving) { return; }
+    var q = questions[index];
+    q.hard_class = el("j-class").value.trim() || null;
+    var body = {
+      judge: el("j-judge").value.trim(),
+      relevant: q.candidates.filter(function (c) { return c.relevant === true; })
+        .map(function (c) { return c.id; }),
+      complete: true,
+      nothing_answers: q.nothing_answers,
+      form: q.form === "UNLABELLED" ? null : q.form,
+      hard_class: q.hard_class,
+      seen_history: q.history
+    };
+    saving = true;
+    var url = "/judge/" + encodeURIComponent(data.key) + "/questions/" + encodeURIComponent(q.id);
+    fetch(url, {method: "POST", headers: {"Content-Type": "application/json"},
+                body: JSON.stringify(body)})
+      .then(function (r) { return r.json().then(function (j) { return {ok: r.ok, body: j}; }); })
+      .then(function (res) {
+        saving = false;
+        if (!res.ok) {
+          el("j-status").textContent = "not saved: " + res.body.error;
+          return;
+        }
+        q.state = res.body.state;
+        q.history += 1;
+        q.candidates.forEach(function (c) { c.relevant = c.relevant === true; });
+        q.judged_by = body.judge;
+        var note = res.body.concurrent ? " (someone else judged it meanwhile; both are in its history)" : "";
+        el("j-status").textContent = "saved " + q.id + ": " + q.state + note;
+        var saved = Number(document.documentElement.getAttribute("data-saved") || "0") + 1;
+        document.documentElement.setAttribute("data-saved", String(saved));
+        move(1);
+      })
+      .catch(function (e) {
+        saving = false;
+        el("j-status").textContent = "not saved: " + e;
+      });
+  }
+
+  document.addEventListener("keydown", function (event) {
+    var typing = event.target && (event.target.tagName === "INPUT");
+    if (typing) {
+      if (event.key === "Enter" || event.key === "Escape") {
+        event.target.blur();
+        event.preventDefault();
+      }
+      return;
+    }
+    if (event.ctrlKey || event.metaKey || event.altKey) { return; }
+    var key = event.key;
+    if (key >= "1" && key <= "9") { toggle(Number(key) - 1); }
+    else if (key === "0" || key === "n") { nothing(); }
+    else if (key === "j" || key === "ArrowRight") { move(1); }
+    else if (key === "k" || key === "ArrowLeft") { move(-1); }
+    else if (key === "m") { setForm("MATCH"); }
+    else if (key === "g") { setForm("GAP"); }
+    else if (key === "c") { el("j-class").focus(); }
+    else if (key === "Enter") { save(); }
+    else { return; }
+    event.preventDefault();
+  });
+
+  index = firstOpen();
+  render();
+  document.documentElement.setAttribute("data-judge-ready", "1");
+}());

@@ -1,0 +1,146 @@
+"""The judging page's data and saves: set files registered when the viewer starts.
+
+Only files registered at start-up (``reval sets judge``, ``reval ui --judge``) can be
+read or written, each by a short key; a page never names a path. A save is one
+question's judgement, merged into the newest file under its lock (``labelling.judge``),
+so two tabs saving at once lose nothing; the answer says when someone else judged the
+same question after the page loaded it.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from retrieval_eval.errors import InputError, UnknownNameError
+from retrieval_eval.labelling.document import load_document
+from retrieval_eval.labelling.judge import Judgement, SaveResult, default_judge, save_judgement
+from retrieval_eval.questions.corpus import CorpusDocument, read_corpus
+from retrieval_eval.questions.labelling import LABELLING_KEY, POOL_KEY, JudgementState
+from retrieval_eval.records import Form
+
+
+@dataclass
+class JudgedSet:
+    path: Path
+    corpus: Path
+    _documents: dict[str, CorpusDocument] | None = None
+
+    def documents(self) -> dict[str, CorpusDocument]:
+        if self._documents is None:
+            self._documents = {d.id: d for d in read_corpus(self.corpus)}
+        return self._documents
+
+
+@dataclass
+class JudgingDesk:
+    """The set files a viewer may judge, by key (the file name without suffix)."""
+
+    judge: str = field(default_factory=default_judge)
+    sets: dict[str, JudgedSet] = field(default_factory=dict)
+
+    def add(self, path: Path, corpus: Path) -> str:
+        load_document(path)  # readable now, or a clear error before the viewer starts
+        key = path.name.split(".")[0] or "set"
+        while key in self.sets:
+            key += "-"
+        self.sets[key] = JudgedSet(path.resolve(), corpus.resolve())
+        return key
+
+    def get(self, key: str) -> JudgedSet:
+        if key not in self.sets:
+            raise UnknownNameError("set to judge", key, list(self.sets))
+        return self.sets[key]
+
+    def page_data(self, key: str) -> dict[str, Any]:
+        """Everything the page shows: questions, candidates with document text, pool."""
+        judged = self.get(key)
+        document, version = load_document(judged.path)
+        documents = judged.documents()
+        pool = document.get(POOL_KEY) or {}
+        return {
+            "key": key,
+            "name": str(document.get("name") or key),
+            "file": str(judged.path),
+            "version": version,
+            "judge": self.judge,
+            "pool": {
+                "depth": pool.get("depth"),
+                "retrievers": [str(r) for r in pool.get("retrievers") or []],
+            },
+            "questions": [_question(q, documents) for q in document["questions"]],
+        }
+
+    def save(self, key: str, question_id: str, body: Any) -> SaveResult:
+        judged = self.get(key)
+        return save_judgement(judged.path, _judgement(question_id, body), seen_history=_seen(body))
+
+
+def _question(question: Any, documents: dict[str, CorpusDocument]) -> dict[str, Any]:
+    labelling = question.get(LABELLING_KEY) or {}
+    suggestion = labelling.get("suggestion") or {}
+    candidates = []
+    for candidate in labelling.get("candidates") or []:
+        doc = documents.get(str(candidate["document_id"]))
+        candidates.append(
+            {
+                "id": str(candidate["document_id"]),
+                "title": str(candidate.get("title") or (doc.title if doc else "")),
+                "snippet": str(candidate.get("snippet") or ""),
+                "text": doc.text if doc is not None else "",
+                "found_by": {str(k): int(v) for k, v in (candidate.get("found_by") or {}).items()},
+                "relevant": candidate.get("relevant"),
+            }
+        )
+    return {
+        "id": str(question["id"]),
+        "question": str(question["question"]),
+        "form": str(question.get("form") or Form.UNLABELLED.value).upper(),
+        "hard_class": question.get("hard_class"),
+        "answer_gist": question.get("answer_gist"),
+        "state": str(labelling.get("state") or JudgementState.JUDGED.value),
+        "nothing_answers": bool(labelling.get("nothing_answers")),
+        "judged_by": labelling.get("judged_by"),
+        "suggestion": {
+            "form": suggestion.get("form"),
+            "overlap": float(suggestion["overlap"]) if "overlap" in suggestion else None,
+        },
+        "history": len(labelling.get("history") or []),
+        "candidates": candidates,
+    }
+
+
+def _judgement(question_id: str, body: Any) -> Judgement:
+    if not isinstance(body, dict):
+        raise InputError("a judgement is a JSON object")
+    ids = {}
+    for key in ("relevant", "not_relevant"):
+        value = body.get(key, [])
+        if not isinstance(value, list) or not all(isinstance(v, str) for v in value):
+            raise InputError(f"{key!r} must be a list of document ids")
+        ids[key] = frozenset(value)
+    form_text = body.get("form")
+    try:
+        form = Form(str(form_text).upper()) if form_text else None
+    except ValueError:
+        raise InputError(f"unknown form {form_text!r}") from None
+    hard_class = body.get("hard_class")
+    judge = body.get("judge")
+    if not isinstance(judge, str) or not judge.strip():
+        raise InputError("a judgement needs a judge name")
+    return Judgement(
+        question_id,
+        ids["relevant"],
+        ids["not_relevant"],
+        nothing_answers=body.get("nothing_answers") is True,
+        complete=body.get("complete") is True,
+        form=form,
+        hard_class=hard_class.strip() if isinstance(hard_class, str) else None,
+        judge=judge.strip(),
+    )
+
+
+def _seen(body: Any) -> int | None:
+    seen = body.get("seen_history") if isinstance(body, dict) else None
+    return seen if isinstance(seen, int) and not isinstance(seen, bool) else None

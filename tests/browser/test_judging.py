@@ -1,0 +1,201 @@
+"""End to end: draft from two BM25 chunkings with ``reval sets draft``, judge every
+question in real headless chromium through ``reval sets judge`` with the keyboard only,
+then the saved file validates and evaluates like a hand-written set."""
+
+from __future__ import annotations
+
+import importlib.util
+import json
+import os
+import subprocess
+import sys
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+import yaml
+from support.env import REPO_ROOT, require
+
+from .conftest import TOOL, Guard
+
+REVAL = Path(sys.executable).parent / "reval"
+CORPUS = REPO_ROOT / "retrieval_eval" / "example_data" / "corpus.jsonl"
+#: The example set's questions and labels: the "truth" the judge follows.
+TRUTH = {
+    "How do I install the Larkspur agent on Fedora?": ["install-linux"],
+    "Which release added support for Backblaze B2?": ["release-3-2"],
+    "If I put an old copy of a file back where it was, is my current file lost?": [
+        "restore-files",
+        "release-3-1",
+    ],
+    "Can Larkspur write backups to LTO tape drives?": [],
+}
+
+
+def reval(*args: str | Path, check: int = 0) -> subprocess.CompletedProcess[str]:
+    env = {**os.environ, "NO_COLOR": "1", "CI": "1"}
+    done = subprocess.run(
+        [str(REVAL), *map(str, args)], capture_output=True, text=True, timeout=120, env=env
+    )
+    assert done.returncode == check, done.stdout + done.stderr
+    return done
+
+
+@pytest.fixture(scope="module")
+def drafted(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, list[str]]:
+    """A draft of the TRUTH questions pooled from pages and 30-word chunks (depth 5),
+    with a comment of the labeller's own at the top."""
+    work = tmp_path_factory.mktemp("judging")
+    reval("bm25", "index", CORPUS, "--out", work / "pages")
+    reval("bm25", "index", CORPUS, "--out", work / "chunks", "--chunk-words", "30")
+    questions = work / "questions.txt"
+    questions.write_text("\n".join(TRUTH) + "\n")
+    draft = work / "draft.yaml"
+    specs = [f"bm25:{work / 'pages'}", f"bm25:{work / 'chunks'}"]
+    reval(
+        "sets",
+        "draft",
+        questions,
+        "--corpus",
+        CORPUS,
+        "--retriever",
+        specs[0],
+        "--retriever",
+        specs[1],
+        "--depth",
+        "5",
+        "--out",
+        draft,
+    )
+    draft.write_text("# Larkspur support questions, pooled for judging.\n" + draft.read_text())
+    refused = reval("sets", "validate", draft, check=2)
+    assert "4 questions are not judged yet (q001, q002, q003, q004)" in refused.stdout
+    return draft, specs
+
+
+@pytest.fixture(scope="module")
+def judge_url(drafted: tuple[Path, list[str]]) -> Iterator[str]:
+    """``reval sets judge`` as a user starts it: the first line it prints is the URL."""
+    draft, _ = drafted
+    env = {**os.environ, "PYTHONUNBUFFERED": "1"}
+    server = subprocess.Popen(
+        [str(REVAL), "sets", "judge", str(draft), "--corpus", str(CORPUS), "--judge", "ana"],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.STDOUT,
+        text=True,
+        env=env,
+    )
+    try:
+        assert server.stdout is not None
+        url = server.stdout.readline().strip()
+        assert url.startswith("http://127.0.0.1:") and url.endswith("/judge/draft"), url
+        yield url
+    finally:
+        server.terminate()
+        server.wait(20)
+
+
+@pytest.fixture(scope="module")
+def chromium(judge_url: str) -> Iterator[object]:
+    require(importlib.util.find_spec("playwright") is not None, "playwright (test extra)")
+    require(os.access(TOOL.CHROMIUM, os.X_OK), f"Debian's chromium at {TOOL.CHROMIUM}")
+    from playwright.sync_api import sync_playwright
+
+    with sync_playwright() as p:
+        browser = TOOL.launch(p)
+        yield browser
+        browser.close()
+
+
+def open_page(browser: object, url: str) -> tuple[object, Guard]:
+    context = browser.new_context(viewport={"width": 1280, "height": 900})  # type: ignore[attr-defined]
+    guard = Guard()
+    context.route("**/*", guard.route)
+    page = context.new_page()
+    page.on("console", lambda m: m.type == "error" and guard.errors.append(m.text))
+    page.on("pageerror", lambda e: guard.errors.append(str(e)))
+    page.goto(url)
+    page.wait_for_selector("html[data-judge-ready]")
+    return page, guard
+
+
+def test_judge_with_the_keyboard_then_validate_and_evaluate(
+    drafted: tuple[Path, list[str]], judge_url: str, chromium: object
+) -> None:
+    draft, specs = drafted
+    page, guard = open_page(chromium, judge_url)
+    pooled = yaml.safe_load(draft.read_text())["questions"]
+    for saved, (question, truth) in enumerate(zip(pooled, TRUTH.values(), strict=True), 1):
+        assert page.get_attribute("html", "data-question") == question["id"]
+        docs = [c["document_id"] for c in question["labelling"]["candidates"]]
+        assert set(truth) <= set(docs), f"{question['id']}: the pool misses {truth}"
+        assert page.locator("#j-candidates li").count() == len(docs)
+        # the best passage is highlighted inside the document text
+        assert page.locator("#j-candidates li").first.locator("mark").count() == 1
+        for doc in truth:
+            page.keyboard.press(str(docs.index(doc) + 1))
+        if not truth:
+            page.keyboard.press("0")
+        page.keyboard.press("m" if saved % 2 else "g")
+        page.keyboard.press("c")
+        page.keyboard.type("near-duplicate" if len(truth) > 1 else "normal")
+        page.keyboard.press("Enter")  # leaves the field
+        marked = page.locator("#j-candidates li.relevant").count()
+        assert marked == len(truth)
+        page.keyboard.press("Enter")  # saves and moves on
+        page.wait_for_selector(f"html[data-saved='{saved}']")
+    assert page.get_attribute("#j-progress", "data-judged") == "4"
+    page.keyboard.press("k")
+    assert page.get_attribute("html", "data-question") == "q003"
+    assert guard.errors == [] and guard.blocked == []
+    page.context.close()  # type: ignore[attr-defined]
+
+    text = draft.read_text()
+    assert text.startswith("# Larkspur support questions, pooled for judging.\n")
+    judged = yaml.safe_load(text)["questions"]
+    assert [q["expected_document_ids"] for q in judged] == [
+        [d for c in q["labelling"]["candidates"] if (d := c["document_id"]) in truth]
+        for q, truth in zip(judged, TRUTH.values(), strict=True)
+    ]
+    assert [q["form"] for q in judged] == ["MATCH", "GAP", "MATCH", "GAP"]
+    assert [q["labelling"]["judged_by"] for q in judged] == ["ana"] * 4
+    assert judged[3]["labelling"]["nothing_answers"] is True
+    assert judged[2]["hard_class"] == "near-duplicate"
+
+    assert "ok: set 'draft', 4 questions" in reval("sets", "validate", draft).stdout
+    reval("sets", "lint", draft, "--corpus", CORPUS, "--no-runs")  # reads it: exit 0
+    report = json.loads(reval("eval", "--set", draft, specs[0], "--format", "json").stdout)
+    (run,) = report["runs"]
+    outcomes = {q["id"]: q for q in run["questions"]}
+    assert set(outcomes) == {"q001", "q002", "q003", "q004"}
+    assert outcomes["q004"]["expected_document_ids"] == []
+    assert outcomes["q001"]["expected_document_ids"] == ["install-linux"]
+
+
+def test_two_tabs_saving_the_same_question_lose_nothing(
+    drafted: tuple[Path, list[str]], judge_url: str, chromium: object
+) -> None:
+    draft, _ = drafted
+    first, first_guard = open_page(chromium, judge_url)
+    second, second_guard = open_page(chromium, judge_url)
+    question = first.get_attribute("html", "data-question")
+    assert second.get_attribute("html", "data-question") == question
+    before = len(_history(draft, question))
+    for tab, key in ((first, "1"), (second, "2")):
+        tab.keyboard.press(key)  # each tab marks a different candidate relevant...
+    for tab in (first, second):  # ...and both save, one after the other
+        tab.keyboard.press("Enter")
+        tab.wait_for_selector("html[data-saved='1']")
+    assert "someone else judged it meanwhile" in second.text_content("#j-status")
+    history = _history(draft, question)
+    assert len(history) == before + 2 and [e["by"] for e in history[-2:]] == ["ana", "ana"]
+    for tab, guard in ((first, first_guard), (second, second_guard)):
+        tab.context.close()  # type: ignore[attr-defined]
+        assert guard.errors == [] and guard.blocked == []
+
+
+def _history(draft: Path, question_id: str | None) -> list[dict[str, object]]:
+    for q in yaml.safe_load(draft.read_text())["questions"]:
+        if q["id"] == question_id:
+            return list(q["labelling"]["history"])
+    raise AssertionError(f"no question {question_id}")
