@@ -50,11 +50,29 @@ def emit_report(
     """``--output``: the report goes to the file and the text report to stdout; without
     it, the report goes to stdout (coloured only on a terminal)."""
     if output is not None:
-        write_file(output, render(reports, fmt, warnings=warnings))
+        if fmt == "json":  # written piece by piece: a big run never exists as one string
+            write_json_file(output, reports, warnings)
+        else:
+            write_file(output, render(reports, fmt, warnings=warnings))
         fmt = "text"
+    elif fmt == "json":
+        from retrieval_eval.report.json_report import write_json
+
+        write_json(reports, sys.stdout, warnings)
+        return
     tty = sys.stdout.isatty()
     width = terminal_width() if tty else FILE_WIDTH
     click.echo(render(reports, fmt, color=tty, width=width, warnings=warnings), nl=False)
+
+
+def write_json_file(path: Path, reports: Sequence[RunReport], warnings: Sequence[str]) -> None:
+    from retrieval_eval.report.json_report import write_json
+
+    try:
+        with path.open("w", encoding="utf-8") as f:
+            write_json(reports, f, warnings)
+    except OSError as e:
+        raise InputError(f"cannot write --output {path}: {e.strerror or e}") from e
 
 
 def write_file(path: Path, text: str) -> None:

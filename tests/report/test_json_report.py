@@ -154,3 +154,22 @@ def test_big_documents_are_compact_with_the_same_shape():
     small_doc, big_doc = json.loads(small_text), json.loads(big_text)
     assert set(big_doc["runs"][0]) == set(small_doc["runs"][0])
     assert big_doc["runs"][0]["questions"][-1]["id"] == f"q{PRETTY_UP_TO}"
+
+
+def test_write_json_streams_the_same_text_as_render_json(monkeypatch):
+    import io
+
+    from retrieval_eval.report import json_report
+
+    from .conftest import build_run, outcome
+
+    monkeypatch.setattr(json_report, "WRITE_BATCH", 7)  # several batches, a partial last
+    first = build_run(
+        [outcome(f"q{i}", ["d1"], ["d2", "d1"]) for i in range(json_report.PRETTY_UP_TO)]
+    )
+    second = build_run([outcome(f"r{i}", ["d\u00e9"], ["d\u00e9"]) for i in range(23)])
+    empty = build_run([])
+    for reports in ([RunReport(first), RunReport(empty), RunReport(second)], [RunReport(second)]):
+        out = io.StringIO()
+        json_report.write_json(reports, out, warnings=['not saved: "store" down'])
+        assert out.getvalue() == json_report.render_json(reports, ['not saved: "store" down'])
