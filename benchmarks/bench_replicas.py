@@ -19,7 +19,7 @@ client's CPU per question (process time, all threads) and the replicas' CPU per 
 whole core (1 / its CPU per question). On a machine with fewer cores than replicas +
 client, the replicas' own CPU is a ceiling too: the row says which one binds.
 
-    python benchmarks/bench_replicas.py                  # 4,000 questions per replica, 4 in flight each
+    python benchmarks/bench_replicas.py          # 4,000 questions and 4 in flight per replica
     python benchmarks/bench_replicas.py --per-replica-questions 500 --replicas 1,2
 """
 
