@@ -1,8 +1,11 @@
-"""A million questions: ``reval eval`` end to end against a trivial gRPC retriever.
+"""A million questions: ``reval eval`` end to end against a trivial retriever.
 
-Writes a JSONL set of ``--questions`` questions, serves the trivial retriever of
-``bench_coordinator.py`` (12 chunk ids of 6 documents per question, answered at once) in
-its own process, and runs the installed ``reval eval`` as a subprocess, as CI would:
+Writes a JSONL set of ``--questions`` questions and runs the installed ``reval eval`` as a
+subprocess, as CI would, against a trivial retriever (12 chunk ids of 6 of 1,000
+documents per question, answered at once): by default an in-process plugin registered
+for the run through a dist-info folder on PYTHONPATH (so the figures are reval's own),
+with ``--grpc`` the trivial server of ``bench_coordinator.py`` in its own process
+(adding the gRPC client's cost per call). ``reval eval`` runs
 saving to a fresh SQLite file, the JSON report to a file, the text report to a file.
 Printed: wall time and throughput, peak RSS of the ``reval`` process (ru_maxrss from
 wait4), the sizes of the text and JSON reports. Then, in this process, the stored run
@@ -14,7 +17,7 @@ The baseline, measured in the same run, is the same evaluation at ``--baseline-q
 question, time linearly.
 
     python benchmarks/bench_million.py                           # 1,000,000 questions
-    python benchmarks/bench_million.py --questions 20000 --postgres postgresql+psycopg://...
+    python benchmarks/bench_million.py --questions 20000 --grpc --postgres postgresql+psycopg://...
 """
 
 from __future__ import annotations
@@ -33,6 +36,38 @@ from retrieval_eval.store import RunStore
 
 HERE = Path(__file__).resolve().parent
 REVAL = Path(sys.executable).parent / "reval"
+PLUGIN = "bench-trivial"
+PLUGIN_MODULE = """
+from retrieval_eval.retrievers.types import RetrieverDescription
+
+
+class Trivial:
+    async def retrieve(self, question, limit):
+        n = int(question.rsplit(" ", 1)[-1])
+        return [f"doc{(n + i // 2) % 1000}#{i % 2}" for i in range(limit)]
+
+    def describe(self):
+        return RetrieverDescription("trivial", "1", chunk_separator="#")
+
+
+def create(argument):
+    return Trivial()
+"""
+
+
+def install_plugin(where: Path) -> dict[str, str]:
+    """The environment under which ``reval`` finds the ``bench-trivial`` retriever."""
+    where.mkdir()
+    (where / "reval_bench_trivial.py").write_text(PLUGIN_MODULE)
+    info = where / "reval_bench_trivial-0.1.0.dist-info"
+    info.mkdir()
+    (info / "METADATA").write_text("Metadata-Version: 2.1\nName: reval-bench-trivial\n"
+                                   "Version: 0.1.0\n")  # fmt: skip
+    (info / "entry_points.txt").write_text(
+        f"[retrieval_eval.retrievers]\n{PLUGIN} = reval_bench_trivial:create\n"
+    )
+    path = os.pathsep.join(filter(None, [str(where), os.environ.get("PYTHONPATH")]))
+    return {"PYTHONPATH": path}
 
 
 def write_set(path: Path, n: int) -> None:
@@ -59,9 +94,9 @@ def start_server() -> tuple[subprocess.Popen[str], str]:
     return server, f"grpc://127.0.0.1:{port}"
 
 
-def run_reval(args: list[str], stdout: Path) -> tuple[float, float]:
+def run_reval(args: list[str], stdout: Path, extra_env: dict[str, str]) -> tuple[float, float]:
     """Wall seconds and peak RSS (MiB) of one ``reval`` subprocess; exits on failure."""
-    env = {**os.environ, "CI": "1", "NO_COLOR": "1"}
+    env = {**os.environ, "CI": "1", "NO_COLOR": "1", **extra_env}
     started = time.perf_counter()
     with stdout.open("w") as out:
         process = subprocess.Popen([str(REVAL), *args], stdout=out, env=env)
@@ -73,7 +108,9 @@ def run_reval(args: list[str], stdout: Path) -> tuple[float, float]:
     return elapsed, usage.ru_maxrss / 1024
 
 
-def evaluate(n: int, target: str, tmp: Path, concurrency: int) -> dict[str, float | str]:
+def evaluate(
+    n: int, target: str, tmp: Path, concurrency: int, env: dict[str, str]
+) -> dict[str, float | str]:
     set_path = tmp / f"set-{n}.jsonl"
     write_set(set_path, n)
     db = f"sqlite:///{tmp / f'runs-{n}.sqlite'}"
@@ -81,7 +118,7 @@ def evaluate(n: int, target: str, tmp: Path, concurrency: int) -> dict[str, floa
     elapsed, rss = run_reval(
         ["eval", "--set", str(set_path), "--retriever", target, "--db", db,
          "--concurrency", str(concurrency), "--format", "json", "--output", str(json_path)],
-        text_path,
+        text_path, env,
     )  # fmt: skip
     with json_path.open() as f:
         (run,) = json.load(f)["runs"]
@@ -125,15 +162,22 @@ def main() -> None:
     parser.add_argument("--baseline-questions", type=int, help="default: a tenth")
     parser.add_argument("--concurrency", type=int, default=64)
     parser.add_argument("--postgres", help="a PostgreSQL URL to time save and reload on too")
+    parser.add_argument("--grpc", action="store_true", help="the retriever over gRPC")
     args = parser.parse_args()
     sizes = [args.baseline_questions or max(1, args.questions // 10), args.questions]
     print(f"{os.cpu_count()} CPUs · load average {os.getloadavg()[0]:.2f} · "
-          f"concurrency {args.concurrency}")  # fmt: skip
-    server, target = start_server()
+          f"concurrency {args.concurrency} · retriever "
+          f"{'over gRPC' if args.grpc else 'in-process'}")  # fmt: skip
+    server = None
     try:
         with tempfile.TemporaryDirectory() as tmp_name:
             tmp = Path(tmp_name)
-            figures = [evaluate(n, target, tmp, args.concurrency) for n in sizes]
+            env: dict[str, str] = {}
+            if args.grpc:
+                server, target = start_server()
+            else:
+                env, target = install_plugin(tmp / "plugin"), PLUGIN
+            figures = [evaluate(n, target, tmp, args.concurrency, env) for n in sizes]
             print(f"{'questions':>10} {'seconds':>9} {'q/s':>7} {'peak RSS MiB':>13} "
                   f"{'KiB/question':>13} {'text lines':>11} {'JSON MiB':>9}")  # fmt: skip
             for n, f in zip(sizes, figures, strict=True):
@@ -154,9 +198,10 @@ def main() -> None:
             own = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
             print(f"  (peak RSS of this process holding the reloaded run: {own:,.0f} MiB)")
     finally:
-        assert server.stdin is not None
-        server.stdin.close()
-        server.wait(10)
+        if server is not None:
+            assert server.stdin is not None
+            server.stdin.close()
+            server.wait(10)
 
 
 if __name__ == "__main__":

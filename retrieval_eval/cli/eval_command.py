@@ -70,7 +70,16 @@ if TYPE_CHECKING:
     type=click.IntRange(min=1),
     default=8,
     show_default=True,
-    help="Calls in flight per retriever.",
+    help="Calls in flight per retriever (latency is measured under this load).",
+)
+@click.option(
+    "--latency-probe",
+    "latency_probe",
+    type=click.IntRange(min=0),
+    default=0,
+    metavar="N",
+    help="After the run, re-ask N questions one at a time and report their latency "
+    "apart: latency without load (the latency gate then compares these).",
 )
 @click.option(
     "--timeout",
@@ -117,7 +126,8 @@ if TYPE_CHECKING:
     type=click.FloatRange(min=0),
     default=None,
     metavar="MS",
-    help="A p95 latency increase above MS is a regression.",
+    help="A p95 latency increase above MS is a regression (unloaded p95 when both runs "
+    "have a --latency-probe; a warning when their concurrencies differ).",
 )
 @click.option(
     "--fail-on-regression",
@@ -145,6 +155,7 @@ def eval_command(
     overfetch: int,
     doc_id_separator: str | None,
     concurrency: int,
+    latency_probe: int,
     timeout_s: float | None,
     fmt: str,
     output: Path | None,
@@ -188,6 +199,7 @@ def eval_command(
         overfetch=overfetch,
         doc_id_separator=doc_id_separator,
         concurrency=concurrency,
+        latency_probe=latency_probe,
         timeout_s=timeout_s,
         labels=labels,
     )

@@ -19,6 +19,7 @@ from types import MappingProxyType
 
 from retrieval_eval.evaluation.latency import run_latency
 from retrieval_eval.evaluation.results import (
+    LatencySummary,
     QuestionOutcome,
     RetrievalFailure,
     RunParameters,
@@ -44,6 +45,7 @@ class RunAccumulator:
         "done",
         "outcomes",
         "parameters",
+        "probe",
         "qs",
         "started_at",
         "target",
@@ -67,6 +69,8 @@ class RunAccumulator:
         self.started_at = datetime.now(UTC)
         #: The progress handle returned by ``Progress.start`` (None without progress).
         self.task: object = None
+        #: Unloaded latency from ``probe_latency`` (None without a probe).
+        self.probe: LatencySummary | None = None
         self._ids: dict[str, str] = {}
         self._hits: dict[tuple[tuple[int, bool], ...], Mapping[int, bool]] = {}
 
@@ -137,4 +141,5 @@ class RunAccumulator:
             questions=tuple(outcomes),
             underfilled_count=sum(o.underfilled for o in outcomes),
             labels=dict(labels),
+            latency_probe=self.probe,
         )

@@ -103,6 +103,8 @@ class GroupMetrics:
 
 @dataclass(frozen=True, slots=True)
 class LatencySummary:
+    """Client wall time per answered question, in milliseconds."""
+
     count: int
     p50_ms: float
     p95_ms: float
@@ -143,6 +145,9 @@ class RunResult:
     labels: Mapping[str, str] = field(default_factory=dict)
     #: Assigned by the run store when saved.
     run_id: str | None = None
+    #: Unloaded latency: questions re-asked one at a time after the run (``latency`` is
+    #: measured under the run's concurrency, queueing included). None without a probe.
+    latency_probe: LatencySummary | None = None
 
     @property
     def complete(self) -> bool:

@@ -45,7 +45,11 @@ key                       value
                           over questions with no expected document, or ``null``
 ``by_form``               ``{form: group}`` (MATCH, GAP, UNLABELLED)
 ``by_hard_class``         ``{hard class: group}``
-``latency_ms``            ``{"count", "p50", "p95", "p99", "mean", "max"}`` or ``null``
+``latency_ms``            ``{"count", "p50", "p95", "p99", "mean", "max",
+                          "concurrency"}`` or ``null``: client wall time per answered
+                          question under the run's ``concurrency`` (queueing included)
+``latency_probe_ms``      the same shape (``concurrency`` 1) for ``--latency-probe``:
+                          questions re-asked one at a time after the run, or ``null``
 ``questions``             list of questions (below), in set order
 ``regression``            the verdict (below), or ``null`` when none was computed
 ========================  =====================================================
@@ -203,7 +207,8 @@ def run_to_dict(
         "no_answer": _no_answer(run.metrics.no_answer),
         "by_form": {k: group_to_dict(g) for k, g in run.by_form.items()},
         "by_hard_class": {k: group_to_dict(g) for k, g in run.by_hard_class.items()},
-        "latency_ms": _latency(run.latency),
+        "latency_ms": _latency(run.latency, p.concurrency),
+        "latency_probe_ms": _latency(run.latency_probe, 1),
         "questions": [question_to_dict(q) for q in run.questions] if questions else [],
         "regression": verdict_to_dict(verdict) if verdict is not None else None,
     }
@@ -302,7 +307,7 @@ def _no_answer(stats: NoAnswerStats | None) -> dict[str, int] | None:
     }
 
 
-def _latency(lat: LatencySummary | None) -> dict[str, float] | None:
+def _latency(lat: LatencySummary | None, concurrency: int) -> dict[str, float] | None:
     if lat is None:
         return None
     return {
@@ -312,4 +317,5 @@ def _latency(lat: LatencySummary | None) -> dict[str, float] | None:
         "p99": lat.p99_ms,
         "mean": lat.mean_ms,
         "max": lat.max_ms,
+        "concurrency": concurrency,
     }

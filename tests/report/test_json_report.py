@@ -29,6 +29,7 @@ RUN_KEYS = {
     "by_form",
     "by_hard_class",
     "latency_ms",
+    "latency_probe_ms",
     "questions",
     "regression",
 }
@@ -68,6 +69,7 @@ def test_run_shape_carries_every_documented_key(current_run):
     assert d["state"] == "incomplete" and d["complete"] is False
     assert d["errors"] == 1
     assert d["latency_ms"]["p95"] == 9.0 and set(d["latency_ms"]) >= {"p50", "p95", "p99"}
+    assert d["latency_ms"]["concurrency"] == 8 and d["latency_probe_ms"] is None
     assert d["parameters"]["ks"] == [1, 3] and d["parameters"]["limit"] == 12
     assert d["labels"] == {"git_sha": "abc123"}
     assert d["duration_s"] == 2.5

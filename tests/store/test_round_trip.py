@@ -119,3 +119,14 @@ def test_a_run_saved_in_several_batches_keeps_question_order(store, monkeypatch)
     run = make_run(codes, latency_ms=[i / 3 for i in range(3000)])
     run_id = store.save(run)
     assert store.get(run_id) == dataclasses.replace(run, run_id=run_id)
+
+
+def test_the_unloaded_latency_probe_round_trips(store):
+    from retrieval_eval.evaluation.latency import summarize_latency
+
+    run = make_run("1303", latency_ms=[40.0, 50.0, 60.0, 70.0])
+    probed = dataclasses.replace(run, latency_probe=summarize_latency([4.0, 5.5, 9.25]))
+    no_loaded = dataclasses.replace(probed, latency=None)
+    for each in (probed, no_loaded, run):
+        run_id = store.save(each)
+        assert store.get(run_id) == dataclasses.replace(each, run_id=run_id)
