@@ -45,7 +45,8 @@ from reval_bm25.index import BODY, ID
 from reval_bm25.metadata import ENGINE_DIR
 
 from retrieval_eval.evaluation.coordinator import EvalOptions, evaluate_set
-from retrieval_eval.questions.model import Form, GoldenQuestion, GoldenQuestionSet
+from retrieval_eval.questions.model import GoldenQuestion, GoldenQuestionSet
+from retrieval_eval.records import Form
 
 LIMIT = 12  # reval's default request: top-3 x overfetch 4
 CONCURRENCY = 8

@@ -26,7 +26,8 @@ import time
 import grpc
 
 from retrieval_eval.evaluation.coordinator import EvalOptions, evaluate_set
-from retrieval_eval.questions.model import Form, GoldenQuestion, GoldenQuestionSet
+from retrieval_eval.questions.model import GoldenQuestion, GoldenQuestionSet
+from retrieval_eval.records import Form
 from retrieval_eval.v1 import retriever_pb2 as pb
 from retrieval_eval.v1 import retriever_pb2_grpc as pb_grpc
 
@@ -82,7 +83,7 @@ async def bare_loop(
 async def engine(
     target: str, qs: GoldenQuestionSet, concurrency: int, timeout: float
 ) -> tuple[float, float]:
-    from retrieval_eval.retrievers.client import ClientOptions, GrpcRetrieverClient
+    from retrieval_eval.retrievers.client.grpc_client import ClientOptions, GrpcRetrieverClient
 
     options = EvalOptions(concurrency=concurrency, timeout_s=timeout)
     async with GrpcRetrieverClient(target, ClientOptions(timeout_s=timeout)) as client:

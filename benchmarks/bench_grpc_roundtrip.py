@@ -24,7 +24,7 @@ from collections.abc import Awaitable, Callable
 
 import grpc
 
-from retrieval_eval.retrievers.client import ClientOptions, GrpcRetrieverClient
+from retrieval_eval.retrievers.client.grpc_client import ClientOptions, GrpcRetrieverClient
 from retrieval_eval.v1 import retriever_pb2 as pb
 from retrieval_eval.v1 import retriever_pb2_grpc as pb_grpc
 

@@ -22,7 +22,7 @@ from collections.abc import Callable
 
 from bench_store import build_run
 
-from retrieval_eval.evaluation.results import RunResult
+from retrieval_eval.records import RunResult
 from retrieval_eval.regression import Thresholds, judge
 from retrieval_eval.report import RunReport
 from retrieval_eval.report.json_report import render_json

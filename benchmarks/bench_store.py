@@ -29,15 +29,16 @@ from pathlib import Path
 from typing import Any
 
 from retrieval_eval.evaluation.latency import run_latency
-from retrieval_eval.evaluation.results import (
+from retrieval_eval.questions.model import GoldenQuestion, label_fingerprint
+from retrieval_eval.records import (
+    Form,
     QuestionOutcome,
     RetrievalFailure,
+    RetrieverDescription,
     RunParameters,
     RunResult,
     RunState,
 )
-from retrieval_eval.questions.model import Form, GoldenQuestion, label_fingerprint
-from retrieval_eval.retrievers.types import RetrieverDescription
 from retrieval_eval.scoring.metrics import breakdowns, summarize
 from retrieval_eval.scoring.protocol import score_question
 from retrieval_eval.store import RunStore, mask, resolve_url

@@ -10,8 +10,8 @@ from typing import Any
 __version__ = "0.1.0"
 
 _LAZY = {
-    "serve": "retrieval_eval.retrievers.server",
-    "ServerTls": "retrieval_eval.retrievers.server",
+    "serve": "retrieval_eval.retrievers.server.sdk",
+    "ServerTls": "retrieval_eval.retrievers.server.sdk",
     "load_question_set": "retrieval_eval.questions.loading",
     "evaluate": "retrieval_eval.evaluation.coordinator",
 }

@@ -20,8 +20,8 @@ from types import ModuleType
 from typing import TYPE_CHECKING
 
 from retrieval_eval.errors import PluginError
-from retrieval_eval.evaluation.results import RunResult
 from retrieval_eval.example_data import corpus_path, questions_path
+from retrieval_eval.records import RunResult
 from retrieval_eval.regression.types import Thresholds, Verdict
 
 if TYPE_CHECKING:
@@ -73,7 +73,7 @@ def _measure(bm25: ModuleType, store: RunStore, say: Notify) -> RunResult:
     """Index, serve and evaluate; on Ctrl-C save what was measured and re-raise."""
     from retrieval_eval.evaluation.coordinator import EvalOptions, EvaluationInterrupted, evaluate
     from retrieval_eval.questions.loading import load_question_set
-    from retrieval_eval.retrievers.server import serve
+    from retrieval_eval.retrievers.server.sdk import serve
 
     question_set = load_question_set(questions_path())
     with tempfile.TemporaryDirectory(prefix="reval-quickstart-") as tmp:

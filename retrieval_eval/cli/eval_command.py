@@ -21,8 +21,8 @@ from retrieval_eval.cli.render import emit_report
 
 if TYPE_CHECKING:
     from retrieval_eval.evaluation.coordinator import EvalOptions
-    from retrieval_eval.evaluation.results import RunResult
     from retrieval_eval.questions.model import GoldenQuestionSet
+    from retrieval_eval.records import RunResult
 
 
 @click.command("eval")

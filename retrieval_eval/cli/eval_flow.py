@@ -7,8 +7,8 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field, replace
 
 from retrieval_eval.errors import StoreError
-from retrieval_eval.evaluation.results import RunResult, RunState
 from retrieval_eval.questions.model import GoldenQuestionSet
+from retrieval_eval.records import RunResult, RunState
 from retrieval_eval.regression.types import Thresholds, Verdict
 from retrieval_eval.report.model import RunReport, run_title
 

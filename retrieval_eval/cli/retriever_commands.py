@@ -1,5 +1,5 @@
 """``reval retrievers list`` and ``reval check-retriever TARGET``: thin layers over
-``retrieval_eval.retrievers.resolve`` and ``retrieval_eval.retrievers.contract_check``."""
+``retrieval_eval.retrievers.resolve`` and ``retrieval_eval.retrievers.contract.check``."""
 
 from __future__ import annotations
 
@@ -98,7 +98,7 @@ def check_retriever(
     Prints one line per check (PASS or FAIL, and why). Exits 0 when every check passes,
     3 when any fails or the retriever cannot be reached, 2 for a bad TARGET or option.
     """
-    from retrieval_eval.retrievers.contract_check import check_contract
+    from retrieval_eval.retrievers.contract.check import check_contract
 
     token = None
     if token_env is not None:

@@ -18,16 +18,17 @@ from datetime import UTC, datetime
 from types import MappingProxyType
 
 from retrieval_eval.evaluation.latency import run_latency
-from retrieval_eval.evaluation.results import (
+from retrieval_eval.questions.model import GoldenQuestionSet
+from retrieval_eval.records import (
     LatencySummary,
     QuestionOutcome,
     RetrievalFailure,
+    RetrieverDescription,
     RunParameters,
     RunResult,
     RunState,
 )
-from retrieval_eval.questions.model import GoldenQuestionSet
-from retrieval_eval.retrievers.types import RetrievedItem, RetrieverDescription
+from retrieval_eval.retrievers.types import RetrievedItem
 from retrieval_eval.scoring.metrics import summarize_with_breakdowns
 from retrieval_eval.scoring.protocol import score_question
 

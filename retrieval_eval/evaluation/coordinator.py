@@ -32,16 +32,17 @@ from retrieval_eval.errors import InputError, Interrupted, RetrieverError
 from retrieval_eval.evaluation.accumulate import RunAccumulator
 from retrieval_eval.evaluation.deadlines import Call, describe_once, with_deadline
 from retrieval_eval.evaluation.probe import probe_latency
-from retrieval_eval.evaluation.results import (
+from retrieval_eval.questions.model import GoldenQuestionSet
+from retrieval_eval.records import (
     DEFAULT_KS,
     DEFAULT_OVERFETCH,
     DEFAULT_TIMEOUT_S,
     RetrievalFailure,
+    RetrieverDescription,
     RunParameters,
     RunResult,
 )
-from retrieval_eval.questions.model import GoldenQuestionSet
-from retrieval_eval.retrievers.types import AsyncRetriever, RetrieverDescription
+from retrieval_eval.retrievers.types import AsyncRetriever
 from retrieval_eval.scoring.protocol import normalize_ks, request_limit
 
 log = logging.getLogger(__name__)

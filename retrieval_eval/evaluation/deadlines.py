@@ -14,7 +14,8 @@ import inspect
 from collections.abc import Awaitable, Callable
 
 from retrieval_eval.errors import RetrieverTimeout, RetrieverUnavailable
-from retrieval_eval.retrievers.types import AsyncRetriever, RetrievedItem, RetrieverDescription
+from retrieval_eval.records import RetrieverDescription
+from retrieval_eval.retrievers.types import AsyncRetriever, RetrievedItem
 
 #: A retrieve call with its deadline bound: ``(question, limit) -> items``.
 Call = Callable[[str, int], Awaitable[list[RetrievedItem]]]

@@ -10,7 +10,7 @@ from __future__ import annotations
 import math
 from collections.abc import Iterable, Sequence
 
-from retrieval_eval.evaluation.results import LatencySummary, QuestionOutcome
+from retrieval_eval.records import LatencySummary, QuestionOutcome
 
 
 def percentile(sorted_values: Sequence[float], q: float) -> float:

@@ -15,7 +15,8 @@ from __future__ import annotations
 import importlib
 from typing import Any
 
-from retrieval_eval.questions.model import Form, GoldenQuestion, GoldenQuestionSet
+from retrieval_eval.questions.model import GoldenQuestion, GoldenQuestionSet
+from retrieval_eval.records import Form
 
 _LAZY = {
     "load_question_set": "retrieval_eval.questions.loading",

@@ -17,8 +17,9 @@ from pathlib import Path
 
 from retrieval_eval.errors import QuestionSetError
 from retrieval_eval.questions.formats import read_text
-from retrieval_eval.questions.model import Form, GoldenQuestion, GoldenQuestionSet
+from retrieval_eval.questions.model import GoldenQuestion, GoldenQuestionSet
 from retrieval_eval.questions.problems import Problem, QuestionSetProblems
+from retrieval_eval.records import Form
 
 
 def _find(directory: Path, relative: str) -> Path | None:

@@ -5,20 +5,8 @@ from __future__ import annotations
 import hashlib
 import json
 from dataclasses import dataclass, field
-from enum import StrEnum
 
-
-class Form(StrEnum):
-    """How a question relates to the corpus.
-
-    MATCH: phrased close to the text that answers it. GAP: phrased in the user's words,
-    far from the text. UNLABELLED: the source never said (e.g. an imported BEIR set);
-    reported apart, never passed off as MATCH or GAP.
-    """
-
-    MATCH = "MATCH"
-    GAP = "GAP"
-    UNLABELLED = "UNLABELLED"
+from retrieval_eval.records import Form
 
 
 @dataclass(frozen=True, slots=True)

@@ -13,7 +13,7 @@ from __future__ import annotations
 from typing import Any
 
 from retrieval_eval.questions.formats import FORMAT_VERSION, HEADER_KEY
-from retrieval_eval.questions.model import Form
+from retrieval_eval.records import Form
 
 
 def _forms() -> list[str]:

@@ -6,7 +6,8 @@ from collections import Counter
 from dataclasses import dataclass
 from typing import Any
 
-from retrieval_eval.questions.model import Form, GoldenQuestionSet
+from retrieval_eval.questions.model import GoldenQuestionSet
+from retrieval_eval.records import Form
 
 #: The hard-class key of questions that have none (same label the reports use).
 NO_CLASS = "(none)"

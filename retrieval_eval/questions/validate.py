@@ -15,9 +15,10 @@ from collections.abc import Set
 from typing import Any
 
 from retrieval_eval.questions.formats import FORMAT_VERSION, HEADER_KEY, RawSet
-from retrieval_eval.questions.model import Form, GoldenQuestion, GoldenQuestionSet
+from retrieval_eval.questions.model import GoldenQuestion, GoldenQuestionSet
 from retrieval_eval.questions.problems import Problem, QuestionSetProblems
 from retrieval_eval.questions.suggest import did_you_mean
+from retrieval_eval.records import Form
 
 QUESTION_KEYS = ("id", "question", "form", "expected_document_ids", "hard_class", "answer_gist")
 HEADER_KEYS = (HEADER_KEY, "name", "description", "questions")

@@ -6,7 +6,7 @@ from __future__ import annotations
 import math
 from collections.abc import Iterable
 
-from retrieval_eval.evaluation.results import RunResult
+from retrieval_eval.records import RunResult
 from retrieval_eval.regression.types import MetricDelta, PairedTest, Thresholds
 
 #: Below this many answered questions a set is "small": one question moves a rate by

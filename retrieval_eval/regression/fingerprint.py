@@ -16,7 +16,7 @@ from __future__ import annotations
 import hashlib
 import json
 
-from retrieval_eval.evaluation.results import RunResult
+from retrieval_eval.records import RunResult
 
 #: Benchmark parts in the order they are reported.
 BENCHMARK_PARTS = ("labels", "protocol", "parameters", "corpus")

@@ -12,7 +12,7 @@ import math
 from collections.abc import Mapping
 from fractions import Fraction
 
-from retrieval_eval.evaluation.results import GroupMetrics, RunResult
+from retrieval_eval.records import GroupMetrics, RunResult
 from retrieval_eval.regression import advice
 from retrieval_eval.regression.fingerprint import benchmark_differences
 from retrieval_eval.regression.paired import (

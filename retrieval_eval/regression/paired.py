@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 
-from retrieval_eval.evaluation.results import QuestionOutcome, RunResult
+from retrieval_eval.records import QuestionOutcome, RunResult
 from retrieval_eval.regression.stats import SIGNIFICANCE_LEVEL, mcnemar_exact, paired_counts
 from retrieval_eval.regression.types import Flip, PairedTest
 

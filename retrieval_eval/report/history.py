@@ -7,7 +7,7 @@ from typing import TYPE_CHECKING, Any
 
 from rich.markup import escape
 
-from retrieval_eval.evaluation.results import RunResult
+from retrieval_eval.records import RunResult
 from retrieval_eval.regression.types import Verdict
 from retrieval_eval.report.json_report import SCHEMA_VERSION, group_to_dict, verdict_to_dict
 from retrieval_eval.report.model import retriever_label, run_title

@@ -82,7 +82,7 @@ from collections.abc import Sequence
 from typing import Any, TextIO
 
 from retrieval_eval import __version__
-from retrieval_eval.evaluation.results import (
+from retrieval_eval.records import (
     GroupMetrics,
     LatencySummary,
     NoAnswerStats,

@@ -14,7 +14,7 @@ import re
 import xml.etree.ElementTree as ET
 from collections.abc import Sequence
 
-from retrieval_eval.evaluation.results import QuestionOutcome, RunResult
+from retrieval_eval.records import QuestionOutcome, RunResult
 from retrieval_eval.regression.types import Flip, Verdict, VerdictKind
 from retrieval_eval.report.model import RunReport, duration_s, hit_mark, run_title
 from retrieval_eval.report.terminal_regression import describe_flip

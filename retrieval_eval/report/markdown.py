@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from retrieval_eval.evaluation.results import RunResult
+from retrieval_eval.records import RunResult
 from retrieval_eval.regression.types import Verdict, VerdictKind
 from retrieval_eval.report.model import RunReport, latency_lines, retriever_label, run_title
 from retrieval_eval.report.terminal_regression import describe_flip

@@ -6,7 +6,7 @@ import re
 from collections.abc import Mapping
 from dataclasses import dataclass
 
-from retrieval_eval.evaluation.results import GroupMetrics, LatencySummary, RunResult
+from retrieval_eval.records import GroupMetrics, LatencySummary, RunResult
 from retrieval_eval.regression.types import Verdict
 
 

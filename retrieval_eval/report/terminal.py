@@ -14,7 +14,7 @@ from rich.console import Console
 from rich.markup import escape
 from rich.table import Table
 
-from retrieval_eval.evaluation.results import GroupMetrics, QuestionOutcome, RunResult, RunState
+from retrieval_eval.records import GroupMetrics, QuestionOutcome, RunResult, RunState
 from retrieval_eval.report.model import (
     RunReport,
     latency_lines,

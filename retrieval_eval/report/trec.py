@@ -13,7 +13,7 @@ from collections.abc import Iterator
 from pathlib import Path
 
 from retrieval_eval.errors import InputError
-from retrieval_eval.evaluation.results import RunResult
+from retrieval_eval.records import RunResult
 
 
 def run_lines(run: RunResult, run_name: str | None = None) -> Iterator[str]:

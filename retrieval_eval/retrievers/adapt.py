@@ -13,7 +13,8 @@ import inspect
 from collections.abc import Awaitable, Callable, Iterable
 from typing import Any
 
-from retrieval_eval.retrievers.types import RetrievedItem, RetrieverDescription
+from retrieval_eval.records import RetrieverDescription
+from retrieval_eval.retrievers.types import RetrievedItem
 
 RetrieveFn = Callable[[str, int], Awaitable[list[RetrievedItem]]]
 

@@ -8,7 +8,8 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 
-from retrieval_eval.retrievers.types import RetrievedItem, RetrieverDescription
+from retrieval_eval.records import RetrieverDescription
+from retrieval_eval.retrievers.types import RetrievedItem
 from retrieval_eval.v1 import retriever_pb2 as pb
 
 

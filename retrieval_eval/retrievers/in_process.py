@@ -19,9 +19,10 @@ from retrieval_eval.errors import (
     RetrieverRejected,
     RetrieverTimeout,
 )
+from retrieval_eval.records import RetrieverDescription
 from retrieval_eval.retrievers.adapt import call_describe, make_retrieve
-from retrieval_eval.retrievers.types import RetrievedItem, RetrieverDescription
-from retrieval_eval.retrievers.validation import request_problem
+from retrieval_eval.retrievers.contract.limits import request_problem
+from retrieval_eval.retrievers.types import RetrievedItem
 
 log = logging.getLogger(__name__)
 

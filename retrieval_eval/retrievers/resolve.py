@@ -30,7 +30,7 @@ from retrieval_eval.retrievers.config import RetrieverConfig, load_config
 from retrieval_eval.retrievers.types import AsyncRetriever
 
 if TYPE_CHECKING:
-    from retrieval_eval.retrievers.client import ClientOptions
+    from retrieval_eval.retrievers.client.grpc_client import ClientOptions
     from retrieval_eval.retrievers.in_process import InProcessRetriever
 
 SCHEMES = ("grpc://", "grpcs://")
@@ -56,7 +56,7 @@ class Endpoint:
     server_name: str | None = None
 
     def client_options(self) -> ClientOptions:
-        from retrieval_eval.retrievers.client import ClientOptions, TlsConfig
+        from retrieval_eval.retrievers.client.grpc_client import ClientOptions, TlsConfig
 
         tls = None
         if self.secure:
@@ -214,7 +214,7 @@ def open_retriever(
     resolved = resolve(spec, timeout_s=timeout_s, token=token, config_path=config_path)
     if isinstance(resolved, PluginSpec):
         return open_plugin(resolved)
-    from retrieval_eval.retrievers.client import GrpcRetrieverClient
+    from retrieval_eval.retrievers.client.grpc_client import GrpcRetrieverClient
 
     return GrpcRetrieverClient(
         resolved.channel_target, resolved.client_options(), display=resolved.display

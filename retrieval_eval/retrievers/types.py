@@ -2,9 +2,11 @@
 
 from __future__ import annotations
 
-from collections.abc import Awaitable, Mapping
-from dataclasses import dataclass, field
+from collections.abc import Awaitable
+from dataclasses import dataclass
 from typing import Any, Protocol, runtime_checkable
+
+from retrieval_eval.records import RetrieverDescription
 
 
 @dataclass(frozen=True, slots=True)
@@ -15,20 +17,6 @@ class RetrievedItem:
     document_id: str
     score: float | None = None
     chunk_id: str | None = None
-
-
-@dataclass(frozen=True, slots=True)
-class RetrieverDescription:
-    """What is being measured (the answer to Describe)."""
-
-    identifier: str
-    version: str = ""
-    chunk_separator: str = ""
-    corpus_revision: str = ""
-    model_revision: str = ""
-    chunking: str = ""
-    pipeline: str = ""
-    metadata: Mapping[str, str] = field(default_factory=dict)
 
 
 @runtime_checkable

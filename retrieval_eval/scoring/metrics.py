@@ -22,7 +22,7 @@ import math
 from collections.abc import Callable, Collection, Iterable, Sequence
 from typing import NamedTuple
 
-from retrieval_eval.evaluation.results import GroupMetrics, NoAnswerStats, QuestionOutcome
+from retrieval_eval.records import GroupMetrics, NoAnswerStats, QuestionOutcome
 from retrieval_eval.scoring.intervals import wilson
 from retrieval_eval.scoring.protocol import hits_at, normalize_ks
 

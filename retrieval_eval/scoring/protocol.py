@@ -19,8 +19,8 @@ from __future__ import annotations
 from collections.abc import Collection, Iterable, Sequence
 
 from retrieval_eval.errors import InputError
-from retrieval_eval.evaluation.results import QuestionOutcome, RetrievalFailure
 from retrieval_eval.questions.model import GoldenQuestion
+from retrieval_eval.records import QuestionOutcome, RetrievalFailure
 from retrieval_eval.retrievers.types import RetrievedItem
 
 #: The cutoffs that are always scored, whatever the user asks for (the methodology's).

@@ -8,7 +8,7 @@ from typing import Any
 
 from sqlalchemy import Connection, Select, select
 
-from retrieval_eval.evaluation.results import RunResult, RunState
+from retrieval_eval.records import RunResult, RunState
 from retrieval_eval.store.models import LabelRow, RunRow
 from retrieval_eval.store.serialize import epoch
 from retrieval_eval.store.types import RunSummary

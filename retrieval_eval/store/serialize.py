@@ -12,19 +12,19 @@ from functools import lru_cache
 from sys import intern
 from typing import Any
 
-from retrieval_eval.evaluation.results import (
+from retrieval_eval.records import (
+    Form,
     GroupMetrics,
     LatencySummary,
     NoAnswerStats,
     QuestionOutcome,
     RateEstimate,
     RetrievalFailure,
+    RetrieverDescription,
     RunParameters,
     RunResult,
     RunState,
 )
-from retrieval_eval.questions.model import Form
-from retrieval_eval.retrievers.types import RetrieverDescription
 
 _dumps = json.JSONEncoder(ensure_ascii=False, separators=(",", ":")).encode
 _loads = json.loads

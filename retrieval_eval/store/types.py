@@ -6,7 +6,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from datetime import datetime
 
-from retrieval_eval.evaluation.results import RunState
+from retrieval_eval.records import RunState
 
 
 @dataclass(frozen=True, slots=True)

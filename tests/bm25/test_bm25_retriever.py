@@ -10,7 +10,8 @@ from reval_bm25 import build_index, open_index
 from reval_bm25.chunking import Chunking
 
 from retrieval_eval.errors import InputError
-from retrieval_eval.questions.model import Form, GoldenQuestion
+from retrieval_eval.questions.model import GoldenQuestion
+from retrieval_eval.records import Form
 from retrieval_eval.retrievers.types import RetrievedItem
 from retrieval_eval.scoring.protocol import score_question
 

@@ -12,7 +12,11 @@ import pytest
 from certificates import issue, write_pair
 
 from retrieval_eval.errors import RetrieverUnavailable
-from retrieval_eval.retrievers.client import ClientOptions, GrpcRetrieverClient, TlsConfig
+from retrieval_eval.retrievers.client.grpc_client import (
+    ClientOptions,
+    GrpcRetrieverClient,
+    TlsConfig,
+)
 
 QUICK = {"timeout_s": 5, "max_attempts": 1}
 

@@ -16,7 +16,8 @@ import yaml
 from click.testing import CliRunner, Result
 
 from retrieval_eval.cli.main import cli
-from retrieval_eval.retrievers.types import RetrievedItem, RetrieverDescription
+from retrieval_eval.records import RetrieverDescription
+from retrieval_eval.retrievers.types import RetrievedItem
 
 REVAL = Path(sys.executable).parent / "reval"
 FAIL = "FAIL"

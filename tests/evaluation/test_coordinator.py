@@ -13,9 +13,9 @@ from retrieval_eval.evaluation.coordinator import (
     evaluate_all,
     evaluate_set,
 )
-from retrieval_eval.evaluation.results import RunState
-from retrieval_eval.questions.model import Form, GoldenQuestion, GoldenQuestionSet
-from retrieval_eval.retrievers.types import RetrievedItem, RetrieverDescription
+from retrieval_eval.questions.model import GoldenQuestion, GoldenQuestionSet
+from retrieval_eval.records import Form, RetrieverDescription, RunState
+from retrieval_eval.retrievers.types import RetrievedItem
 
 
 def make_set(name: str, n: int, *, target_of=lambda i: f"doc{i}") -> GoldenQuestionSet:

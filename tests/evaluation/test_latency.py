@@ -7,8 +7,7 @@ import random
 import pytest
 
 from retrieval_eval.evaluation.latency import percentile, run_latency, summarize_latency
-from retrieval_eval.evaluation.results import QuestionOutcome, RetrievalFailure
-from retrieval_eval.questions.model import Form
+from retrieval_eval.records import Form, QuestionOutcome, RetrievalFailure
 
 np = pytest.importorskip("numpy")
 

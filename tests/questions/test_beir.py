@@ -10,7 +10,7 @@ import pytest
 from retrieval_eval.errors import QuestionSetError
 from retrieval_eval.questions.beir import import_beir
 from retrieval_eval.questions.loading import load_question_set
-from retrieval_eval.questions.model import Form
+from retrieval_eval.records import Form
 
 from .conftest import reval, write
 

@@ -10,7 +10,8 @@ import yaml
 
 from retrieval_eval.questions.formats import write_question_set
 from retrieval_eval.questions.loading import load_question_set, load_question_sets
-from retrieval_eval.questions.model import Form, GoldenQuestion, GoldenQuestionSet
+from retrieval_eval.questions.model import GoldenQuestion, GoldenQuestionSet
+from retrieval_eval.records import Form
 
 from .conftest import write
 

@@ -8,8 +8,8 @@ import pytest
 
 from retrieval_eval.errors import InputError, PluginError, QuestionSetError, UnknownNameError
 from retrieval_eval.questions.loading import load_question_set, load_question_sets
-from retrieval_eval.questions.model import Form
 from retrieval_eval.questions.registry import QuestionSetRegistry
+from retrieval_eval.records import Form
 
 EXAMPLE_SETS = ["example-faq", "example-gaps", "example-inline"]
 

@@ -11,14 +11,16 @@ from collections.abc import Mapping, Sequence
 from datetime import UTC, datetime, timedelta
 
 from retrieval_eval.evaluation.latency import run_latency
-from retrieval_eval.evaluation.results import (
+from retrieval_eval.questions.model import GoldenQuestion, GoldenQuestionSet
+from retrieval_eval.records import (
+    Form,
     RetrievalFailure,
+    RetrieverDescription,
     RunParameters,
     RunResult,
     RunState,
 )
-from retrieval_eval.questions.model import Form, GoldenQuestion, GoldenQuestionSet
-from retrieval_eval.retrievers.types import RetrievedItem, RetrieverDescription
+from retrieval_eval.retrievers.types import RetrievedItem
 from retrieval_eval.scoring.metrics import breakdowns, summarize
 from retrieval_eval.scoring.protocol import score_question
 

@@ -7,14 +7,12 @@ import dataclasses
 import pytest
 
 from regression.factory import make_run, question_set
-from retrieval_eval.evaluation.results import RunParameters
-from retrieval_eval.questions.model import Form
+from retrieval_eval.records import Form, RetrieverDescription, RunParameters
 from retrieval_eval.regression import (
     benchmark_differences,
     benchmark_fingerprint,
     variant_fingerprint,
 )
-from retrieval_eval.retrievers.types import RetrieverDescription
 
 BASE = RetrieverDescription("dense", "1", chunk_separator="#", corpus_revision="c1")
 

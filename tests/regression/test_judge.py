@@ -8,10 +8,8 @@ import dataclasses
 import pytest
 
 from regression.factory import make_run, question_set
-from retrieval_eval.evaluation.results import RunParameters
-from retrieval_eval.questions.model import Form
+from retrieval_eval.records import Form, RetrieverDescription, RunParameters
 from retrieval_eval.regression import Thresholds, VerdictKind, compare, judge, mcnemar_exact
-from retrieval_eval.retrievers.types import RetrieverDescription
 
 DEFAULT = Thresholds()
 

@@ -10,18 +10,19 @@ from datetime import UTC, datetime, timedelta
 
 import pytest
 
-from retrieval_eval.evaluation.results import (
+from retrieval_eval.records import (
+    Form,
     GroupMetrics,
     LatencySummary,
     NoAnswerStats,
     QuestionOutcome,
     RateEstimate,
     RetrievalFailure,
+    RetrieverDescription,
     RunParameters,
     RunResult,
     RunState,
 )
-from retrieval_eval.questions.model import Form
 from retrieval_eval.regression.types import (
     Flip,
     MetricDelta,
@@ -29,7 +30,6 @@ from retrieval_eval.regression.types import (
     Verdict,
     VerdictKind,
 )
-from retrieval_eval.retrievers.types import RetrieverDescription
 
 KS = (1, 3)
 

@@ -3,14 +3,13 @@ from __future__ import annotations
 from dataclasses import replace
 from datetime import UTC, datetime
 
-from retrieval_eval.evaluation.results import RunState
+from retrieval_eval.records import RetrieverDescription, RunState
 from retrieval_eval.report.history import (
     comparison_json,
     comparison_text,
     summaries_json,
     summaries_table,
 )
-from retrieval_eval.retrievers.types import RetrieverDescription
 from retrieval_eval.store.types import RunSummary
 
 

@@ -8,8 +8,9 @@ from typing import Any
 
 import pytest
 
+from retrieval_eval.records import RetrieverDescription
 from retrieval_eval.retrievers.adapt import call_describe, call_retrieve, describe_of
-from retrieval_eval.retrievers.types import RetrievedItem, RetrieverDescription
+from retrieval_eval.retrievers.types import RetrievedItem
 
 
 class Sync:

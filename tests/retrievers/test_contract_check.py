@@ -16,10 +16,11 @@ from grpc_health.v1 import health, health_pb2, health_pb2_grpc
 from grpc_reflection.v1alpha import reflection
 
 from retrieval_eval.cli.main import cli
-from retrieval_eval.retrievers.contract_check import CheckResult, check_contract
-from retrieval_eval.retrievers.contract_rules import judge_ids, judge_limit, judge_order
-from retrieval_eval.retrievers.server import serve
-from retrieval_eval.retrievers.types import RetrievedItem, RetrieverDescription
+from retrieval_eval.records import RetrieverDescription
+from retrieval_eval.retrievers.contract.check import CheckResult, check_contract
+from retrieval_eval.retrievers.contract.rules import judge_ids, judge_limit, judge_order
+from retrieval_eval.retrievers.server.sdk import serve
+from retrieval_eval.retrievers.types import RetrievedItem
 from retrieval_eval.v1 import retriever_pb2 as pb
 from retrieval_eval.v1 import retriever_pb2_grpc as pb_grpc
 
@@ -151,7 +152,7 @@ async def test_the_python_sdk_server_passes_every_check() -> None:
 
 
 async def test_a_ready_made_client_is_checked_and_left_open() -> None:
-    from retrieval_eval.retrievers.client import GrpcRetrieverClient
+    from retrieval_eval.retrievers.client.grpc_client import GrpcRetrieverClient
 
     with serve(Ranked()) as handle:
         async with GrpcRetrieverClient(handle.address, display="mine") as client:

@@ -4,8 +4,9 @@ from __future__ import annotations
 
 import pytest
 
+from retrieval_eval.records import RetrieverDescription
 from retrieval_eval.retrievers import convert
-from retrieval_eval.retrievers.types import RetrievedItem, RetrieverDescription
+from retrieval_eval.retrievers.types import RetrievedItem
 from retrieval_eval.v1 import retriever_pb2 as pb
 
 ITEMS = [

@@ -5,8 +5,9 @@ import asyncio
 import pytest
 
 from retrieval_eval.errors import RetrieverInternal, RetrieverRejected, RetrieverTimeout
+from retrieval_eval.records import RetrieverDescription
 from retrieval_eval.retrievers.in_process import InProcessRetriever
-from retrieval_eval.retrievers.types import RetrievedItem, RetrieverDescription
+from retrieval_eval.retrievers.types import RetrievedItem
 
 
 class Sync:

@@ -21,8 +21,9 @@ from conftest import REPO_ROOT, require
 from retrieval_eval.cli.main import cli
 from retrieval_eval.errors import RetrieverRejected, RetrieverUnauthenticated
 from retrieval_eval.evaluation.coordinator import EvalOptions, evaluate
-from retrieval_eval.questions.model import Form, GoldenQuestion, GoldenQuestionSet
-from retrieval_eval.retrievers.client import ClientOptions, GrpcRetrieverClient
+from retrieval_eval.questions.model import GoldenQuestion, GoldenQuestionSet
+from retrieval_eval.records import Form
+from retrieval_eval.retrievers.client.grpc_client import ClientOptions, GrpcRetrieverClient
 
 pytestmark = pytest.mark.node
 

@@ -19,8 +19,8 @@ import pytest
 from replicas import LoopbackDns, Replicas
 
 from retrieval_eval.evaluation.coordinator import EvalOptions, evaluate_set
-from retrieval_eval.evaluation.results import RunResult, RunState
 from retrieval_eval.questions.model import Form, GoldenQuestion, GoldenQuestionSet
+from retrieval_eval.records import RunResult, RunState
 from retrieval_eval.retrievers.resolve import open_retriever
 
 SERVICE_MS = 20

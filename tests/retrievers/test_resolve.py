@@ -222,7 +222,7 @@ def test_list_shows_config_entries_and_plugins_with_their_source(
 
 
 async def test_grpc_address_opens_a_client_on_a_live_server(tiny_server) -> None:
-    from retrieval_eval.retrievers.client import GrpcRetrieverClient
+    from retrieval_eval.retrievers.client.grpc_client import GrpcRetrieverClient
 
     retriever = open_retriever(f"grpc://{tiny_server.address}", timeout_s=3)
     assert isinstance(retriever, GrpcRetrieverClient)
@@ -237,7 +237,7 @@ async def test_grpc_address_opens_a_client_on_a_live_server(tiny_server) -> None
 async def test_config_name_carries_token_and_timeout_to_the_client(
     serve_retriever, tiny_retriever, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    from retrieval_eval.retrievers.contract_check import check_contract
+    from retrieval_eval.retrievers.contract.check import check_contract
 
     handle = serve_retriever(tiny_retriever, token="cfg-token")
     path = tmp_path / "team.toml"

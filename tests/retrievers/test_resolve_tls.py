@@ -6,9 +6,9 @@ from pathlib import Path
 
 from certificates import issue, write_pair
 
-from retrieval_eval.retrievers.contract_check import check_contract
+from retrieval_eval.retrievers.contract.check import check_contract
 from retrieval_eval.retrievers.resolve import open_retriever
-from retrieval_eval.retrievers.server import ServerTls
+from retrieval_eval.retrievers.server.sdk import ServerTls
 
 
 async def test_grpcs_config_entry_with_mutual_tls_and_server_name(

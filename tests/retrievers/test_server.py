@@ -20,8 +20,9 @@ from grpc_reflection.v1alpha.proto_reflection_descriptor_database import (
 )
 
 from retrieval_eval.errors import InfrastructureError
-from retrieval_eval.retrievers.server import ServerHandle, serve
-from retrieval_eval.retrievers.types import RetrievedItem, RetrieverDescription
+from retrieval_eval.records import RetrieverDescription
+from retrieval_eval.retrievers.server.sdk import ServerHandle, serve
+from retrieval_eval.retrievers.types import RetrievedItem
 from retrieval_eval.v1 import retriever_pb2 as pb
 from retrieval_eval.v1 import retriever_pb2_grpc as pb_grpc
 
@@ -179,7 +180,7 @@ async def test_user_code_failure_is_internal_and_the_server_keeps_serving(
     assert fragment in error.details()
     assert [r.document_id for r in (await call(handle.address, "fine", 3)).results] == ["ok"]
     assert fails.calls == 2
-    logged = [r for r in caplog.records if r.name == "retrieval_eval.retrievers.servicer"]
+    logged = [r for r in caplog.records if r.name == "retrieval_eval.retrievers.server.servicer"]
     assert len(logged) == 1 and logged[0].exc_info is not None  # the traceback stays server-side
 
 

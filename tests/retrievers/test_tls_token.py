@@ -11,8 +11,12 @@ import pytest
 from certificates import issue, write_pair
 
 from retrieval_eval.errors import ConfigError, RetrieverUnauthenticated, RetrieverUnavailable
-from retrieval_eval.retrievers.client import ClientOptions, GrpcRetrieverClient, TlsConfig
-from retrieval_eval.retrievers.server import ServerHandle, ServerTls
+from retrieval_eval.retrievers.client.grpc_client import (
+    ClientOptions,
+    GrpcRetrieverClient,
+    TlsConfig,
+)
+from retrieval_eval.retrievers.server.sdk import ServerHandle, ServerTls
 
 Serve = Callable[..., ServerHandle]
 QUICK = {"timeout_s": 5, "max_attempts": 2, "initial_backoff_s": 0.01, "max_backoff_s": 0.02}
@@ -117,7 +121,7 @@ async def test_token_over_mutual_tls(serve_retriever: Serve, tiny_retriever: Any
 
 
 def test_unreadable_tls_files_name_the_file(tmp_path: Path, tiny_retriever: Any, pki: Pki) -> None:
-    from retrieval_eval.retrievers.server import serve
+    from retrieval_eval.retrievers.server.sdk import serve
 
     missing = tmp_path / "nope.key"
     with pytest.raises(ConfigError, match=f"cannot read TLS private key {missing}"):

@@ -12,8 +12,8 @@ from pathlib import Path
 import pytest
 import pytrec_eval
 
-from retrieval_eval.evaluation.results import QuestionOutcome, RetrievalFailure
-from retrieval_eval.questions.model import Form, GoldenQuestion
+from retrieval_eval.questions.model import GoldenQuestion
+from retrieval_eval.records import Form, QuestionOutcome, RetrievalFailure
 from retrieval_eval.retrievers.types import RetrievedItem
 from retrieval_eval.scoring.metrics import (
     UNCLASSIFIED,

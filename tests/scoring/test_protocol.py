@@ -5,8 +5,8 @@ from __future__ import annotations
 import pytest
 
 from retrieval_eval.errors import InputError
-from retrieval_eval.evaluation.results import RetrievalFailure
-from retrieval_eval.questions.model import Form, GoldenQuestion
+from retrieval_eval.questions.model import GoldenQuestion
+from retrieval_eval.records import Form, RetrievalFailure
 from retrieval_eval.retrievers.types import RetrievedItem
 from retrieval_eval.scoring.protocol import (
     distinct_documents,

@@ -10,7 +10,8 @@ from pathlib import Path
 
 import yaml
 
-from retrieval_eval.retrievers.types import RetrievedItem, RetrieverDescription
+from retrieval_eval.records import RetrieverDescription
+from retrieval_eval.retrievers.types import RetrievedItem
 from retrieval_eval.store import RunStore
 
 REVAL = Path(sys.executable).parent / "reval"

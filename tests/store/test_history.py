@@ -8,7 +8,7 @@ import pytest
 from regression.factory import make_run, question_set
 
 from retrieval_eval.errors import InputError, UnknownNameError
-from retrieval_eval.evaluation.results import RunState
+from retrieval_eval.records import RunState
 
 
 def test_run_ids_are_unique_sortable_and_found_by_prefix(store):

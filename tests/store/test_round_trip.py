@@ -7,14 +7,14 @@ from datetime import datetime, timedelta, timezone
 
 from regression.factory import make_run, question_set
 
-from retrieval_eval.evaluation.results import (
+from retrieval_eval.records import (
+    Form,
     QuestionOutcome,
     RetrievalFailure,
+    RetrieverDescription,
     RunParameters,
     RunState,
 )
-from retrieval_eval.questions.model import Form
-from retrieval_eval.retrievers.types import RetrieverDescription
 
 
 def rich_run():

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from regression.factory import make_run, question_set
 
-from retrieval_eval.questions.model import Form
+from retrieval_eval.records import Form
 from retrieval_eval.regression import Thresholds, VerdictKind, judge
 
 QS = question_set(20, forms=[Form.MATCH] * 20)

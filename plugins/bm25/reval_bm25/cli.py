@@ -182,7 +182,7 @@ def _tls(cert: Path | None, key: Path | None, client_ca: Path | None) -> Any:
         return None
     if cert is None or key is None:
         raise click.UsageError("--tls-cert and --tls-key go together")
-    from retrieval_eval.retrievers.server import ServerTls
+    from retrieval_eval.retrievers.server.sdk import ServerTls
 
     return ServerTls(cert, key, client_ca)
 

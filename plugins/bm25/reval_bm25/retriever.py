@@ -13,7 +13,8 @@ from pathlib import Path
 
 import tantivy
 
-from retrieval_eval.retrievers.types import RetrievedItem, RetrieverDescription
+from retrieval_eval.records import RetrieverDescription
+from retrieval_eval.retrievers.types import RetrievedItem
 from reval_bm25 import __version__
 from reval_bm25.chunking import CHUNK_SEPARATOR
 from reval_bm25.index import BODY, ID, open_engine

@@ -18,6 +18,7 @@ from typing import Any
 
 import grpc
 
+from retrieval_eval.records import RetrieverDescription
 from retrieval_eval.retrievers import convert
 from retrieval_eval.retrievers.adapt import (
     call_describe,
@@ -26,8 +27,7 @@ from retrieval_eval.retrievers.adapt import (
     normalize_items,
 )
 from retrieval_eval.retrievers.auth import token_matches
-from retrieval_eval.retrievers.types import RetrieverDescription
-from retrieval_eval.retrievers.validation import request_problem
+from retrieval_eval.retrievers.contract.limits import request_problem
 from retrieval_eval.v1 import retriever_pb2 as pb
 from retrieval_eval.v1 import retriever_pb2_grpc as pb_grpc
 

@@ -15,10 +15,10 @@ from typing import Any
 
 import grpc
 
-from retrieval_eval.retrievers.server_backends import AioBackend, Backend, SyncBackend
-from retrieval_eval.retrievers.servicer import AsyncServicer, SyncServicer
+from retrieval_eval.records import RetrieverDescription
+from retrieval_eval.retrievers.server.backends import AioBackend, Backend, SyncBackend
+from retrieval_eval.retrievers.server.servicer import AsyncServicer, SyncServicer
 from retrieval_eval.retrievers.tls import read_pem
-from retrieval_eval.retrievers.types import RetrieverDescription
 
 log = logging.getLogger(__name__)
 

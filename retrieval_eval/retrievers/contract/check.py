@@ -21,8 +21,8 @@ from grpc_health.v1 import health_pb2, health_pb2_grpc
 from grpc_reflection.v1alpha import reflection_pb2, reflection_pb2_grpc
 
 from retrieval_eval.retrievers import convert
-from retrieval_eval.retrievers.client import GrpcRetrieverClient
-from retrieval_eval.retrievers.contract_rules import (
+from retrieval_eval.retrievers.client.grpc_client import GrpcRetrieverClient
+from retrieval_eval.retrievers.contract.rules import (
     RESULT_CHECKS,
     Answer,
     CheckResult,
@@ -122,7 +122,7 @@ async def check_contract(
 
 
 async def _check_plugin(spec: PluginSpec, timeout_s: float) -> list[CheckResult]:
-    from retrieval_eval.retrievers.server import serve
+    from retrieval_eval.retrievers.server.sdk import serve
 
     retriever = open_plugin(spec)
     try:

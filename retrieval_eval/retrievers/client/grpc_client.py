@@ -18,11 +18,12 @@ import grpc
 from grpc_health.v1 import health_pb2, health_pb2_grpc
 
 from retrieval_eval.errors import RetrieverInternal, RetrieverUnavailable
+from retrieval_eval.records import RetrieverDescription
 from retrieval_eval.retrievers import convert
 from retrieval_eval.retrievers.auth import bearer_metadata
-from retrieval_eval.retrievers.channel import TlsConfig, channel_options, open_channel
-from retrieval_eval.retrievers.status import RETRYABLE, error_from_rpc
-from retrieval_eval.retrievers.types import RetrievedItem, RetrieverDescription
+from retrieval_eval.retrievers.client.channel import TlsConfig, channel_options, open_channel
+from retrieval_eval.retrievers.client.status import RETRYABLE, error_from_rpc
+from retrieval_eval.retrievers.types import RetrievedItem
 from retrieval_eval.v1 import retriever_pb2 as pb
 from retrieval_eval.v1 import retriever_pb2_grpc as pb_grpc
 

@@ -1,6 +1,9 @@
-"""Records of an evaluation: per-question outcomes, aggregates and whole runs.
+"""The values that flow through the pipeline: question forms, retriever identities,
+per-question outcomes, rates, group metrics, run parameters, whole runs and the defaults.
 
-Produced by scoring and the coordinator, consumed by the store, regression and reports.
+The bottom layer beside ``errors``: it imports nothing else from the package, so every
+layer above (questions, retrievers, scoring, evaluation, store, regression, report, cli)
+can share these records without importing one another.
 """
 
 from __future__ import annotations
@@ -10,9 +13,6 @@ from dataclasses import dataclass, field
 from datetime import datetime
 from enum import StrEnum
 
-from retrieval_eval.questions.model import Form
-from retrieval_eval.retrievers.types import RetrieverDescription
-
 #: Bumped whenever the scoring protocol changes in a way that moves numbers;
 #: part of the benchmark fingerprint, so runs across a change are not compared.
 SCORING_PROTOCOL_VERSION = "1"
@@ -20,6 +20,33 @@ DEFAULT_TOP_K = 3
 DEFAULT_OVERFETCH = 4
 DEFAULT_KS = (1, 3)
 DEFAULT_TIMEOUT_S = 10.0
+
+
+class Form(StrEnum):
+    """How a question relates to the corpus.
+
+    MATCH: phrased close to the text that answers it. GAP: phrased in the user's words,
+    far from the text. UNLABELLED: the source never said (e.g. an imported BEIR set);
+    reported apart, never passed off as MATCH or GAP.
+    """
+
+    MATCH = "MATCH"
+    GAP = "GAP"
+    UNLABELLED = "UNLABELLED"
+
+
+@dataclass(frozen=True, slots=True)
+class RetrieverDescription:
+    """What is being measured (the answer to Describe)."""
+
+    identifier: str
+    version: str = ""
+    chunk_separator: str = ""
+    corpus_revision: str = ""
+    model_revision: str = ""
+    chunking: str = ""
+    pipeline: str = ""
+    metadata: Mapping[str, str] = field(default_factory=dict)
 
 
 class RunState(StrEnum):

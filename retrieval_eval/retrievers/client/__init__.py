@@ -1,0 +1,1 @@
+"""gRPC client side: channels, the retriever client, status-code translation."""
