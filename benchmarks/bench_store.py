@@ -31,6 +31,7 @@ from typing import Any
 from retrieval_eval.evaluation.latency import run_latency
 from retrieval_eval.questions.model import GoldenQuestion, label_fingerprint
 from retrieval_eval.records import (
+    FailureKind,
     Form,
     QuestionOutcome,
     RetrievalFailure,
@@ -54,7 +55,7 @@ def build_run(n: int) -> RunResult:
     outcomes = []
     for i, q in enumerate(questions):
         if i % 997 == 0:
-            failure = RetrievalFailure("timeout", "deadline of 10s exceeded")
+            failure = RetrievalFailure(FailureKind.TIMEOUT, "deadline of 10s exceeded")
             outcomes.append(score_question(q, None, ks=p.ks, limit=p.limit, separator="#",
                                            latency_ms=10_000.0, error=failure))  # fmt: skip
             continue

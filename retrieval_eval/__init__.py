@@ -1,28 +1,104 @@
 """reval: measure retrieval quality against golden question sets.
 
-Public API entry points are imported lazily so that importing the package stays cheap.
+The public API is importable from here and typed for the user's type checker; its
+modules are imported on first use, so that ``import retrieval_eval`` stays cheap.
 """
 
 from __future__ import annotations
 
-from typing import Any
+import importlib
+from typing import TYPE_CHECKING, Any
 
 __version__ = "0.1.0"
 
+if TYPE_CHECKING:
+    from retrieval_eval.evaluation.coordinator import (
+        EvalOptions,
+        EvaluationInterrupted,
+        aevaluate,
+        evaluate,
+    )
+    from retrieval_eval.questions.loading import load_question_set, load_question_sets
+    from retrieval_eval.questions.model import GoldenQuestion, GoldenQuestionSet
+    from retrieval_eval.records import (
+        Form,
+        QuestionOutcome,
+        RetrieverDescription,
+        RunResult,
+        RunState,
+    )
+    from retrieval_eval.regression.record import Recorded, judge_and_save
+    from retrieval_eval.regression.types import ErrorBudget, RunReport, Thresholds, Verdict
+    from retrieval_eval.report.render import ReportFormat, render
+    from retrieval_eval.retrievers.server.sdk import ServerTls, serve
+    from retrieval_eval.retrievers.types import RetrievedItem, Retriever
+
 _LAZY = {
-    "serve": "retrieval_eval.retrievers.server.sdk",
-    "ServerTls": "retrieval_eval.retrievers.server.sdk",
-    "load_question_set": "retrieval_eval.questions.loading",
+    "Recorded": "retrieval_eval.regression.record",
+    "judge_and_save": "retrieval_eval.regression.record",
+    "ErrorBudget": "retrieval_eval.regression.types",
+    "RunReport": "retrieval_eval.regression.types",
+    "Thresholds": "retrieval_eval.regression.types",
+    "Verdict": "retrieval_eval.regression.types",
+    "ReportFormat": "retrieval_eval.report.render",
+    "render": "retrieval_eval.report.render",
+    "EvalOptions": "retrieval_eval.evaluation.coordinator",
+    "EvaluationInterrupted": "retrieval_eval.evaluation.coordinator",
+    "aevaluate": "retrieval_eval.evaluation.coordinator",
     "evaluate": "retrieval_eval.evaluation.coordinator",
+    "QuestionOutcome": "retrieval_eval.records",
+    "RunResult": "retrieval_eval.records",
+    "RunState": "retrieval_eval.records",
+    "load_question_set": "retrieval_eval.questions.loading",
+    "load_question_sets": "retrieval_eval.questions.loading",
+    "Form": "retrieval_eval.records",
+    "GoldenQuestion": "retrieval_eval.questions.model",
+    "GoldenQuestionSet": "retrieval_eval.questions.model",
+    "ServerTls": "retrieval_eval.retrievers.server.sdk",
+    "serve": "retrieval_eval.retrievers.server.sdk",
+    "Retriever": "retrieval_eval.retrievers.types",
+    "RetrievedItem": "retrieval_eval.retrievers.types",
+    "RetrieverDescription": "retrieval_eval.records",
 }
 
-__all__ = ["__version__", *_LAZY]
+__all__ = [
+    "ErrorBudget",
+    "EvalOptions",
+    "EvaluationInterrupted",
+    "Form",
+    "GoldenQuestion",
+    "GoldenQuestionSet",
+    "QuestionOutcome",
+    "Recorded",
+    "ReportFormat",
+    "RetrievedItem",
+    "Retriever",
+    "RetrieverDescription",
+    "RunReport",
+    "RunResult",
+    "RunState",
+    "ServerTls",
+    "Thresholds",
+    "Verdict",
+    "__version__",
+    "aevaluate",
+    "evaluate",
+    "judge_and_save",
+    "load_question_set",
+    "load_question_sets",
+    "render",
+    "serve",
+]
 
 
 def __getattr__(name: str) -> Any:
     module = _LAZY.get(name)
     if module is None:
         raise AttributeError(f"module 'retrieval_eval' has no attribute {name!r}")
-    import importlib
+    value = getattr(importlib.import_module(module), name)
+    globals()[name] = value  # looked up once
+    return value
 
-    return getattr(importlib.import_module(module), name)
+
+def __dir__() -> list[str]:
+    return sorted(__all__)

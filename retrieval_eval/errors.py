@@ -52,7 +52,7 @@ class InfrastructureError(RevalError):
 class RetrieverError(InfrastructureError):
     """A call to a retriever failed; raised by the retriever client.
 
-    ``kind`` is one of: unavailable, timeout, rejected, unauthenticated, internal.
+    ``kind`` is one of: unavailable, timeout, rejected, unauthenticated, internal, contract.
     """
 
     kind = "internal"
@@ -93,9 +93,28 @@ class RetrieverInternal(RetrieverError):
     kind = "internal"
 
 
+class RetrieverContractError(RetrieverError):
+    """The retriever's answer breaks the contract (an empty or oversized id, more results
+    than asked, an unparsable or oversized message). Never retried: it cannot succeed."""
+
+    kind = "contract"
+
+
+class IncompleteRun(InfrastructureError):
+    """A run had more errored questions than ``--max-errors`` allows (verdict
+    ``incomplete``); raised by ``reval eval`` after the report and the runs are written."""
+
+
 class StoreError(InfrastructureError):
     """The run store failed: unreachable, corrupted or locked database."""
 
 
 class Interrupted(RevalError):
-    """The user interrupted a run (Ctrl-C); what was measured has been kept."""
+    """The user interrupted a run (Ctrl-C, or SIGTERM); what was measured has been kept.
+
+    ``signum`` is the signal that stopped it (None: SIGINT).
+    """
+
+    def __init__(self, message: str, *, signum: int | None = None) -> None:
+        super().__init__(message)
+        self.signum = signum

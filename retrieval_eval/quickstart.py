@@ -8,24 +8,18 @@ newcomer sees exactly what ``reval eval`` does against their own retriever.
 
 from __future__ import annotations
 
-import dataclasses
-import importlib
 import logging
 import tempfile
 import time
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
-from types import ModuleType
-from typing import TYPE_CHECKING
+from typing import Any, Protocol
 
-from retrieval_eval.errors import PluginError
+from retrieval_eval.errors import PluginError, UnknownNameError
 from retrieval_eval.example_data import corpus_path, questions_path
 from retrieval_eval.records import RunResult
-from retrieval_eval.regression.types import Thresholds, Verdict
-
-if TYPE_CHECKING:
-    from retrieval_eval.store import RunStore
+from retrieval_eval.regression.types import Verdict
 
 log = logging.getLogger(__name__)
 
@@ -37,6 +31,17 @@ CHUNK_OVERLAP = 30
 LABELS = {"source": "quickstart"}
 
 Notify = Callable[[str], None]
+
+
+class IndexingFactory(Protocol):
+    """The BM25 plugin's ``retrieval_eval.retrievers`` entry point: called with an index
+    directory it opens that index; ``build_index`` writes one from a corpus file."""
+
+    def __call__(self, argument: str | None) -> Any: ...
+
+    def build_index(
+        self, corpus: Path, out: Path, *, chunk_words: int, chunk_overlap: int
+    ) -> Any: ...
 
 
 @dataclass(frozen=True, slots=True)
@@ -54,24 +59,34 @@ def run_quickstart(db_url: str | None = None, *, notify: Notify | None = None) -
 
     The run store is opened first, so that a bad ``db_url`` fails before any work. The
     server is stopped and the temporary index removed on every exit, Ctrl-C included.
-    An interrupted evaluation is still saved (it never becomes a baseline).
+    Judging and saving is ``judge_and_save``, exactly as ``reval eval`` does it; an
+    interrupted evaluation is still saved (it never becomes a baseline).
     """
-    from retrieval_eval.regression import judge
+    from retrieval_eval.evaluation.coordinator import EvaluationInterrupted
+    from retrieval_eval.regression.record import judge_and_save
     from retrieval_eval.store import RunStore
 
     say = notify or (lambda message: log.info("%s", message))
     started = time.perf_counter()
-    bm25 = _import_bm25()
+    bm25 = _bm25_factory()
     with RunStore.open(db_url) as store:
-        run = _measure(bm25, store, say)
-        run, baseline = _save(store, run, say)
-    verdict = judge(run, baseline, Thresholds())
-    return QuickstartResult(run, verdict, store.url, time.perf_counter() - started)
+        try:
+            run = _measure(bm25, say)
+        except EvaluationInterrupted as e:
+            judge_and_save(e.runs, store=store)
+            raise
+        recorded = judge_and_save(run, store=store)
+    if recorded.store_error is not None:
+        raise recorded.store_error
+    (report,) = recorded.reports
+    assert report.verdict is not None  # a whole run is always judged
+    say(f"saved run {report.run.run_id} ({report.run.state.value}) in {store.url}")
+    return QuickstartResult(report.run, report.verdict, store.url, time.perf_counter() - started)
 
 
-def _measure(bm25: ModuleType, store: RunStore, say: Notify) -> RunResult:
-    """Index, serve and evaluate; on Ctrl-C save what was measured and re-raise."""
-    from retrieval_eval.evaluation.coordinator import EvalOptions, EvaluationInterrupted, evaluate
+def _measure(bm25: IndexingFactory, say: Notify) -> RunResult:
+    """Index, serve and evaluate (Ctrl-C raises ``EvaluationInterrupted`` with the runs)."""
+    from retrieval_eval.evaluation.coordinator import EvalOptions, evaluate
     from retrieval_eval.questions.loading import load_question_set
     from retrieval_eval.retrievers.server.sdk import serve
 
@@ -85,39 +100,33 @@ def _measure(bm25: ModuleType, store: RunStore, say: Notify) -> RunResult:
             f"indexed the example corpus: {info.documents} documents, {info.chunks} chunks "
             f"(BM25, {CHUNK_WORDS}-word chunks)"
         )
-        retriever = bm25.open_index(index_dir)
+        retriever = bm25(str(index_dir))
         try:
             with serve(retriever, "127.0.0.1:0") as handle:
                 target = f"grpc://{handle.address}"
                 say(f"serving it over gRPC on {target}")
                 say(f"evaluating {len(question_set)} golden questions of {question_set.name!r}")
-                try:
-                    (run,) = evaluate([question_set], [target], EvalOptions(labels=LABELS))
-                except EvaluationInterrupted as e:
-                    for partial in e.runs:
-                        _save(store, partial, say)
-                    raise
+                (run,) = evaluate([question_set], [target], EvalOptions(labels=LABELS))
         finally:
             retriever.close()
     return run
 
 
-def _save(store: RunStore, run: RunResult, say: Notify) -> tuple[RunResult, RunResult | None]:
-    """Save ``run``; returns it with its id, and the baseline found before saving it."""
-    baseline = store.find_baseline(run)
-    run = dataclasses.replace(run, run_id=store.save(run))
-    say(f"saved run {run.run_id} ({run.state.value}) in {store.url}")
-    return run, baseline
+def _bm25_factory() -> IndexingFactory:
+    """The BM25 plugin, through its entry point: it is a separate distribution."""
+    from retrieval_eval.plugins import RETRIEVERS, load_plugin
 
-
-def _import_bm25() -> ModuleType:
-    """The BM25 plugin, imported only now: it is a separate distribution."""
+    hint = "install it with `pip install -e ./plugins/bm25` from a reval checkout"
     try:
-        return importlib.import_module("reval_bm25")
-    except ModuleNotFoundError as e:
-        if e.name != "reval_bm25":
-            raise
+        factory = load_plugin(RETRIEVERS, "bm25", kind="retriever")
+    except UnknownNameError as e:
         raise PluginError(
-            "the quickstart needs the BM25 plugin, which is not installed; install it with "
-            "`pip install -e ./plugins/bm25` from a reval checkout"
+            f"the quickstart needs the BM25 plugin, which is not installed; {hint}"
         ) from e
+    except PluginError as e:
+        raise PluginError(
+            f"the quickstart needs the BM25 plugin, which did not load ({e}); {hint}"
+        ) from e
+    if not callable(getattr(factory, "build_index", None)):
+        raise PluginError(f"the `bm25` retriever plugin cannot build an index; {hint}")
+    return factory  # type: ignore[no-any-return]

@@ -4,14 +4,21 @@ per-question outcomes, rates, group metrics, run parameters, whole runs and the 
 The bottom layer beside ``errors``: it imports nothing else from the package, so every
 layer above (questions, retrievers, scoring, evaluation, store, regression, report, cli)
 can share these records without importing one another.
+
+Produced by scoring and the coordinator, consumed by the store, regression and reports.
+``RunResult.to_dict`` is the run's shape in the JSON report (documented in
+``report/json_report.py``): the one serializer of a run, so that a script and the report
+can never disagree.
 """
 
 from __future__ import annotations
 
+import re
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from datetime import datetime
 from enum import StrEnum
+from typing import Any
 
 #: Bumped whenever the scoring protocol changes in a way that moves numbers;
 #: part of the benchmark fingerprint, so runs across a change are not compared.
@@ -20,6 +27,8 @@ DEFAULT_TOP_K = 3
 DEFAULT_OVERFETCH = 4
 DEFAULT_KS = (1, 3)
 DEFAULT_TIMEOUT_S = 10.0
+#: Calls in flight per retriever.
+DEFAULT_CONCURRENCY = 8
 
 
 class Form(StrEnum):
@@ -55,11 +64,25 @@ class RunState(StrEnum):
     INTERRUPTED = "interrupted"  # stopped by the user; what was measured is kept
 
 
+class FailureKind(StrEnum):
+    """Why a retrieval failed (the ``kind`` of a ``RetrieverError``, or the coordinator's)."""
+
+    TIMEOUT = "timeout"
+    UNAVAILABLE = "unavailable"
+    REJECTED = "rejected"
+    UNAUTHENTICATED = "unauthenticated"
+    INTERNAL = "internal"
+    #: The answer broke the retriever contract (empty or oversized id, too many results,
+    #: an unparsable or oversized message); never retried, never a miss.
+    CONTRACT = "contract"
+    CANCELLED = "cancelled"
+
+
 @dataclass(frozen=True, slots=True)
 class RetrievalFailure:
     """Why a question has no ranking. Never a miss."""
 
-    kind: str  # timeout | unavailable | rejected | unauthenticated | internal | cancelled
+    kind: FailureKind
     message: str
 
 
@@ -80,6 +103,9 @@ class QuestionOutcome:
     #: The overfetched ranking held fewer distinct documents than the deepest k although
     #: the retriever returned a full ``limit``: the overfetch multiplier was too small.
     underfilled: bool = False
+    #: How the answer was made when that matters to reading it, e.g. a fused retriever's
+    #: member skipped under ``on_member_error = "skip"``. Never changes the scoring.
+    notes: tuple[str, ...] = ()
 
     @property
     def answered(self) -> bool:
@@ -148,12 +174,12 @@ class RunParameters:
     limit: int = DEFAULT_TOP_K * DEFAULT_OVERFETCH
     #: Separator actually used to map chunk ids to documents ("" = none).
     doc_id_separator: str = ""
-    concurrency: int = 8
+    concurrency: int = DEFAULT_CONCURRENCY
     timeout_s: float = DEFAULT_TIMEOUT_S
     protocol_version: str = SCORING_PROTOCOL_VERSION
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(frozen=True, slots=True, repr=False)
 class RunResult:
     set_name: str
     set_fingerprint: str
@@ -183,3 +209,146 @@ class RunResult:
     @property
     def error_count(self) -> int:
         return sum(1 for q in self.questions if q.error is not None)
+
+    def to_dict(self) -> dict[str, Any]:
+        """The run as the JSON report holds it (``regression`` is null: a verdict is not
+        part of the run; ``RunReport.to_dict`` adds it)."""
+        return run_to_dict(self)
+
+    def __repr__(self) -> str:
+        """One line a notebook can show: what, state, the two headline rates, errors."""
+        version = f" {self.retriever.version}" if self.retriever.version else ""
+        rates = " ".join(
+            f"{name}={_rate_text(self.metrics, key)}"
+            for name, key in (("top1", "top1_hit_rate"), ("top3", "top3_hit_rate"))
+        )
+        return (
+            f"<RunResult {self.set_name!r} × {self.retriever.identifier + version!r} "
+            f"{self.state.value} {rates} errors={self.error_count} "
+            f"questions={len(self.questions)} run_id={self.run_id}>"
+        )
+
+
+def _rate_text(metrics: GroupMetrics, key: str) -> str:
+    estimate = metrics.intervals.get(key)
+    if estimate is None:
+        return "-"
+    return f"{estimate.rate:.3f}({estimate.successes}/{estimate.count})"
+
+
+# --- the documented dict shape (see report/json_report.py) ----------------------------------
+
+
+def run_to_dict(run: RunResult, *, questions: bool = True) -> dict[str, Any]:
+    """One run in the documented JSON shape, ``regression`` null (``questions=False``:
+    ``questions`` left empty, for a writer that encodes them a batch at a time)."""
+    d = run.retriever
+    p = run.parameters
+    return {
+        "run_id": run.run_id,
+        "set": run.set_name,
+        "set_fingerprint": run.set_fingerprint,
+        "retriever": {
+            "identifier": d.identifier,
+            "version": d.version,
+            "target": run.retriever_target,
+            "provenance": {
+                "corpus_revision": d.corpus_revision,
+                "model_revision": d.model_revision,
+                "chunking": d.chunking,
+                "pipeline": d.pipeline,
+                "chunk_separator": d.chunk_separator,
+                "metadata": dict(d.metadata),
+            },
+        },
+        "state": run.state.value,
+        "complete": run.complete,
+        "started_at": run.started_at.isoformat(),
+        "finished_at": run.finished_at.isoformat(),
+        "duration_s": max(0.0, (run.finished_at - run.started_at).total_seconds()),
+        "labels": dict(run.labels),
+        "parameters": {
+            "ks": list(p.ks),
+            "overfetch": p.overfetch,
+            "limit": p.limit,
+            "doc_id_separator": p.doc_id_separator,
+            "concurrency": p.concurrency,
+            "timeout_s": p.timeout_s,
+            "protocol_version": p.protocol_version,
+        },
+        "metrics": group_to_dict(run.metrics),
+        "errors": run.error_count,
+        "underfilled": run.underfilled_count,
+        "no_answer": _no_answer(run.metrics.no_answer),
+        "by_form": {k: group_to_dict(g) for k, g in run.by_form.items()},
+        "by_hard_class": {k: group_to_dict(g) for k, g in run.by_hard_class.items()},
+        "latency_ms": _latency(run.latency, p.concurrency),
+        "latency_probe_ms": _latency(run.latency_probe, 1),
+        "questions": [question_to_dict(q) for q in run.questions] if questions else [],
+        "regression": None,
+    }
+
+
+def group_to_dict(g: GroupMetrics) -> dict[str, Any]:
+    out: dict[str, Any] = {"count": g.count, "errors": g.errors}
+    out.update((name, g.values[name]) for name in sorted(g.values, key=metric_sort_key))
+    out["intervals"] = {
+        name: _estimate(g.intervals[name]) for name in sorted(g.intervals, key=metric_sort_key)
+    }
+    out["no_answer"] = _no_answer(g.no_answer)
+    return out
+
+
+def question_to_dict(q: QuestionOutcome) -> dict[str, Any]:
+    return {
+        "id": q.question_id,
+        "form": q.form.value,
+        "hard_class": q.hard_class,
+        "expected_document_ids": list(q.expected_document_ids),
+        "top1_hit": q.top1_hit,
+        "top3_hit": q.top3_hit,
+        "hits": {str(k): hit for k, hit in sorted(q.hits.items())},
+        "ranked_document_ids": list(q.ranked_document_ids),
+        "raw_ids": list(q.raw_ids),
+        "latency_ms": q.latency_ms,
+        "error": None if q.error is None else {"kind": q.error.kind, "message": q.error.message},
+        "underfilled": q.underfilled,
+        "notes": list(q.notes),
+    }
+
+
+_METRIC_KEY = re.compile(r"^(?P<name>[a-z_0-9]+?)(?:@(?P<k>\d+))?$")
+_FAMILY_ORDER = {"top1_hit_rate": 0, "top3_hit_rate": 1, "hit_rate": 2, "mrr": 3}
+_FAMILY_ORDER |= {"recall": 4, "ndcg": 5}
+
+
+def metric_sort_key(name: str) -> tuple[int, int, str]:
+    """Top-1, top-3, then hit_rate@k, mrr@k, recall@k, ndcg@k by k; unknown ones last."""
+    match = _METRIC_KEY.match(name)
+    if match is None:
+        return (99, 0, name)
+    family = _FAMILY_ORDER.get(match["name"], 98)
+    return (family, int(match["k"] or 0), name)
+
+
+def _estimate(e: RateEstimate) -> dict[str, float | int]:
+    return {"rate": e.rate, "low": e.low, "high": e.high, "successes": e.successes,
+            "count": e.count}  # fmt: skip
+
+
+def _no_answer(stats: NoAnswerStats | None) -> dict[str, int] | None:
+    if stats is None:
+        return None
+    return {
+        "count": stats.count,
+        "correctly_empty": stats.correctly_empty,
+        "returned_something": stats.returned_something,
+    }
+
+
+def _latency(lat: LatencySummary | None, concurrency: int) -> dict[str, float] | None:
+    """A latency summary with the calls in flight it was measured under."""
+    if lat is None:
+        return None
+    return {"count": lat.count, "p50": lat.p50_ms, "p95": lat.p95_ms, "p99": lat.p99_ms,
+            "mean": lat.mean_ms, "max": lat.max_ms, "concurrency": concurrency}  # fmt: skip

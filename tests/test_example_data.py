@@ -8,7 +8,7 @@ import subprocess
 import sys
 from pathlib import Path
 
-from conftest import require
+from support.env import require
 
 from retrieval_eval.example_data import EXAMPLE_SET_NAME, corpus_path, questions_path
 from retrieval_eval.questions.loading import load_question_set

@@ -14,7 +14,7 @@ from pathlib import Path
 
 import pytest
 import yaml
-from conftest import require
+from support.env import require
 
 from retrieval_eval.example_data import EXAMPLE_SET_NAME, questions_path
 

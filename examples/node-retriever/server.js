@@ -22,6 +22,7 @@ const { version } = require('./package.json');
 const PROTO_ROOT = path.resolve(__dirname, '..', '..', 'proto');
 const PROTO_FILE = 'retrieval_eval/v1/retriever.proto';
 const SERVICE_NAME = 'retrieval_eval.v1.Retriever';
+// The contract's limits, as retriever.proto states them (tests keep them equal to reval's).
 const MAX_LIMIT = 1000;
 const MAX_QUESTION_BYTES = 16 * 1024;
 

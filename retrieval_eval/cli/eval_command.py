@@ -1,28 +1,48 @@
 """``reval eval``: evaluate sets against retrievers, judge each run, save it, report.
 
-Flow: load sets -> evaluate (retrievers opened and checked by the coordinator) -> per run:
-find its baseline, judge, save -> render -> ``--output`` -> exit code. The measured runs
-are always reported: a run-store failure is reported after the report is written (exit
-3), and an interrupted evaluation is saved as interrupted before exiting 130.
+Flow: check ``--output``, load the sets, open the store and check ``--baseline`` (all
+before the first question) -> ``evaluate`` -> ``judge_and_save`` -> render ->
+``--output`` -> exit code. The measured runs are always
+reported and saved first: then a run-store failure exits 3, an interruption exits 130
+(Ctrl-C) or 143 (SIGTERM), a run with more errored questions than ``--max-errors`` (its
+verdict is ``incomplete``) exits 3 whatever the flags, and a regression exits 1 with
+``--fail-on-regression``.
 """
 
 from __future__ import annotations
 
-import os
 from pathlib import Path
 from typing import TYPE_CHECKING
 
 import click
 
-from retrieval_eval.cli import exit_codes
-from retrieval_eval.cli.eval_flow import Outcome, judge_and_save, load_sets, open_baseline
-from retrieval_eval.cli.options import db_option, format_option, label_option, parse_ks
-from retrieval_eval.cli.render import emit_report
+from retrieval_eval.cli import exit_codes, signals
+from retrieval_eval.cli.eval_flow import load_sets, open_store
+from retrieval_eval.cli.options import (
+    db_option,
+    format_option,
+    label_option,
+    parse_ks,
+    read_token,
+    token_env_option,
+)
+from retrieval_eval.cli.render import check_writable, emit_report
+from retrieval_eval.records import (
+    DEFAULT_CONCURRENCY,
+    DEFAULT_KS,
+    DEFAULT_OVERFETCH,
+    DEFAULT_TIMEOUT_S,
+)
+from retrieval_eval.regression.types import Thresholds
 
 if TYPE_CHECKING:
     from retrieval_eval.evaluation.coordinator import EvalOptions
     from retrieval_eval.questions.model import GoldenQuestionSet
     from retrieval_eval.records import RunResult
+
+
+#: Defaults shown by --help come from the library's options.
+_THRESHOLDS = Thresholds()
 
 
 @click.command("eval")
@@ -46,7 +66,7 @@ if TYPE_CHECKING:
 @click.option(
     "--k",
     "ks",
-    default="1,3",
+    default=",".join(map(str, DEFAULT_KS)),
     show_default=True,
     callback=parse_ks,
     metavar="K,K,...",
@@ -55,7 +75,7 @@ if TYPE_CHECKING:
 @click.option(
     "--overfetch",
     type=click.IntRange(min=1),
-    default=4,
+    default=DEFAULT_OVERFETCH,
     show_default=True,
     help="Ask for max(k) x N results so chunk duplicates still leave max(k) distinct documents.",
 )
@@ -68,7 +88,7 @@ if TYPE_CHECKING:
 @click.option(
     "--concurrency",
     type=click.IntRange(min=1),
-    default=8,
+    default=DEFAULT_CONCURRENCY,
     show_default=True,
     help="Calls in flight per retriever (latency is measured under this load).",
 )
@@ -87,7 +107,8 @@ if TYPE_CHECKING:
     type=click.FloatRange(min=0, min_open=True),
     default=None,
     metavar="SECONDS",
-    help="Deadline per call [default: the retriever's timeout in reval.toml, else 10].",
+    help="Deadline per call [default: the retriever's timeout in reval.toml, else "
+    f"{DEFAULT_TIMEOUT_S:g}].",
 )
 @format_option("text", "json", "junit", "markdown")
 @click.option(
@@ -109,14 +130,14 @@ if TYPE_CHECKING:
 @click.option(
     "--max-top1-drop",
     type=click.FloatRange(0, 1),
-    default=0.1,
+    default=_THRESHOLDS.max_top1_drop,
     show_default=True,
     help="A top-1 hit-rate drop strictly greater than this is a regression.",
 )
 @click.option(
     "--max-top3-drop",
     type=click.FloatRange(0, 1),
-    default=0.1,
+    default=_THRESHOLDS.max_top3_drop,
     show_default=True,
     help="A top-3 hit-rate drop strictly greater than this is a regression.",
 )
@@ -130,15 +151,20 @@ if TYPE_CHECKING:
     "have a --latency-probe; a warning when their concurrencies differ).",
 )
 @click.option(
+    "--max-errors",
+    metavar="N|P%",
+    default=str(_THRESHOLDS.max_errors),
+    show_default=True,
+    help="Errored questions a run may have and still be judged: a count, or a percentage "
+    "of its questions (2%). Beyond it the verdict is incomplete and the exit code 3, "
+    "whatever the other flags.",
+)
+@click.option(
     "--fail-on-regression",
     is_flag=True,
     help="Exit 1 when a verdict is regression or incomparable.",
 )
-@click.option(
-    "--token-env",
-    metavar="VAR",
-    help="Send the bearer token held in environment variable VAR to gRPC retrievers.",
-)
+@token_env_option("Send the bearer token held in environment variable VAR to gRPC retrievers.")
 @click.option(
     "--config",
     "config_path",
@@ -166,6 +192,7 @@ def eval_command(
     max_top1_drop: float,
     max_top3_drop: float,
     max_p95_ms: float | None,
+    max_errors: str,
     fail_on_regression: bool,
     token_env: str | None,
     config_path: Path | None,
@@ -179,21 +206,20 @@ def eval_command(
           --retriever grpc://search:50051 --format junit --output reval.xml \\
           --label git_sha=$GIT_SHA --fail-on-regression
     """
-    from retrieval_eval.errors import ConfigError, Interrupted
+    from retrieval_eval.errors import IncompleteRun, Interrupted
     from retrieval_eval.evaluation.coordinator import EvalOptions
-    from retrieval_eval.regression.types import Thresholds
+    from retrieval_eval.regression.record import judge_and_save
+    from retrieval_eval.regression.types import ErrorBudget
+    from retrieval_eval.store import RunStore
 
     specs = [*positional, *retrievers]
     if not sets:
         raise click.UsageError("give at least one question set with --set")
     if not specs:
         raise click.UsageError("give at least one retriever with --retriever")
-    token = None
-    if token_env is not None:
-        token = os.environ.get(token_env)
-        if not token:
-            raise ConfigError(f"--token-env: environment variable {token_env} is not set")
-    thresholds = Thresholds(max_top1_drop, max_top3_drop, max_p95_ms)
+    token = read_token(token_env)
+    budget = ErrorBudget.parse(max_errors)
+    thresholds = Thresholds(max_top1_drop, max_top3_drop, max_p95_ms, max_errors=budget)
     options = EvalOptions(
         ks=ks,
         overfetch=overfetch,
@@ -203,20 +229,36 @@ def eval_command(
         timeout_s=timeout_s,
         labels=labels,
     )
+    if output is not None:
+        check_writable(output)  # before anything is measured
     question_sets = load_sets(sets)
-    baseline = open_baseline(db_url, baseline_id)  # a wrong RUN fails before measuring
-    runs, interrupted = _evaluate(question_sets, specs, options, fmt, config_path, token)
-    outcome: Outcome = judge_and_save(runs, baseline, thresholds, db_url, save=not no_save)
-    outcome.interrupted = outcome.interrupted or interrupted
-    emit_report(outcome.reports, fmt, output, outcome.warnings)
-    if outcome.store_error is not None:
-        raise outcome.store_error
-    if outcome.interrupted:
+    store = open_store(db_url, baseline_id)  # a bad --db or RUN fails before measuring
+    try:
+        with signals.measuring():
+            runs, interrupted = _evaluate(question_sets, specs, options, fmt, config_path, token)
+            with signals.finishing():
+                recorded = judge_and_save(
+                    runs, store=store, thresholds=thresholds, baseline_id=baseline_id,
+                    save=not no_save,
+                )  # fmt: skip
+                emit_report(recorded, fmt, output)
+            stopped_by = signals.received()
+    finally:
+        if isinstance(store, RunStore):
+            store.close()
+    if recorded.store_error is not None:
+        raise recorded.store_error
+    if interrupted or stopped_by is not None:
         kept = "reported" if no_save else "saved as interrupted and reported"
-        raise Interrupted(f"interrupted: the measured part was {kept}")
-    if fail_on_regression and any(
-        r.verdict is not None and r.verdict.fails() for r in outcome.reports
-    ):
+        raise Interrupted(f"interrupted: the measured part was {kept}", signum=stopped_by)
+    if recorded.incomplete:
+        names = ", ".join(f"{r.run.set_name} × {r.run.retriever_target} ({r.run.error_count} "
+                          "errors)" for r in recorded.incomplete)  # fmt: skip
+        raise IncompleteRun(
+            f"too many failed retrievals (--max-errors {budget}): {names}; the report and "
+            "the stored runs say which questions failed and why"
+        )
+    if fail_on_regression and recorded.regressed:
         ctx.exit(exit_codes.REGRESSION)
 
 

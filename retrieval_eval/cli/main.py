@@ -9,7 +9,7 @@ from typing import Any
 import click
 
 from retrieval_eval import __version__
-from retrieval_eval.cli import exit_codes
+from retrieval_eval.cli import exit_codes, signals
 from retrieval_eval.errors import RevalError
 
 #: Built-in commands: name -> "module:attribute". Imported only when used, so that
@@ -21,6 +21,7 @@ COMMANDS: dict[str, str] = {
     "check-retriever": "retrieval_eval.cli.retriever_commands:check_retriever",
     "runs": "retrieval_eval.cli.runs_commands:runs",
     "quickstart": "retrieval_eval.cli.quickstart_command:quickstart",
+    "fusion": "retrieval_eval.cli.fusion_commands:fusion",
 }
 
 
@@ -64,7 +65,8 @@ def cli() -> None:
 
     \b
     Exit codes: 0 success, 1 regression (with --fail-on-regression),
-    2 bad input or usage, 3 retriever or infrastructure failure, 130 interrupted.
+    2 bad input or usage, 3 retriever or infrastructure failure (incl. a run with
+    more errors than --max-errors), 130 interrupted (Ctrl-C), 143 terminated (SIGTERM).
     """
 
 
@@ -77,12 +79,11 @@ def main(argv: list[str] | None = None) -> Any:
     except click.ClickException as e:
         e.show()
         sys.exit(exit_codes.BAD_INPUT)
-    except click.exceptions.Abort:
+    except (click.exceptions.Abort, KeyboardInterrupt):
         click.echo("reval: interrupted", err=True)
-        sys.exit(exit_codes.INTERRUPTED)
-    except KeyboardInterrupt:
-        click.echo("reval: interrupted", err=True)
-        sys.exit(exit_codes.INTERRUPTED)
+        sys.exit(exit_codes.for_signal(signals.received()))
     except RevalError as e:
-        click.echo(f"reval: error: {e}", err=True)
+        from retrieval_eval.report.safe_text import visible
+
+        click.echo(f"reval: error: {visible(str(e), keep_newlines=True)}", err=True)
         sys.exit(exit_codes.for_error(e))

@@ -1,11 +1,23 @@
-"""Options shared by ``reval eval`` and ``reval runs``: parsing only, no work."""
+"""Options shared by reval's commands, parsing only, no work.
+
+A plugin's own commands (``reval bm25 serve``) take their token, TLS and progress
+options from here and from ``cli.progress``, so that every command spells them alike.
+"""
 
 from __future__ import annotations
 
+import os
 from collections.abc import Callable
-from typing import Any, TypeVar
+from pathlib import Path
+from typing import TYPE_CHECKING, Any, TypeVar
 
 import click
+
+from retrieval_eval.errors import ConfigError
+from retrieval_eval.retrievers.contract.limits import MAX_LIMIT
+
+if TYPE_CHECKING:
+    from retrieval_eval.retrievers.server.sdk import ServerTls
 
 F = TypeVar("F", bound=Callable[..., Any])
 
@@ -67,6 +79,52 @@ def parse_ks(ctx: click.Context, param: click.Parameter, value: str) -> tuple[in
         ks = {int(part) for part in value.split(",") if part.strip()}
     except ValueError:
         raise click.BadParameter(f"{value!r} is not a comma-separated list of integers") from None
-    if any(k < 1 or k > 1000 for k in ks):
-        raise click.BadParameter(f"{value!r}: every k must be between 1 and 1000")
+    if any(k < 1 or k > MAX_LIMIT for k in ks):
+        raise click.BadParameter(f"{value!r}: every k must be between 1 and {MAX_LIMIT}")
     return tuple(sorted(ks | {1, 3}))
+
+
+def token_env_option(help_text: str) -> Callable[[F], F]:
+    """``--token-env VAR``: the name of the variable; ``read_token`` reads it."""
+
+    def decorate(function: F) -> F:
+        return click.option("--token-env", metavar="VAR", default=None, help=help_text)(function)
+
+    return decorate
+
+
+def read_token(variable: str | None) -> str | None:
+    """The bearer token held in ``$variable``; ``None`` without the option."""
+    if variable is None:
+        return None
+    token = os.environ.get(variable)
+    if not token:
+        raise ConfigError(f"--token-env: environment variable {variable} is not set")
+    return token
+
+
+def server_tls_options(function: F) -> F:
+    """``--tls-cert``, ``--tls-key``, ``--tls-client-ca`` of a command that serves."""
+    pem = click.Path(path_type=Path, dir_okay=False)
+    for name, help_text in reversed(
+        [
+            ("--tls-cert", "Serve TLS with this PEM certificate chain (needs --tls-key)."),
+            ("--tls-key", "PEM key."),
+            ("--tls-client-ca", "Require client certificates signed by this CA (mutual TLS)."),
+        ]
+    ):
+        function = click.option(name, type=pem, default=None, help=help_text)(function)
+    return function
+
+
+def server_tls(cert: Path | None, key: Path | None, client_ca: Path | None) -> ServerTls | None:
+    """The server's TLS from ``server_tls_options``; ``None`` for plaintext."""
+    if cert is None and key is None:
+        if client_ca is not None:
+            raise click.UsageError("--tls-client-ca needs --tls-cert and --tls-key")
+        return None
+    if cert is None or key is None:
+        raise click.UsageError("--tls-cert and --tls-key go together")
+    from retrieval_eval.retrievers.server.sdk import ServerTls
+
+    return ServerTls(cert, key, client_ca)

@@ -1,4 +1,5 @@
-"""A rich progress bar for ``reval eval`` on a terminal (the coordinator's Progress)."""
+"""A rich progress bar on a terminal (the library's Progress shape), for ``reval eval``
+and for plugin commands such as ``reval bm25 index``."""
 
 from __future__ import annotations
 
@@ -26,30 +27,37 @@ def wants_progress(fmt: str) -> bool:
 
 
 class RichProgress:
-    """One bar per set × retriever; implements the coordinator's ``Progress`` protocol."""
+    """One bar per task (set × retriever, or indexing step); the ``Progress`` protocol."""
 
     def __init__(self) -> None:
-        self._progress = Progress(
-            TextColumn("{task.description}"),
-            BarColumn(),
-            MofNCompleteColumn(),
-            TimeElapsedColumn(),
-            TimeRemainingColumn(),
-            console=Console(stderr=True),
-            transient=True,
-        )
+        self._progress: Progress | None = None
 
     def __enter__(self) -> RichProgress:
-        self._progress.start()
         return self
 
     def __exit__(
         self, kind: type[BaseException] | None, exc: BaseException | None, tb: TracebackType | None
     ) -> None:
-        self._progress.stop()
+        if self._progress is not None:
+            self._progress.stop()
 
     def start(self, label: str, total: int) -> TaskID:
-        return self._progress.add_task(label, total=total)
+        """Shown from the first task on, so that an early error prints nothing else."""
+        from retrieval_eval.report.safe_text import markup_safe
+
+        if self._progress is None:
+            self._progress = Progress(
+                TextColumn("{task.description}"),
+                BarColumn(),
+                MofNCompleteColumn(),
+                TimeElapsedColumn(),
+                TimeRemainingColumn(),
+                console=Console(stderr=True),
+                transient=True,
+            )
+            self._progress.start()
+        return self._progress.add_task(markup_safe(label, 120), total=total)
 
     def advance(self, task: object, n: int = 1) -> None:
-        self._progress.advance(task, n)  # type: ignore[arg-type]
+        if self._progress is not None:
+            self._progress.advance(task, n)  # type: ignore[arg-type]

@@ -10,8 +10,11 @@ Next, try:
   reval runs list                   the runs saved so far{compare}
   reval check-retriever grpc://HOST:PORT
                                     check your own retriever against the gRPC contract
-  reval eval --set my-set.yaml --retriever grpc://HOST:PORT
-                                    measure it on your own golden set
+  reval eval --set my-set.yaml --retriever grpc://HOST:PORT --fail-on-regression
+                                    measure it on your own golden set, as a CI gate: exit 1
+                                    on a regression, exit 3 when more questions fail to
+                                    retrieve than --max-errors allows (default 0; errors
+                                    are never counted as misses)
 The README shows a complete retriever server in a dozen lines of Python, and the golden-set
 format (start from {questions})."""
 
@@ -30,7 +33,9 @@ def quickstart(db_url: str | None) -> None:
     the first.
     """
     from retrieval_eval.cli.render import emit_report
+    from retrieval_eval.errors import IncompleteRun
     from retrieval_eval.quickstart import run_quickstart
+    from retrieval_eval.regression.types import VerdictKind
     from retrieval_eval.report.model import RunReport
 
     def notify(message: str) -> None:
@@ -42,6 +47,8 @@ def quickstart(db_url: str | None) -> None:
         f"\nquickstart finished in {result.seconds:.1f} s; runs are stored in {result.database}"
     )
     click.echo(next_steps(result.run.run_id, result.verdict.baseline_run_id))
+    if result.verdict.kind is VerdictKind.INCOMPLETE:
+        raise IncompleteRun("the quickstart run had failed retrievals; see its report")
 
 
 def next_steps(run_id: str | None, baseline_id: str | None) -> str:

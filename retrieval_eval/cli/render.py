@@ -1,7 +1,8 @@
-"""Render reports in a chosen format and write them where the user asked."""
+"""Write reports where the user asked: ``--output`` and the terminal."""
 
 from __future__ import annotations
 
+import os
 import shutil
 import sys
 from collections.abc import Sequence
@@ -10,34 +11,9 @@ from pathlib import Path
 import click
 
 from retrieval_eval.errors import InputError
+from retrieval_eval.regression.record import Recorded
 from retrieval_eval.report.model import RunReport
-
-FILE_WIDTH = 120
-
-
-def render(
-    reports: Sequence[RunReport],
-    fmt: str,
-    *,
-    color: bool = False,
-    width: int = FILE_WIDTH,
-    warnings: Sequence[str] = (),
-) -> str:
-    if fmt == "json":
-        from retrieval_eval.report.json_report import render_json
-
-        return render_json(reports, warnings)
-    if fmt == "junit":
-        from retrieval_eval.report.junit import render_junit
-
-        return render_junit(reports)
-    if fmt == "markdown":
-        from retrieval_eval.report.markdown import render_markdown
-
-        return render_markdown(reports, warnings)
-    from retrieval_eval.report.terminal import render_text
-
-    return render_text(reports, color=color, width=width, warnings=warnings)
+from retrieval_eval.report.render import FILE_WIDTH, render
 
 
 def terminal_width() -> int:
@@ -45,7 +21,10 @@ def terminal_width() -> int:
 
 
 def emit_report(
-    reports: Sequence[RunReport], fmt: str, output: Path | None, warnings: Sequence[str] = ()
+    reports: Recorded | Sequence[RunReport],
+    fmt: str,
+    output: Path | None,
+    warnings: Sequence[str] = (),
 ) -> None:
     """``--output``: the report goes to the file and the text report to stdout; without
     it, the report goes to stdout (coloured only on a terminal)."""
@@ -55,22 +34,38 @@ def emit_report(
         else:
             write_file(output, render(reports, fmt, warnings=warnings))
         fmt = "text"
-    elif fmt == "json":
-        from retrieval_eval.report.json_report import write_json
-
-        write_json(reports, sys.stdout, warnings)
-        return
     tty = sys.stdout.isatty()
     width = terminal_width() if tty else FILE_WIDTH
     click.echo(render(reports, fmt, color=tty, width=width, warnings=warnings), nl=False)
 
 
-def write_json_file(path: Path, reports: Sequence[RunReport], warnings: Sequence[str]) -> None:
+def check_writable(path: Path) -> None:
+    """``--output`` must be writable before any work is done: an ``InputError`` (exit 2)
+    naming the path otherwise. The file itself is written only at the end."""
+    problem = None
+    if path.is_dir():
+        problem = "it is a directory"
+    elif not path.parent.is_dir():
+        problem = f"directory {str(path.parent)!r} does not exist"
+    elif path.exists() and not os.access(path, os.W_OK):
+        problem = "the file is not writable"
+    elif not path.exists() and not os.access(path.parent, os.W_OK | os.X_OK):
+        problem = f"directory {str(path.parent)!r} is not writable"
+    if problem is not None:
+        raise InputError(f"cannot write --output {path}: {problem}")
+
+
+def write_json_file(
+    path: Path, reports: Recorded | Sequence[RunReport], warnings: Sequence[str]
+) -> None:
     from retrieval_eval.report.json_report import write_json
 
+    runs: Sequence[RunReport] = reports.reports if isinstance(reports, Recorded) else reports
+    if isinstance(reports, Recorded):
+        warnings = (*reports.warnings, *warnings)
     try:
         with path.open("w", encoding="utf-8") as f:
-            write_json(reports, f, warnings)
+            write_json(runs, f, warnings)
     except OSError as e:
         raise InputError(f"cannot write --output {path}: {e.strerror or e}") from e
 

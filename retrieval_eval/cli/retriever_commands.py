@@ -5,14 +5,12 @@ from __future__ import annotations
 
 import asyncio
 import json
-import os
 from pathlib import Path
 
 import click
 
 from retrieval_eval.cli import exit_codes
-from retrieval_eval.cli.options import format_option
-from retrieval_eval.errors import ConfigError
+from retrieval_eval.cli.options import format_option, read_token, token_env_option
 
 TARGET_HELP = """\b
 TARGET is one of:
@@ -83,11 +81,7 @@ def list_command(config_path: Path | None, fmt: str) -> None:
     help="Seconds to wait for the connection and for each call "
     "(default: the reval.toml entry's timeout, else 5).",
 )
-@click.option(
-    "--token-env",
-    metavar="VAR",
-    help="Send the bearer token held in environment variable VAR.",
-)
+@token_env_option("Send the bearer token held in environment variable VAR.")
 @config_option
 @format_option("text", "json")
 def check_retriever(
@@ -95,30 +89,34 @@ def check_retriever(
 ) -> None:
     """Check a live retriever against the reval gRPC contract.
 
-    Prints one line per check (PASS or FAIL, and why). Exits 0 when every check passes,
-    3 when any fails or the retriever cannot be reached, 2 for a bad TARGET or option.
+    Prints one line per check (PASS, WARN or FAIL, and why). Exits 0 when every check
+    passes, 3 when any fails or the retriever cannot be reached, 2 for a bad TARGET or
+    option. Health checking is part of the contract; server reflection is recommended, so
+    a server without it passes with a WARN line.
     """
+    from retrieval_eval.report.safe_text import visible
     from retrieval_eval.retrievers.contract.check import check_contract
 
-    token = None
-    if token_env is not None:
-        token = os.environ.get(token_env)
-        if not token:
-            raise ConfigError(f"--token-env: environment variable {token_env} is not set")
+    token = read_token(token_env)
     results = asyncio.run(
         check_contract(target, timeout_s=timeout_s, token=token, config_path=config_path)
     )
     failed = [r.name for r in results if not r.passed]
     if fmt == "json":
-        checks = [{"name": r.name, "passed": r.passed, "detail": r.detail} for r in results]
+        checks = [
+            {"name": r.name, "passed": r.passed, "warning": r.warning, "detail": r.detail}
+            for r in results
+        ]
         document = {"target": target, "passed": not failed, "checks": checks}
         click.echo(json.dumps(document, indent=2))
     else:
         for r in results:
-            click.echo(f"{'PASS' if r.passed else 'FAIL'} {r.name}: {r.detail}")
+            click.echo(f"{r.status} {r.name}: {visible(r.detail)}")
+        warned = sum(r.warning for r in results)
+        note = f" ({warned} with a warning)" if warned else ""
         if failed:
             click.echo(f"{len(failed)} of {len(results)} checks failed: {', '.join(failed)}")
         else:
-            click.echo(f"all {len(results)} checks passed")
+            click.echo(f"all {len(results)} checks passed{note}")
     if failed:
         raise click.exceptions.Exit(exit_codes.FAILURE)

@@ -13,9 +13,13 @@ import click
 
 from retrieval_eval.cli.options import db_option, format_option, label_option
 from retrieval_eval.cli.render import emit_report, terminal_width
+from retrieval_eval.regression.types import Thresholds
 
 if TYPE_CHECKING:
     from retrieval_eval.store import RunStore
+
+#: Defaults shown by --help come from the library's options.
+_THRESHOLDS = Thresholds()
 
 
 @contextmanager
@@ -81,8 +85,18 @@ def show(run_id: str, output: Path | None, db_url: str | None, fmt: str) -> None
 @runs.command("compare")
 @click.argument("run_a", metavar="RUN_A")
 @click.argument("run_b", metavar="RUN_B")
-@click.option("--max-top1-drop", type=click.FloatRange(0, 1), default=0.1, show_default=True)
-@click.option("--max-top3-drop", type=click.FloatRange(0, 1), default=0.1, show_default=True)
+@click.option(
+    "--max-top1-drop",
+    type=click.FloatRange(0, 1),
+    default=_THRESHOLDS.max_top1_drop,
+    show_default=True,
+)
+@click.option(
+    "--max-top3-drop",
+    type=click.FloatRange(0, 1),
+    default=_THRESHOLDS.max_top3_drop,
+    show_default=True,
+)
 @click.option(
     "--max-p95-latency-increase", "max_p95_ms", type=click.FloatRange(min=0), metavar="MS"
 )
@@ -105,8 +119,8 @@ def compare(
     from retrieval_eval.regression import compare as compare_runs
     from retrieval_eval.regression.types import Thresholds
     from retrieval_eval.report.history import comparison_json, comparison_text
-    from retrieval_eval.report.markdown import render_markdown
     from retrieval_eval.report.model import RunReport
+    from retrieval_eval.report.render import render
 
     with _store(db_url) as store:
         a, b = store.get(run_a), store.get(run_b)
@@ -114,7 +128,7 @@ def compare(
     if fmt == "json":
         click.echo(json.dumps(comparison_json(a, b, verdict), indent=2, ensure_ascii=False))
     elif fmt == "markdown":
-        click.echo(render_markdown([RunReport(b, verdict)]), nl=False)
+        click.echo(render(RunReport(b, verdict), "markdown"), nl=False)
     else:
         color = sys.stdout.isatty()
         click.echo(comparison_text(a, b, verdict, color=color, width=terminal_width()), nl=False)

@@ -1,4 +1,4 @@
-"""``reval sets``: list, show, validate, import and describe golden question sets.
+"""``reval sets``: list, show, validate, lint, import and describe golden question sets.
 
 Thin wrappers over ``retrieval_eval.questions``; problems are raised as ``InputError``
 subclasses, so bad sets exit with code 2.
@@ -8,22 +8,33 @@ from __future__ import annotations
 
 import json
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import click
 
+from retrieval_eval.cli.lint_command import lint_command
 from retrieval_eval.cli.options import format_option
+
+if TYPE_CHECKING:
+    from retrieval_eval.questions.model import GoldenQuestionSet
 
 
 def _echo_json(data: Any) -> None:
-    click.echo(json.dumps(data, indent=2, ensure_ascii=False))
+    click.echo(json.dumps(data, indent=2, ensure_ascii=False))  # JSON escapes controls
+
+
+def _say(text: str) -> None:
+    """One line for the terminal: control characters from set files shown as escapes."""
+    from retrieval_eval.report.safe_text import visible
+
+    click.echo(visible(text))
 
 
 def _table(rows: list[list[str]]) -> None:
     widths = [max(len(row[i]) for row in rows) for i in range(len(rows[0]))]
     for row in rows:
         cells = [cell.ljust(width) for cell, width in zip(row, widths, strict=True)]
-        click.echo("  ".join(cells).rstrip())
+        _say("  ".join(cells).rstrip())
 
 
 @click.group("sets")
@@ -66,7 +77,7 @@ def list_command(fmt: str) -> None:
             rows.append([item.info.name, item.info.provider, count, item.info.source])
         _table(rows)
     else:
-        click.echo("no registered question sets (set files need no registration)")
+        _say("no registered question sets (set files need no registration)")
     broken = [f"{i.info.provider}:{i.info.name}: {i.error}" for i in listings if i.error]
     broken += [str(f) for f in failures]
     if broken:
@@ -89,17 +100,17 @@ def show_command(source: str, fmt: str) -> None:
     for number, s in enumerate(summaries):
         if number:
             click.echo()
-        click.echo(f"{s.name}: {s.questions} questions, {s.expected_document_ids} expected ids")
+        _say(f"{s.name}: {s.questions} questions, {s.expected_document_ids} expected ids")
         if s.description:
-            click.echo(f"  description:  {s.description}")
-        click.echo(f"  source:       {s.source}")
-        click.echo(f"  fingerprint:  {s.fingerprint}")
+            _say(f"  description:  {s.description}")
+        _say(f"  source:       {s.source}")
+        _say(f"  fingerprint:  {s.fingerprint}")
         forms = ", ".join(f"{form} {count}" for form, count in s.by_form.items())
-        click.echo(f"  by form:      {forms}")
+        _say(f"  by form:      {forms}")
         classes = ", ".join(f"{name} {count}" for name, count in s.by_hard_class.items())
-        click.echo(f"  hard classes: {classes}")
+        _say(f"  hard classes: {classes}")
         ids = ", ".join(s.no_answer) if s.no_answer else "none"
-        click.echo(f"  no answer:    {len(s.no_answer)} ({ids})")
+        _say(f"  no answer:    {len(s.no_answer)} ({ids})")
 
 
 @sets.command("validate", short_help="Check sets; report every problem (file, line, question).")
@@ -120,6 +131,7 @@ def validate_command(sources: tuple[str, ...], corpus: Path | None, fmt: str) ->
     ids = read_corpus_ids(corpus) if corpus is not None else None
     results = [r for s in sources for r in validate_source(s, corpus=ids, corpus_name=str(corpus))]
     problems = [p for r in results for p in r.problems]
+    warnings = {r.source: _contract_warnings(r.question_set) for r in results}
     if fmt == "json":
         _echo_json(
             {
@@ -131,6 +143,7 @@ def validate_command(sources: tuple[str, ...], corpus: Path | None, fmt: str) ->
                         "questions": len(r.question_set) if r.question_set else None,
                         "fingerprint": r.question_set.fingerprint if r.question_set else None,
                         "problems": [p.to_dict() for p in r.problems],
+                        "warnings": warnings[r.source],
                     }
                     for r in results
                 ],
@@ -139,14 +152,30 @@ def validate_command(sources: tuple[str, ...], corpus: Path | None, fmt: str) ->
     else:
         for r in results:
             for p in r.problems:
-                click.echo(str(p))
+                _say(str(p))
+            for warning in warnings[r.source]:
+                _say(f"{r.source}: warning: {warning}")
             if r.question_set is not None:
                 qs = r.question_set
-                click.echo(f"{r.source}: ok: set {qs.name!r}, {len(qs)} questions")
+                _say(f"{r.source}: ok: set {qs.name!r}, {len(qs)} questions")
     if problems:
         bad = sum(1 for r in results if r.problems)
         noun = "problem" if len(problems) == 1 else "problems"
         raise QuestionSetError(f"{len(problems)} {noun} in {bad} of {len(results)} sets")
+
+
+def _contract_warnings(qs: GoldenQuestionSet | None) -> list[str]:
+    """Questions longer than the contract allows: valid labels, but every conforming
+    retriever rejects them, so each would only ever be an error."""
+    from retrieval_eval.retrievers.contract.limits import MAX_QUESTION_BYTES, long_questions
+
+    if qs is None:
+        return []
+    return [
+        f"question {qid!r} is {size:,} bytes, over the retriever contract's "
+        f"{MAX_QUESTION_BYTES:,}-byte limit: every conforming retriever rejects it"
+        for qid, size in long_questions((q.id, q.question) for q in qs.questions)
+    ]
 
 
 @sets.command("schema", short_help="Print the JSON Schema of the set file format.")
@@ -199,7 +228,10 @@ def import_beir_command(
     qs = import_beir(directory, split, name)
     write_question_set(qs, out)
     expected = sum(len(q.expected_document_ids) for q in qs.questions)
-    click.echo(
+    _say(
         f"imported {len(qs)} questions ({expected} expected ids) from {directory} split "
         f"{split} into {out} as set {qs.name!r}; forms are UNLABELLED"
     )
+
+
+sets.add_command(lint_command)

@@ -96,6 +96,8 @@ class RunAccumulator:
             separator=parameters.doc_id_separator,
             latency_ms=latency_ms,
             error=error,
+            # e.g. a fused retriever's skipped member (``FusedResults.notes``)
+            notes=tuple(getattr(items, "notes", ())),
         )
         self.outcomes[index] = self._shared(outcome) if outcome.error is None else outcome
         self.done += 1

@@ -16,6 +16,10 @@ Interruption: when the evaluation is cancelled (Ctrl-C under ``evaluate``, or
 unfinished runs have state INTERRUPTED and hold only their measured questions.
 ``evaluate`` (the sync entry the CLI uses) raises the same error, so the CLI can save and
 report the measured part before exiting 130.
+
+Retrievers: ``evaluate`` and ``aevaluate`` take, for each retriever, a spec string
+(address, reval.toml name, plugin) or any object with ``retrieve(question, limit)``; the
+caller keeps ownership of objects, the specs are opened and closed here.
 """
 
 from __future__ import annotations
@@ -26,7 +30,7 @@ import time
 from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from pathlib import Path
-from typing import Protocol
+from typing import Protocol, TypeAlias
 
 from retrieval_eval.errors import InputError, Interrupted, RetrieverError
 from retrieval_eval.evaluation.accumulate import RunAccumulator
@@ -34,18 +38,25 @@ from retrieval_eval.evaluation.deadlines import Call, describe_once, with_deadli
 from retrieval_eval.evaluation.probe import probe_latency
 from retrieval_eval.questions.model import GoldenQuestionSet
 from retrieval_eval.records import (
+    DEFAULT_CONCURRENCY,
     DEFAULT_KS,
     DEFAULT_OVERFETCH,
     DEFAULT_TIMEOUT_S,
+    FailureKind,
     RetrievalFailure,
     RetrieverDescription,
     RunParameters,
     RunResult,
 )
-from retrieval_eval.retrievers.types import AsyncRetriever
+from retrieval_eval.retrievers.in_process import as_async_retriever
+from retrieval_eval.retrievers.types import AsyncRetriever, Retriever
 from retrieval_eval.scoring.protocol import normalize_ks, request_limit
 
 log = logging.getLogger(__name__)
+
+#: What ``evaluate`` takes for a retriever: a spec (``grpc://host:port``, a reval.toml
+#: name, ``plugin[:argument]``) or an object with ``retrieve(question, limit)``.
+RetrieverSpec: TypeAlias = "str | Retriever | AsyncRetriever"
 
 
 @dataclass(frozen=True, slots=True)
@@ -56,7 +67,7 @@ class EvalOptions:
     #: Chunk-id separator; None = the one each retriever's Describe declares, "" = none.
     doc_id_separator: str | None = None
     #: Calls in flight per retriever.
-    concurrency: int = 8
+    concurrency: int = DEFAULT_CONCURRENCY
     #: Deadline of each call, in seconds. None = each retriever's configured timeout
     #: (``timeout`` in reval.toml), else DEFAULT_TIMEOUT_S.
     timeout_s: float | None = None
@@ -103,7 +114,7 @@ def check_options(options: EvalOptions) -> RunParameters:
 
 async def evaluate_set(
     qs: GoldenQuestionSet,
-    retriever: AsyncRetriever,
+    retriever: Retriever | AsyncRetriever,
     options: EvalOptions = EvalOptions(),
     *,
     progress: Progress | None = None,
@@ -115,18 +126,29 @@ async def evaluate_set(
 
 async def evaluate_all(
     sets: Sequence[GoldenQuestionSet],
-    retrievers: Sequence[AsyncRetriever],
+    retrievers: Sequence[Retriever | AsyncRetriever],
     options: EvalOptions = EvalOptions(),
     *,
     progress: Progress | None = None,
 ) -> list[RunResult]:
     """Every set against every retriever; runs in set-major order
-    ``[(s0, r0), (s0, r1), (s1, r0), ...]``. The caller owns (and closes) the retrievers.
+    ``[(s0, r0), (s0, r1), (s1, r0), ...]``. The caller owns (and closes) the retrievers:
+    ``AsyncRetriever`` implementations or any objects with ``retrieve(question, limit)``.
 
     Raises ``RetrieverError`` if a Describe fails at the start, ``EvaluationInterrupted``
     if cancelled midway. Each entry of ``retrievers`` gets its own pool of workers.
     """
     check_options(options)
+    adapted = [as_async_retriever(r, timeout_s=options.timeout_s) for r in retrievers]
+    return await _evaluate_adapted(sets, adapted, options, progress)
+
+
+async def _evaluate_adapted(
+    sets: Sequence[GoldenQuestionSet],
+    retrievers: list[AsyncRetriever],
+    options: EvalOptions,
+    progress: Progress | None,
+) -> list[RunResult]:
     bases = [_parameters_for(r, options) for r in retrievers]
     try:
         descriptions = await asyncio.gather(
@@ -170,7 +192,7 @@ def _parameters_for(retriever: AsyncRetriever, options: EvalOptions) -> RunParam
     base = check_options(options)
     if options.timeout_s is not None:
         return base
-    configured = getattr(retriever, "configured_timeout_s", None)
+    configured = retriever.configured_timeout_s
     return replace(base, timeout_s=configured) if configured else base
 
 
@@ -217,13 +239,13 @@ async def _work(
             failure = _failure(e)
         except Exception as e:
             log.debug("retriever %s raised for %s", target, question.id, exc_info=True)
-            failure = RetrievalFailure("internal", f"{type(e).__name__}: {e}")
+            failure = RetrievalFailure(FailureKind.INTERNAL, f"{type(e).__name__}: {e}")
         latency_ms = (clock() - started) * 1000
         if failure is None:
             try:
                 acc.record(index, items, None, latency_ms)
             except (AttributeError, TypeError) as e:  # not a list of RetrievedItem
-                failure = RetrievalFailure("internal", f"malformed response: {e}")
+                failure = RetrievalFailure(FailureKind.INTERNAL, f"malformed response: {e}")
         if failure is not None:
             acc.record(index, None, failure, latency_ms)
         if progress is not None:
@@ -232,49 +254,69 @@ async def _work(
 
 def _failure(error: RetrieverError) -> RetrievalFailure:
     code = f"{error.code}: " if error.code else ""
-    return RetrievalFailure(error.kind, code + error.details)
+    return RetrievalFailure(FailureKind(error.kind), code + error.details)
 
 
 def evaluate(
     sets: Sequence[GoldenQuestionSet],
-    retriever_specs: Sequence[str],
-    options: EvalOptions = EvalOptions(),
+    retrievers: Sequence[RetrieverSpec],
+    options: EvalOptions | None = None,
     *,
     progress: Progress | None = None,
     config_path: Path | None = None,
     token: str | None = None,
 ) -> list[RunResult]:
-    """Synchronous entry: open each retriever spec (``open_retriever``), evaluate, close.
+    """Every set against every retriever, from synchronous code (scripts, the CLI).
 
+    Each retriever is a spec string (opened with ``open_retriever`` and closed here) or an
+    object with ``retrieve(question, limit)`` (left open). Runs come in set-major order.
     Ctrl-C raises ``EvaluationInterrupted`` (an ``Interrupted``: exit 130) whose ``runs``
-    hold what was measured. Not for use inside a running event loop (use ``evaluate_all``).
+    hold what was measured. Inside a running event loop (Jupyter, async code) it raises
+    ``InputError`` pointing to ``aevaluate``.
     """
-    return asyncio.run(
-        _open_and_evaluate(sets, retriever_specs, options, progress, config_path, token)
+    try:
+        asyncio.get_running_loop()
+    except RuntimeError:
+        pass
+    else:
+        raise InputError(
+            "evaluate() cannot run inside a running event loop (Jupyter, async code): "
+            "use `await retrieval_eval.aevaluate(...)` there"
+        )
+    work = aevaluate(
+        sets, retrievers, options, progress=progress, config_path=config_path, token=token
     )
+    return asyncio.run(work)
 
 
-async def _open_and_evaluate(
+async def aevaluate(
     sets: Sequence[GoldenQuestionSet],
-    specs: Sequence[str],
-    options: EvalOptions,
-    progress: Progress | None,
-    config_path: Path | None,
-    token: str | None,
+    retrievers: Sequence[RetrieverSpec],
+    options: EvalOptions | None = None,
+    *,
+    progress: Progress | None = None,
+    config_path: Path | None = None,
+    token: str | None = None,
 ) -> list[RunResult]:
+    """``evaluate`` for code already inside an event loop: ``await aevaluate(...)``."""
     from retrieval_eval.retrievers.resolve import open_retriever
 
+    options = options or EvalOptions()
     check_options(options)
     opened: list[AsyncRetriever] = []
+    chosen: list[Retriever | AsyncRetriever] = []
     runs: list[RunResult] = []
     try:
-        for spec in specs:
-            opened.append(
-                open_retriever(
+        for spec in retrievers:
+            if isinstance(spec, str):
+                retriever = open_retriever(
                     spec, timeout_s=options.timeout_s, config_path=config_path, token=token
                 )
-            )
-        runs = await evaluate_all(sets, opened, options, progress=progress)
+                opened.append(retriever)
+                chosen.append(retriever)
+            else:
+                chosen.append(spec)
+        runs = await evaluate_all(sets, chosen, options, progress=progress)
     finally:
         cancelled = await _close_all(opened)
     if cancelled:  # Ctrl-C after the last question: the runs are whole, still say so

@@ -28,6 +28,7 @@ import gzip
 import json
 import os
 import re
+import sys
 import tempfile
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -156,6 +157,8 @@ def parse_yaml(text: str, source: str, default_name: str) -> RawSet:
         )
     except yaml.YAMLError as e:
         return RawSet(source, default_name, {}, None, problems=[_syntax(source, None, "YAML", e)])
+    except (ValueError, RecursionError) as e:
+        return RawSet(source, default_name, {}, None, problems=[_beyond(source, "YAML", e, text)])
     finally:
         loader.dispose()
     header, questions = _split_document(data)
@@ -177,6 +180,8 @@ def parse_json(text: str, source: str, default_name: str) -> RawSet:
     except json.JSONDecodeError as e:
         problem = _syntax(source, e.lineno, "JSON", f"{e.msg} (column {e.colno})", text)
         return RawSet(source, default_name, {}, None, problems=[problem])
+    except (ValueError, RecursionError) as e:
+        return RawSet(source, default_name, {}, None, problems=[_beyond(source, "JSON", e, text)])
     header, questions = _split_document(data)
     dups: dict[int, list[tuple[str, int | None]]] = {}
     locator = JsonLines(text)
@@ -200,6 +205,9 @@ def parse_jsonl(text: str, source: str, default_name: str) -> RawSet:
         except json.JSONDecodeError as e:
             what = f"{e.msg} (column {e.colno})"
             problems.append(_syntax(source, number, "JSON", what, line, exact=True))
+            objects.append(_UNREADABLE)
+        except (ValueError, RecursionError) as e:
+            problems.append(_beyond(source, "JSON", e, line, number))
             objects.append(_UNREADABLE)
     if len(KEY_END.findall(text)) != sum(keys_in_line(o) for o in objects):
         objects = [
@@ -225,6 +233,29 @@ def parse_jsonl(text: str, source: str, default_name: str) -> RawSet:
         lines.append(number)
     locator = JsonlLines(lines, header_line)
     return RawSet(source, default_name, header, questions, locator, problems, dups)
+
+
+_LONG_INT = re.compile(rf"\d{{{sys.get_int_max_str_digits() + 1},}}")
+
+
+def _beyond(source: str, fmt: str, error: Exception, text: str, line: int | None = None) -> Problem:
+    """A document the parser cannot hold: an integer over Python's digit limit
+    (``ValueError``) or nesting deeper than the interpreter's stack (``RecursionError``)."""
+    if isinstance(error, RecursionError):
+        return Problem(source, line, f"invalid {fmt}: nested too deeply to read")
+    found = _LONG_INT.search(text)
+    if found is None:
+        return Problem(source, line, f"invalid {fmt}: {error}")
+    if line is None:
+        line = text.count("\n", 0, found.start()) + 1
+    limit = sys.get_int_max_str_digits()
+    digits = len(found.group())
+    return Problem(
+        source,
+        line,
+        f"invalid {fmt}: a number of {digits} digits (over {limit} digits); "
+        "quote it if it is an id",
+    )
 
 
 _ID_NEAR = re.compile(r"""(?:^|[\s{,\-])["']?id["']?\s*:\s*["']?([^\s"',}{\[\]]+)""")

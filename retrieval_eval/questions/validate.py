@@ -101,6 +101,40 @@ def _well_formed(data: Any) -> GoldenQuestion | None:
     return GoldenQuestion(qid, text, form, expected, hard_class, gist)
 
 
+def _flaw(text: str) -> str | None:
+    """Why ``text`` cannot be stored or shown, or ``None``: a lone surrogate (from an
+    unpaired ``\\udXXX`` escape) cannot be written as UTF-8, and PostgreSQL text refuses
+    a NUL character, so a run over such labels could never be saved."""
+    if "\x00" in text:
+        return "holds a NUL character (\\u0000), which the run store cannot take"
+    try:
+        text.encode("utf-8")
+    except UnicodeEncodeError:
+        return "is not valid Unicode: it holds a lone surrogate (an unpaired \\udXXX escape)"
+    return None
+
+
+def _texts(q: GoldenQuestion) -> list[tuple[str, str]]:
+    fields = [("id", q.id), ("question", q.question)]
+    fields += [
+        (k, v) for k, v in (("hard_class", q.hard_class), ("answer_gist", q.answer_gist)) if v
+    ]
+    return fields + [("expected_document_ids", doc) for doc in q.expected_document_ids]
+
+
+def _has_nul(questions: list[GoldenQuestion]) -> bool:
+    """Any NUL in the scored texts (answer gists are checked apart); allocation-free, as
+    it runs over every question of every set loaded."""
+    nul = "\x00"
+    for q in questions:
+        if nul in q.id or nul in q.question or (q.hard_class and nul in q.hard_class):
+            return True
+        for doc in q.expected_document_ids:
+            if nul in doc:
+                return True
+    return False
+
+
 class _Checker:
     """Collects problems for one raw set; locates lines only for problems found."""
 
@@ -131,7 +165,7 @@ class _Checker:
             return raw.default_name, ""
         for key in raw.header:
             if key not in HEADER_KEYS:
-                hint = did_you_mean(key, HEADER_KEYS, synonyms=SYNONYMS)
+                hint = did_you_mean(str(key), HEADER_KEYS, synonyms=SYNONYMS)
                 self.add_header(key, f"unknown set key {key!r}{hint}")
         version = raw.header.get(HEADER_KEY, FORMAT_VERSION)
         if version != FORMAT_VERSION or isinstance(version, bool):
@@ -272,6 +306,19 @@ class _Checker:
                     self.add(index, key, label, message)
         return tuple(ids) if ok else None
 
+    def unstorable(self, name: str, description: str, questions: list[GoldenQuestion]) -> None:
+        """Locate every text that ``_flaw`` refuses."""
+        for key, value in (("name", name), ("description", description)):
+            flaw = _flaw(value)
+            if flaw:
+                self.add_header(key, f"{key!r} {flaw}")
+        for index, q in enumerate(questions):
+            label = q.id if _flaw(q.id) is None else None
+            for key, text in _texts(q):
+                flaw = _flaw(text)
+                if flaw:
+                    self.add(index, key, label, f"{key!r} {flaw}: {ascii(text)[:80]}")
+
     def optional_text(
         self, index: int, label: str | None, data: dict[str, Any], key: str
     ) -> str | None:
@@ -293,9 +340,16 @@ def check_raw_set(
     checker = _Checker(raw, corpus, corpus_name)
     name, description = checker.header()
     questions = checker.questions()
-    if checker.problems:
-        return None, sorted(checker.problems, key=lambda p: p.line or 0)
-    return GoldenQuestionSet(name, tuple(questions), description, raw.source), []
+    if not checker.problems:
+        gists = [q.answer_gist for q in questions if q.answer_gist is not None]
+        plain = not any(map(_flaw, [name, description, *gists])) and not _has_nul(questions)
+        if plain:
+            try:  # the fingerprint encodes every scored text: lone surrogates fail here
+                return GoldenQuestionSet(name, tuple(questions), description, raw.source), []
+            except UnicodeEncodeError:
+                pass
+        checker.unstorable(name, description, questions)
+    return None, sorted(checker.problems, key=lambda p: p.line or 0)
 
 
 def build_set(raw: RawSet) -> GoldenQuestionSet:

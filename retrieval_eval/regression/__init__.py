@@ -3,27 +3,35 @@
 from __future__ import annotations
 
 from retrieval_eval.regression.fingerprint import (
+    BenchmarkDifference,
     benchmark_differences,
     benchmark_fingerprint,
     benchmark_parts,
     variant_fingerprint,
     variant_parts,
 )
-from retrieval_eval.regression.judge import compare, judge
+from retrieval_eval.regression.judge import compare, incomplete_verdict, judge
 from retrieval_eval.regression.stats import mcnemar_exact
 from retrieval_eval.regression.types import (
+    ErrorBudget,
     Flip,
+    FlipDirection,
     MetricDelta,
     PairedTest,
+    RunReport,
     Thresholds,
     Verdict,
     VerdictKind,
 )
 
 __all__ = [
+    "BenchmarkDifference",
+    "ErrorBudget",
     "Flip",
+    "FlipDirection",
     "MetricDelta",
     "PairedTest",
+    "RunReport",
     "Thresholds",
     "Verdict",
     "VerdictKind",
@@ -31,6 +39,7 @@ __all__ = [
     "benchmark_fingerprint",
     "benchmark_parts",
     "compare",
+    "incomplete_verdict",
     "judge",
     "mcnemar_exact",
     "variant_fingerprint",

@@ -3,9 +3,9 @@ worth, and when a threshold is finer than a single question."""
 
 from __future__ import annotations
 
-import math
 from collections.abc import Iterable
 
+from retrieval_eval.mcnemar import SetPower, set_power
 from retrieval_eval.records import RunResult
 from retrieval_eval.regression.types import MetricDelta, PairedTest, Thresholds
 
@@ -15,35 +15,51 @@ SMALL_SET = 200
 _EPS = 1e-9
 
 
-def allowed_losses(threshold: float, count: int) -> int:
-    """The largest net number of lost questions that is not a regression (drop <= t)."""
-    return math.floor(threshold * count + _EPS)
-
-
 def size_warnings(run: RunResult, thresholds: Thresholds) -> list[str]:
+    """What the thresholds mean on a small set, in questions; the numbers are those of
+    ``retrieval_eval.mcnemar.set_power`` (as ``reval sets lint`` reports them)."""
     n = run.metrics.count
     if n == 0 or n >= SMALL_SET:
         return []
-    one = 1 / n
+    power = set_power(n, thresholds.max_top1_drop, thresholds.max_top3_drop)
     limits: dict[float, list[str]] = {}
     for name, t in (("top-1", thresholds.max_top1_drop), ("top-3", thresholds.max_top3_drop)):
         limits.setdefault(t, []).append(name)
+    by_threshold = {p.threshold: p for p in power.thresholds}
     out = []
     for t, names in limits.items():
         what = "/".join(names)
-        if t + _EPS < one:
+        drop = by_threshold.get(t)
+        if drop is None or drop.finer_than_one_question:
             out.append(
                 f"set too small for the {what} threshold {t:g}: one question is worth "
-                f"{one:.3f} (1/{n}), so losing a single question is a regression"
+                f"{power.one_question:.3f} (1/{n}), so losing a single question is a regression"
             )
         else:
-            allowed = allowed_losses(t, n)
             out.append(
-                f"small set ({n} answered questions, one question = {one:.3f}): a {what} "
-                f"drop of {t:g} is {t * n:g} questions; {allowed + 1} or more net losses "
-                "are a regression"
+                f"small set ({n} answered questions, one question = {power.one_question:.3f}): "
+                f"a {what} drop of {t:g} is {drop.threshold_questions:g} questions; "
+                f"{drop.regression_losses} or more net losses are a regression; detecting "
+                f"such a drop with {power.power:.0%} power needs about "
+                f"{drop.questions_needed} questions (if {drop.discordance:.0%} of questions "
+                "flip between runs)"
             )
+    out.append(_significance_line(power))
     return out
+
+
+def _significance_line(power: SetPower) -> str:
+    flips = power.significant_flips
+    if power.smallest_significant_change is None:
+        return (
+            f"no change on {power.questions} questions can be statistically significant: "
+            f"exact McNemar needs at least {flips} questions flipping one way "
+            f"(alpha {power.alpha:g})"
+        )
+    return (
+        f"the smallest net change exact McNemar can call significant is {flips} questions "
+        f"({power.smallest_significant_change:.3f}), all flipping one way (alpha {power.alpha:g})"
+    )
 
 
 def tiny_group_warning(deltas: Iterable[MetricDelta]) -> list[str]:

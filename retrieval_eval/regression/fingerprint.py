@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+from dataclasses import dataclass
 
 from retrieval_eval.records import RunResult
 
@@ -59,12 +60,26 @@ def variant_fingerprint(run: RunResult) -> str:
     return _digest(variant_parts(run))
 
 
-def benchmark_differences(current: RunResult, baseline: RunResult) -> tuple[str, ...]:
-    """One line per benchmark part that differs, e.g.
-    ``corpus: 'c7' (current) vs 'c6' (baseline)``; empty when comparable."""
+@dataclass(frozen=True, slots=True)
+class BenchmarkDifference:
+    """One benchmark part whose value differs between two runs; ``str()`` reads e.g.
+    ``corpus: 'c7' (current) vs 'c6' (baseline)``."""
+
+    part: str  # one of BENCHMARK_PARTS
+    current: str
+    baseline: str
+
+    def __str__(self) -> str:
+        return f"{self.part}: {_show(self.current)} (current) vs {_show(self.baseline)} (baseline)"
+
+
+def benchmark_differences(
+    current: RunResult, baseline: RunResult
+) -> tuple[BenchmarkDifference, ...]:
+    """Each benchmark part that differs, in report order; empty when comparable."""
     now, before = benchmark_parts(current), benchmark_parts(baseline)
     return tuple(
-        f"{name}: {_show(now[name])} (current) vs {_show(before[name])} (baseline)"
+        BenchmarkDifference(name, now[name], before[name])
         for name in BENCHMARK_PARTS
         if now[name] != before[name]
     )

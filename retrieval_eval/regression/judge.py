@@ -9,12 +9,13 @@ not in floating point.
 from __future__ import annotations
 
 import math
+from collections import Counter
 from collections.abc import Mapping
 from fractions import Fraction
 
 from retrieval_eval.records import GroupMetrics, RunResult
 from retrieval_eval.regression import advice
-from retrieval_eval.regression.fingerprint import benchmark_differences
+from retrieval_eval.regression.fingerprint import BenchmarkDifference, benchmark_differences
 from retrieval_eval.regression.paired import (
     FLIP_KS,
     common_ks,
@@ -32,7 +33,14 @@ _HARD_PARTS = ("labels", "protocol")
 
 
 def judge(current: RunResult, baseline: RunResult | None, thresholds: Thresholds) -> Verdict:
-    """The verdict on ``current`` against ``baseline`` (None: no baseline found)."""
+    """The verdict on ``current`` against ``baseline`` (None: no baseline found).
+
+    A run with more errored questions than ``thresholds.max_errors`` is INCOMPLETE
+    whatever its rates: errors leave the denominator, so they could only flatter it.
+    """
+    incomplete = incomplete_verdict(current, thresholds)
+    if incomplete is not None:
+        return incomplete
     size = tuple(advice.size_warnings(current, thresholds))
     if baseline is None:
         reason = (f"no complete earlier run of set {current.set_name!r} with retriever "
@@ -44,6 +52,18 @@ def judge(current: RunResult, baseline: RunResult | None, thresholds: Thresholds
     return _numeric(current, baseline, thresholds, size)
 
 
+def incomplete_verdict(run: RunResult, thresholds: Thresholds) -> Verdict | None:
+    """INCOMPLETE when ``run``'s errored questions exceed the error budget, else None."""
+    errors, total = run.error_count, len(run.questions)
+    if not thresholds.max_errors.exceeded_by(errors, total):
+        return None
+    kinds = Counter(q.error.kind for q in run.questions if q.error is not None)
+    detail = ", ".join(f"{n} {kind}" for kind, n in kinds.most_common())
+    reason = (f"{errors} of {total} questions failed to retrieve ({detail}), more than "
+              f"--max-errors {thresholds.max_errors}: the run cannot be judged")  # fmt: skip
+    return Verdict(VerdictKind.INCOMPLETE, reasons=(reason,))
+
+
 def compare(a: RunResult, b: RunResult, thresholds: Thresholds | None = None) -> Verdict:
     """``b`` against ``a`` for any two runs of the same labels (e.g. two retrievers).
 
@@ -52,7 +72,7 @@ def compare(a: RunResult, b: RunResult, thresholds: Thresholds | None = None) ->
     INCOMPARABLE; other benchmark differences (parameters, corpus) become warnings.
     """
     differences = benchmark_differences(b, a)
-    hard = tuple(d for d in differences if d.split(":", 1)[0] in _HARD_PARTS)
+    hard = tuple(d for d in differences if d.part in _HARD_PARTS)
     if hard:
         return _incomparable(a, hard, ())
     notes = tuple(f"benchmark differs, compared anyway: {d}" for d in differences)
@@ -61,13 +81,13 @@ def compare(a: RunResult, b: RunResult, thresholds: Thresholds | None = None) ->
 
 
 def _incomparable(
-    baseline: RunResult, differences: tuple[str, ...], warnings: tuple[str, ...]
+    baseline: RunResult, differences: tuple[BenchmarkDifference, ...], warnings: tuple[str, ...]
 ) -> Verdict:
-    parts = tuple(d.split(":", 1)[0] for d in differences)
+    parts = tuple(d.part for d in differences)
     reasons = (
         f"baseline {baseline.run_id or '(unsaved)'} was scored against a different benchmark "
         f"({', '.join(parts)}); numbers are not compared",
-        *differences,
+        *map(str, differences),
     )
     return Verdict(
         VerdictKind.INCOMPARABLE,

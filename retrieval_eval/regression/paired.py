@@ -10,12 +10,10 @@ from collections.abc import Iterable
 
 from retrieval_eval.records import QuestionOutcome, RunResult
 from retrieval_eval.regression.stats import SIGNIFICANCE_LEVEL, mcnemar_exact, paired_counts
-from retrieval_eval.regression.types import Flip, PairedTest
+from retrieval_eval.regression.types import Flip, FlipDirection, PairedTest
 
 #: Cutoffs whose flips are listed (the methodology's top-1 and top-3).
 FLIP_KS = (1, 3)
-HIT_TO_MISS = "hit->miss"
-MISS_TO_HIT = "miss->hit"
 
 
 def paired_outcomes(
@@ -53,7 +51,7 @@ def flips(
                 Flip(
                     question_id=now.question_id,
                     k=k,
-                    direction=MISS_TO_HIT if hit_now else HIT_TO_MISS,
+                    direction=FlipDirection.MISS_TO_HIT if hit_now else FlipDirection.HIT_TO_MISS,
                     expected_document_ids=now.expected_document_ids,
                     current_ranking=now.ranked_document_ids,
                     baseline_ranking=before.ranked_document_ids,

@@ -4,6 +4,11 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from enum import StrEnum
+from fractions import Fraction
+
+from retrieval_eval.errors import InputError
+from retrieval_eval.mcnemar import DEFAULT_MAX_DROP
+from retrieval_eval.records import RunResult
 
 
 class VerdictKind(StrEnum):
@@ -13,16 +18,62 @@ class VerdictKind(StrEnum):
     #: The baseline was scored against a different benchmark (labels, protocol,
     #: parameters or corpus revision): numbers cannot be compared.
     INCOMPARABLE = "incomparable"
+    #: More questions errored than the error budget (``--max-errors``) allows: the rates
+    #: are over too few answered questions to be judged. Never a pass.
+    INCOMPLETE = "incomplete"
+
+
+@dataclass(frozen=True, slots=True)
+class ErrorBudget:
+    """How many errored questions a run may have and still be judged: a count, or a
+    percentage of the run's questions. Exceeding it makes the verdict INCOMPLETE."""
+
+    count: int = 0
+    #: Percent of the run's questions (e.g. 2 for "2%"); when set, ``count`` is unused.
+    percent: Fraction | None = None
+
+    @classmethod
+    def parse(cls, text: str) -> ErrorBudget:
+        """``"3"`` (questions) or ``"2%"`` / ``"0.5%"`` (of the run's questions)."""
+        raw = text.strip()
+        try:
+            if raw.endswith("%"):
+                percent = Fraction(raw[:-1].strip())
+                if not 0 <= percent <= 100:
+                    raise ValueError(raw)
+                return cls(percent=percent)
+            count = int(raw)
+            if count < 0:
+                raise ValueError(raw)
+            return cls(count=count)
+        except (ValueError, ZeroDivisionError):
+            raise InputError(
+                f"invalid --max-errors {text!r}: give a number of questions (e.g. 3) or a "
+                "percentage of the set (e.g. 2%)"
+            ) from None
+
+    def exceeded_by(self, errors: int, questions: int) -> bool:
+        """More than the budget: compared exactly, in question counts."""
+        if self.percent is None:
+            return errors > self.count
+        return Fraction(errors * 100) > self.percent * questions
+
+    def __str__(self) -> str:
+        if self.percent is None:
+            return str(self.count)
+        return f"{float(self.percent):g}%"
 
 
 @dataclass(frozen=True, slots=True)
 class Thresholds:
     """A regression is a drop strictly greater than the threshold (absolute rate)."""
 
-    max_top1_drop: float = 0.1
-    max_top3_drop: float = 0.1
+    max_top1_drop: float = DEFAULT_MAX_DROP
+    max_top3_drop: float = DEFAULT_MAX_DROP
     #: Allowed increase of p95 latency in milliseconds; None disables the check.
     max_p95_latency_increase_ms: float | None = None
+    #: Errored questions a run may have and still be judged (``--max-errors``).
+    max_errors: ErrorBudget = ErrorBudget()
 
 
 @dataclass(frozen=True, slots=True)
@@ -44,11 +95,16 @@ class MetricDelta:
         return self.current - self.baseline
 
 
+class FlipDirection(StrEnum):
+    HIT_TO_MISS = "hit->miss"
+    MISS_TO_HIT = "miss->hit"
+
+
 @dataclass(frozen=True, slots=True)
 class Flip:
     question_id: str
     k: int  # 1 or 3
-    direction: str  # "hit->miss" or "miss->hit"
+    direction: FlipDirection
     expected_document_ids: tuple[str, ...]
     current_ranking: tuple[str, ...]
     baseline_ranking: tuple[str, ...]
@@ -81,5 +137,18 @@ class Verdict:
     incomparable_parts: tuple[str, ...] = ()
 
     def fails(self) -> bool:
-        """What --fail-on-regression turns into exit code 1."""
-        return self.kind in (VerdictKind.REGRESSION, VerdictKind.INCOMPARABLE)
+        """Not a passing gate: regression and incomparable (exit 1 with
+        --fail-on-regression) and incomplete (exit 3 whatever the flags)."""
+        return self.kind in _FAILING
+
+
+_FAILING = frozenset((VerdictKind.REGRESSION, VerdictKind.INCOMPARABLE, VerdictKind.INCOMPLETE))
+
+
+@dataclass(frozen=True, slots=True)
+class RunReport:
+    """One run as judged and reported; ``verdict`` is None when no check was made (an
+    interrupted run, or a store that failed before its baseline was found)."""
+
+    run: RunResult
+    verdict: Verdict | None = None

@@ -5,12 +5,11 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any
 
-from rich.markup import escape
-
 from retrieval_eval.records import RunResult
 from retrieval_eval.regression.types import Verdict
 from retrieval_eval.report.json_report import SCHEMA_VERSION, group_to_dict, verdict_to_dict
 from retrieval_eval.report.model import retriever_label, run_title
+from retrieval_eval.report.safe_text import markup_safe as escape
 from retrieval_eval.report.terminal_regression import render_verdict
 from retrieval_eval.report.text_style import Style, string_console
 

@@ -62,12 +62,14 @@ A *group* is ``{"count": answered questions, "errors": n, <metric>: value, ...,
 Each question: ``id``, ``form``, ``hard_class``, ``expected_document_ids``, ``top1_hit``,
 ``top3_hit`` (``null`` when errored), ``hits`` (``{"K": bool}``), ``ranked_document_ids``
 (distinct documents in rank order after the collapse), ``raw_ids`` (ids as returned),
-``latency_ms``, ``error`` (``null`` or ``{"kind", "message"}``), ``underfilled``.
+``latency_ms``, ``error`` (``null`` or ``{"kind", "message"}``), ``underfilled``,
+``notes`` (how the answer was made, e.g. a fused retriever's skipped member).
 
 ``regression``: ``verdict`` (``pass`` | ``regression`` | ``no-baseline`` |
-``incomparable``), ``fails`` (boolean), ``baseline_run_id``, ``reasons``, ``warnings``,
-``incomparable_parts``, ``deltas`` (each ``{"group", "metric", "baseline", "current",
-"delta", "threshold", "regressed", "baseline_count", "current_count"}``), ``flips``
+``incomparable`` | ``incomplete``), ``fails`` (boolean: not a passing gate),
+``baseline_run_id``, ``reasons``, ``warnings``, ``incomparable_parts``, ``deltas``
+(each ``{"group", "metric", "baseline", "current", "delta", "threshold", "regressed",
+"baseline_count", "current_count"}``), ``flips``
 (each ``{"question_id", "k", "direction", "expected_document_ids", "current_ranking",
 "baseline_ranking"}``), ``tests`` (exact McNemar per k: ``{"k", "wins", "losses",
 "ties", "p_value", "significant"}``) and ``p_values`` (``{"K": p}``).
@@ -81,18 +83,24 @@ from collections import Counter
 from collections.abc import Sequence
 from typing import Any, TextIO
 
-from retrieval_eval import __version__
+from retrieval_eval import __version__, records
 from retrieval_eval.records import (
-    GroupMetrics,
-    LatencySummary,
-    NoAnswerStats,
-    QuestionOutcome,
-    RateEstimate,
     RunResult,
     RunState,
+    group_to_dict,
+    question_to_dict,
 )
 from retrieval_eval.regression.types import Verdict
-from retrieval_eval.report.model import RunReport, duration_s, ordered_metrics, rate_names
+from retrieval_eval.report.model import RunReport
+
+__all__ = [
+    "group_to_dict",
+    "question_to_dict",
+    "render_json",
+    "run_to_dict",
+    "runs_to_document",
+    "write_json",
+]
 
 SCHEMA_VERSION = 1
 
@@ -166,77 +174,11 @@ def write_json(reports: Sequence[RunReport], out: TextIO, warnings: Sequence[str
 def run_to_dict(
     run: RunResult, verdict: Verdict | None, *, questions: bool = True
 ) -> dict[str, Any]:
-    """One run in the documented shape (see the module docstring)."""
-    d = run.retriever
-    p = run.parameters
-    return {
-        "run_id": run.run_id,
-        "set": run.set_name,
-        "set_fingerprint": run.set_fingerprint,
-        "retriever": {
-            "identifier": d.identifier,
-            "version": d.version,
-            "target": run.retriever_target,
-            "provenance": {
-                "corpus_revision": d.corpus_revision,
-                "model_revision": d.model_revision,
-                "chunking": d.chunking,
-                "pipeline": d.pipeline,
-                "chunk_separator": d.chunk_separator,
-                "metadata": dict(d.metadata),
-            },
-        },
-        "state": run.state.value,
-        "complete": run.complete,
-        "started_at": run.started_at.isoformat(),
-        "finished_at": run.finished_at.isoformat(),
-        "duration_s": duration_s(run),
-        "labels": dict(run.labels),
-        "parameters": {
-            "ks": list(p.ks),
-            "overfetch": p.overfetch,
-            "limit": p.limit,
-            "doc_id_separator": p.doc_id_separator,
-            "concurrency": p.concurrency,
-            "timeout_s": p.timeout_s,
-            "protocol_version": p.protocol_version,
-        },
-        "metrics": group_to_dict(run.metrics),
-        "errors": run.error_count,
-        "underfilled": run.underfilled_count,
-        "no_answer": _no_answer(run.metrics.no_answer),
-        "by_form": {k: group_to_dict(g) for k, g in run.by_form.items()},
-        "by_hard_class": {k: group_to_dict(g) for k, g in run.by_hard_class.items()},
-        "latency_ms": _latency(run.latency, p.concurrency),
-        "latency_probe_ms": _latency(run.latency_probe, 1),
-        "questions": [question_to_dict(q) for q in run.questions] if questions else [],
-        "regression": verdict_to_dict(verdict) if verdict is not None else None,
-    }
-
-
-def group_to_dict(g: GroupMetrics) -> dict[str, Any]:
-    out: dict[str, Any] = {"count": g.count, "errors": g.errors}
-    out.update((name, g.values[name]) for name in ordered_metrics(g.values))
-    out["intervals"] = {name: _estimate(g.intervals[name]) for name in rate_names(g)}
-    out["no_answer"] = _no_answer(g.no_answer)
+    """One run in the documented shape (see the module docstring): ``run.to_dict()``
+    with its verdict."""
+    out = records.run_to_dict(run, questions=questions)
+    out["regression"] = verdict_to_dict(verdict) if verdict is not None else None
     return out
-
-
-def question_to_dict(q: QuestionOutcome) -> dict[str, Any]:
-    return {
-        "id": q.question_id,
-        "form": q.form.value,
-        "hard_class": q.hard_class,
-        "expected_document_ids": list(q.expected_document_ids),
-        "top1_hit": q.top1_hit,
-        "top3_hit": q.top3_hit,
-        "hits": {str(k): hit for k, hit in sorted(q.hits.items())},
-        "ranked_document_ids": list(q.ranked_document_ids),
-        "raw_ids": list(q.raw_ids),
-        "latency_ms": q.latency_ms,
-        "error": None if q.error is None else {"kind": q.error.kind, "message": q.error.message},
-        "underfilled": q.underfilled,
-    }
 
 
 def verdict_to_dict(v: Verdict) -> dict[str, Any]:
@@ -265,7 +207,7 @@ def verdict_to_dict(v: Verdict) -> dict[str, Any]:
             {
                 "question_id": f.question_id,
                 "k": f.k,
-                "direction": f.direction,
+                "direction": str(f.direction),
                 "expected_document_ids": list(f.expected_document_ids),
                 "current_ranking": list(f.current_ranking),
                 "baseline_ranking": list(f.baseline_ranking),
@@ -284,38 +226,4 @@ def verdict_to_dict(v: Verdict) -> dict[str, Any]:
             for t in v.tests
         ],
         "p_values": {str(t.k): t.p_value for t in v.tests},
-    }
-
-
-def _estimate(e: RateEstimate) -> dict[str, float | int]:
-    return {
-        "rate": e.rate,
-        "low": e.low,
-        "high": e.high,
-        "successes": e.successes,
-        "count": e.count,
-    }
-
-
-def _no_answer(stats: NoAnswerStats | None) -> dict[str, int] | None:
-    if stats is None:
-        return None
-    return {
-        "count": stats.count,
-        "correctly_empty": stats.correctly_empty,
-        "returned_something": stats.returned_something,
-    }
-
-
-def _latency(lat: LatencySummary | None, concurrency: int) -> dict[str, float] | None:
-    if lat is None:
-        return None
-    return {
-        "count": lat.count,
-        "p50": lat.p50_ms,
-        "p95": lat.p95_ms,
-        "p99": lat.p99_ms,
-        "mean": lat.mean_ms,
-        "max": lat.max_ms,
-        "concurrency": concurrency,
     }

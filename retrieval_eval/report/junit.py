@@ -15,7 +15,7 @@ import xml.etree.ElementTree as ET
 from collections.abc import Sequence
 
 from retrieval_eval.records import QuestionOutcome, RunResult
-from retrieval_eval.regression.types import Flip, Verdict, VerdictKind
+from retrieval_eval.regression.types import Flip, FlipDirection, Verdict, VerdictKind
 from retrieval_eval.report.model import RunReport, duration_s, hit_mark, run_title
 from retrieval_eval.report.terminal_regression import describe_flip
 
@@ -126,7 +126,7 @@ def _verdict_details(verdict: Verdict) -> str:
 def _hit_to_miss(verdict: Verdict | None) -> dict[str, list[Flip]]:
     flips: dict[str, list[Flip]] = {}
     for f in verdict.flips if verdict is not None else ():
-        if f.direction == "hit->miss":
+        if f.direction == FlipDirection.HIT_TO_MISS:
             flips.setdefault(f.question_id, []).append(f)
     return flips
 

@@ -8,11 +8,13 @@ each run that did not pass the reasons and the questions that flipped, folded in
 
 from __future__ import annotations
 
+from collections import Counter
 from collections.abc import Sequence
 
 from retrieval_eval.records import RunResult
-from retrieval_eval.regression.types import Verdict, VerdictKind
+from retrieval_eval.regression.types import FlipDirection, Verdict, VerdictKind
 from retrieval_eval.report.model import RunReport, latency_lines, retriever_label, run_title
+from retrieval_eval.report.safe_text import visible
 from retrieval_eval.report.terminal_regression import describe_flip
 
 MAX_FLIPS = 30
@@ -21,6 +23,7 @@ _ICON = {
     VerdictKind.REGRESSION: "❌ regression",
     VerdictKind.INCOMPARABLE: "⚠️ incomparable",
     VerdictKind.NO_BASELINE: "➖ no baseline",
+    VerdictKind.INCOMPLETE: "❌ incomplete",
 }
 
 
@@ -28,7 +31,9 @@ def render_markdown(reports: Sequence[RunReport], warnings: Sequence[str] = ()) 
     failing = [r for r in reports if r.verdict is not None and r.verdict.fails()]
     incomplete = [r for r in reports if not r.run.complete]
     if failing:
-        headline = f"❌ {len(failing)} of {len(reports)} runs regressed or are incomparable"
+        kinds = Counter(r.verdict.kind.value for r in failing if r.verdict is not None)
+        which = ", ".join(f"{n} {kind}" for kind, n in sorted(kinds.items()))
+        headline = f"❌ {len(failing)} of {len(reports)} runs failed the gate ({which})"
     else:
         headline = f"✅ no regression in {len(reports)} runs"
     lines = ["### reval: " + headline, ""]
@@ -82,7 +87,7 @@ def _details(report: RunReport, verdict: Verdict) -> list[str]:
     lines += [
         f"- {_cell(d.group)} {d.metric}: {d.baseline:.3f} → {d.current:.3f}" for d in regressed
     ]
-    flips = [f for f in verdict.flips if f.direction == "hit->miss"]
+    flips = [f for f in verdict.flips if f.direction == FlipDirection.HIT_TO_MISS]
     if flips:
         lines += ["", f"Flipped hit → miss ({len(flips)}):", ""]
         lines += [f"- `{_code(describe_flip(f))}`" for f in flips[:MAX_FLIPS]]
@@ -120,8 +125,8 @@ def _rate(value: float | None) -> str:
 
 def _cell(text: str) -> str:
     """Text that cannot break a table row or open HTML in a comment."""
-    return text.replace("|", "\\|").replace("<", "&lt;").replace("\n", " ")
+    return visible(text.replace("\n", " ")).replace("|", "\\|").replace("<", "&lt;")
 
 
 def _code(text: str) -> str:
-    return text.replace("`", "'")
+    return visible(text).replace("`", "'")

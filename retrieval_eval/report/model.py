@@ -2,34 +2,11 @@
 
 from __future__ import annotations
 
-import re
 from collections.abc import Mapping
-from dataclasses import dataclass
 
-from retrieval_eval.records import GroupMetrics, LatencySummary, RunResult
-from retrieval_eval.regression.types import Verdict
-
-
-@dataclass(frozen=True, slots=True)
-class RunReport:
-    """One run as reported; ``verdict`` is None when no regression check was made."""
-
-    run: RunResult
-    verdict: Verdict | None = None
-
-
-_METRIC_KEY = re.compile(r"^(?P<name>[a-z_0-9]+?)(?:@(?P<k>\d+))?$")
-_FAMILY_ORDER = {"top1_hit_rate": 0, "top3_hit_rate": 1, "hit_rate": 2, "mrr": 3}
-_FAMILY_ORDER |= {"recall": 4, "ndcg": 5}
-
-
-def metric_sort_key(name: str) -> tuple[int, int, str]:
-    """Top-1, top-3, then hit_rate@k, mrr@k, recall@k, ndcg@k by k; unknown ones last."""
-    match = _METRIC_KEY.match(name)
-    if match is None:
-        return (99, 0, name)
-    family = _FAMILY_ORDER.get(match["name"], 98)
-    return (family, int(match["k"] or 0), name)
+from retrieval_eval.records import GroupMetrics, LatencySummary, RunResult, metric_sort_key
+from retrieval_eval.regression.types import FlipDirection
+from retrieval_eval.regression.types import RunReport as RunReport  # the run, judged
 
 
 def ordered_metrics(values: Mapping[str, float]) -> list[str]:
@@ -61,7 +38,7 @@ def question_flips(report: RunReport) -> dict[str, list[str]]:
     if report.verdict is None:
         return flips
     for flip in report.verdict.flips:
-        if flip.direction == "hit->miss":
+        if flip.direction == FlipDirection.HIT_TO_MISS:
             flips.setdefault(flip.question_id, []).append(f"top-{flip.k}")
     return flips
 

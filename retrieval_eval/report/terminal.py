@@ -11,7 +11,6 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 
 from rich.console import Console
-from rich.markup import escape
 from rich.table import Table
 
 from retrieval_eval.records import GroupMetrics, QuestionOutcome, RunResult, RunState
@@ -23,6 +22,8 @@ from retrieval_eval.report.model import (
     rate_names,
     retriever_label,
 )
+from retrieval_eval.report.safe_text import SHOWN_ID_CHARS, short
+from retrieval_eval.report.safe_text import markup_safe as escape
 from retrieval_eval.report.terminal_regression import render_verdict
 from retrieval_eval.report.text_style import Style, string_console
 
@@ -31,6 +32,8 @@ ALL_QUESTIONS_UP_TO = 50
 #: At most this many question rows per run (the JSON report has them all).
 MAX_QUESTION_ROWS = 100
 SHOWN_DOCUMENTS = 3
+#: Longest error message a question row shows (the JSON report keeps it whole).
+SHOWN_MESSAGE_CHARS = 300
 
 
 def render_text(
@@ -177,9 +180,9 @@ def _questions(console: Console, report: RunReport, style: Style) -> None:
         table.add_column(column, justify="right" if column == "ms" else "left", overflow="fold")
     for q in rows[:MAX_QUESTION_ROWS]:
         table.add_row(
-            escape(q.question_id),
+            escape(q.question_id, SHOWN_ID_CHARS),
             q.form.value,
-            escape(q.hard_class or ""),
+            escape(q.hard_class or "", SHOWN_ID_CHARS),
             style.hit(q.top1_hit),
             style.hit(q.top3_hit),
             "" if q.latency_ms is None else f"{q.latency_ms:.0f}",
@@ -191,19 +194,21 @@ def _questions(console: Console, report: RunReport, style: Style) -> None:
 
 
 def _noteworthy(q: QuestionOutcome) -> bool:
-    return q.error is not None or q.top1_hit is False
+    return q.error is not None or q.top1_hit is False or bool(q.notes)
 
 
 def _detail(q: QuestionOutcome, flipped: list[str] | None, style: Style) -> str:
     parts = []
     if q.error is not None:
-        parts.append(style.bad(f"ERROR {escape(q.error.kind)}: {escape(q.error.message)}"))
+        message = escape(q.error.message, SHOWN_MESSAGE_CHARS)
+        parts.append(style.bad(f"ERROR {escape(q.error.kind)}: {message}"))
     elif q.top1_hit is False:
-        expected = ", ".join(q.expected_document_ids) or "(nothing)"
-        got = ", ".join(q.ranked_document_ids[:SHOWN_DOCUMENTS]) or "(nothing)"
+        expected = ", ".join(map(short, q.expected_document_ids)) or "(nothing)"
+        got = ", ".join(map(short, q.ranked_document_ids[:SHOWN_DOCUMENTS])) or "(nothing)"
         parts.append(f"expected {escape(expected)}; got {escape(got)}")
     if q.underfilled:
         parts.append("underfilled")
+    parts += [style.bad(escape(note)) for note in q.notes]
     if flipped:
         parts.append(style.bad(f"was a hit at {', '.join(flipped)}"))
     return " · ".join(parts)

@@ -3,9 +3,10 @@
 from __future__ import annotations
 
 from rich.console import Console
-from rich.markup import escape
 
-from retrieval_eval.regression.types import Flip, MetricDelta, Verdict, VerdictKind
+from retrieval_eval.regression.types import Flip, FlipDirection, MetricDelta, Verdict, VerdictKind
+from retrieval_eval.report.safe_text import markup_safe as escape
+from retrieval_eval.report.safe_text import short
 from retrieval_eval.report.text_style import Style
 
 #: Up to this many deltas are all shown; beyond, only overall ones and regressions.
@@ -80,11 +81,11 @@ def _signed(d: MetricDelta) -> str:
 
 
 def _flips(console: Console, flips: tuple[Flip, ...], style: Style) -> None:
-    for direction in ("hit->miss", "miss->hit"):
+    for direction in FlipDirection:
         chosen = [f for f in flips if f.direction == direction]
         if not chosen:
             continue
-        paint = style.bad if direction == "hit->miss" else style.good
+        paint = style.bad if direction is FlipDirection.HIT_TO_MISS else style.good
         console.print(paint(f"flipped {direction}: {len(chosen)}"))
         for f in chosen[:MAX_FLIPS]:
             console.print(f"  {escape(describe_flip(f))}")
@@ -94,7 +95,7 @@ def _flips(console: Console, flips: tuple[Flip, ...], style: Style) -> None:
 
 def describe_flip(f: Flip) -> str:
     """One line: question, k, expected documents, the ranking now and before."""
-    now = ", ".join(f.current_ranking[:SHOWN_DOCUMENTS]) or "(nothing)"
-    before = ", ".join(f.baseline_ranking[:SHOWN_DOCUMENTS]) or "(nothing)"
-    expected = ", ".join(f.expected_document_ids) or "(nothing)"
-    return f"{f.question_id} @top-{f.k}: expected {expected}; now {now}; was {before}"
+    now = ", ".join(map(short, f.current_ranking[:SHOWN_DOCUMENTS])) or "(nothing)"
+    before = ", ".join(map(short, f.baseline_ranking[:SHOWN_DOCUMENTS])) or "(nothing)"
+    expected = ", ".join(map(short, f.expected_document_ids)) or "(nothing)"
+    return f"{short(f.question_id)} @top-{f.k}: expected {expected}; now {now}; was {before}"

@@ -2,8 +2,8 @@
 
 Used by the gRPC server SDK and by in-process plugins, so that both accept the same
 objects: ``retrieve`` may be a plain function (run in a worker thread so that it never
-blocks the event loop) or a coroutine function; it may return ``RetrievedItem`` records
-or plain string ids.
+blocks the event loop) or a coroutine function; it may return ``RetrievedItem`` records,
+plain string ids or ``(id, score)`` pairs.
 """
 
 from __future__ import annotations
@@ -14,6 +14,7 @@ from collections.abc import Awaitable, Callable, Iterable
 from typing import Any
 
 from retrieval_eval.records import RetrieverDescription
+from retrieval_eval.retrievers.contract.limits import ContractBreach, response_breach
 from retrieval_eval.retrievers.types import RetrievedItem
 
 RetrieveFn = Callable[[str, int], Awaitable[list[RetrievedItem]]]
@@ -46,32 +47,45 @@ def make_retrieve(obj: Any) -> RetrieveFn:
 async def call_retrieve(obj: Any, question: str, limit: int) -> list[RetrievedItem]:
     """Call ``obj.retrieve(question, limit)`` (sync or async) and validate the results.
 
-    Raises ``TypeError`` for results of the wrong type and ``ValueError`` for empty ids
-    or more than ``limit`` results.
+    Raises ``TypeError`` for results of the wrong type and ``ContractBreach`` (a
+    ``ValueError``) for results that break the contract (``validation.response_breach``).
     """
     return await make_retrieve(obj)(question, limit)
 
 
 def normalize_items(result: Any, limit: int) -> list[RetrievedItem]:
-    """Validate what ``retrieve`` returned and turn plain string ids into records."""
+    """Validate what ``retrieve`` returned and turn plain ids and pairs into records."""
     if isinstance(result, str | bytes) or not isinstance(result, Iterable):
         raise TypeError(
-            f"retrieve() must return a list of RetrievedItem or str, got {type(result).__name__}"
+            "retrieve() must return a list of RetrievedItem, str or (id, score), "
+            f"got {type(result).__name__}"
         )
     items: list[RetrievedItem] = []
     for rank, item in enumerate(result):
         if isinstance(item, str):
             item = RetrievedItem(item)
+        elif isinstance(item, tuple):
+            item = _from_pair(item, rank)
         elif not isinstance(item, RetrievedItem):
             raise TypeError(
-                f"retrieve() result {rank} is {type(item).__name__}, expected RetrievedItem or str"
+                f"retrieve() result {rank} is {type(item).__name__}, "
+                "expected RetrievedItem, str or (id, score)"
             )
-        if not item.document_id:
-            raise ValueError(f"retrieve() result {rank} has an empty document id")
         items.append(item)
-    if len(items) > limit:
-        raise ValueError(f"retrieve() returned {len(items)} results, more than limit {limit}")
+    breach = response_breach(items, limit)
+    if breach is not None:
+        raise ContractBreach(f"retrieve() breaks the contract: {breach}")
     return items
+
+
+def _from_pair(pair: tuple[Any, ...], rank: int) -> RetrievedItem:
+    """``(id, score)`` -> a record; anything else shaped like a tuple is a ``TypeError``."""
+    if len(pair) != 2 or not isinstance(pair[0], str):
+        raise TypeError(f"retrieve() result {rank} is a tuple but not (id: str, score)")
+    document_id, score = pair
+    if score is not None and (isinstance(score, bool) or not isinstance(score, int | float)):
+        raise TypeError(f"retrieve() result {rank}: score {score!r} is not a number")
+    return RetrievedItem(document_id, None if score is None else float(score))
 
 
 def describe_of(obj: Any, fallback: RetrieverDescription | None = None) -> RetrieverDescription:

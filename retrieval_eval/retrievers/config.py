@@ -11,7 +11,9 @@ Example::
     tls_key = "certs/client.key"
     tls_server_name = "search.internal"
 
-Only the ``[retrievers]`` table is read here; other tables belong to other parts of reval.
+An entry with ``fuse = [...]`` instead of ``address`` is a fused retriever (see
+``retrievers.fusion.config``). Only the ``[retrievers]`` table is read here; other tables
+belong to other parts of reval.
 Every problem is a ``ConfigError`` naming the file and the key.
 """
 
@@ -26,6 +28,7 @@ from pathlib import Path
 from typing import Any
 
 from retrieval_eval.errors import ConfigError
+from retrieval_eval.retrievers.fusion.config import FusionConfig, parse_fusion
 
 CONFIG_FILE_NAME = "reval.toml"
 SECTION = "retrievers"
@@ -64,7 +67,7 @@ def default_config_path() -> Path:
     return Path.cwd() / CONFIG_FILE_NAME
 
 
-def load_config(path: Path | None = None) -> dict[str, RetrieverConfig]:
+def load_config(path: Path | None = None) -> dict[str, RetrieverConfig | FusionConfig]:
     """The named retrievers of ``path`` (default ``./reval.toml``), by name.
 
     A missing default file means "no named retrievers"; a missing explicit file is an error.
@@ -85,14 +88,16 @@ def load_config(path: Path | None = None) -> dict[str, RetrieverConfig]:
     return _parse_document(document, path)
 
 
-def _parse_document(document: Mapping[str, Any], path: Path) -> dict[str, RetrieverConfig]:
+def _parse_document(
+    document: Mapping[str, Any], path: Path
+) -> dict[str, RetrieverConfig | FusionConfig]:
     for key in document:
         if key != SECTION and difflib.get_close_matches(key, [SECTION], n=1, cutoff=0.75):
             raise ConfigError(f"{path}: unknown table [{key}]; did you mean [{SECTION}]?")
     section = document.get(SECTION, {})
     if not isinstance(section, dict):
         raise ConfigError(f"{path}: [{SECTION}] must be a table of named retrievers")
-    entries = {}
+    entries: dict[str, RetrieverConfig | FusionConfig] = {}
     for name, table in section.items():
         where = f"{path} [{SECTION}.{name}]"
         if not NAME_PATTERN.match(name):
@@ -101,7 +106,10 @@ def _parse_document(document: Mapping[str, Any], path: Path) -> dict[str, Retrie
             )
         if not isinstance(table, dict):
             raise ConfigError(f"{where}: must be a table with at least 'address'")
-        entries[name] = _parse_entry(name, table, path, where)
+        if "fuse" in table:
+            entries[name] = parse_fusion(name, table, path, where)
+        else:
+            entries[name] = _parse_entry(name, table, path, where)
     return entries
 
 
@@ -112,7 +120,9 @@ def _parse_entry(name: str, table: Mapping[str, Any], path: Path, where: str) ->
             hint = f"; did you mean {close[0]!r}?" if close else f"; expected one of {KEYS}"
             raise ConfigError(f"{where}: unknown key {key!r}{hint}")
     if "address" not in table:
-        raise ConfigError(f"{where}: missing required key 'address'")
+        raise ConfigError(
+            f"{where}: missing required key 'address' (or 'fuse' for a fused retriever)"
+        )
     values: dict[str, Any] = {}
     for key in _STRING_KEYS:
         if key in table:

@@ -12,6 +12,9 @@ from retrieval_eval.records import RetrieverDescription
 from retrieval_eval.retrievers.types import RetrievedItem
 from retrieval_eval.v1 import retriever_pb2 as pb
 
+#: The fully qualified gRPC service name (health checks and reflection list it).
+SERVICE_NAME = pb.DESCRIPTOR.services_by_name["Retriever"].full_name
+
 
 def item_to_proto(item: RetrievedItem) -> pb.RetrievedItem:
     return pb.RetrievedItem(

@@ -14,6 +14,8 @@ import logging
 from typing import Any
 
 from retrieval_eval.errors import (
+    InputError,
+    RetrieverContractError,
     RetrieverError,
     RetrieverInternal,
     RetrieverRejected,
@@ -21,8 +23,8 @@ from retrieval_eval.errors import (
 )
 from retrieval_eval.records import RetrieverDescription
 from retrieval_eval.retrievers.adapt import call_describe, make_retrieve
-from retrieval_eval.retrievers.contract.limits import request_problem
-from retrieval_eval.retrievers.types import RetrievedItem
+from retrieval_eval.retrievers.contract.limits import ContractBreach, request_problem
+from retrieval_eval.retrievers.types import AsyncRetriever, RetrievedItem
 
 log = logging.getLogger(__name__)
 
@@ -38,11 +40,14 @@ class InProcessRetriever:
         target: str,
         timeout_s: float | None = None,
         fallback: RetrieverDescription | None = None,
+        owned: bool = True,
     ) -> None:
         self.obj = obj
         self.target = target
         self.timeout_s = timeout_s
         self._fallback = fallback
+        #: Whether ``close`` closes ``obj`` (False for objects the caller owns).
+        self._owned = owned
         try:
             self._retrieve = make_retrieve(obj)
         except TypeError as e:
@@ -61,20 +66,29 @@ class InProcessRetriever:
             raise RetrieverRejected(self.target, problem, "INVALID_ARGUMENT")
         deadline = timeout_s if timeout_s is not None else self.timeout_s
         try:
-            return await asyncio.wait_for(self._retrieve(question, limit), deadline)
+            async with asyncio.timeout(deadline):
+                return await self._retrieve(question, limit)
         except TimeoutError as e:
             raise RetrieverTimeout(
                 self.target, f"no answer within {deadline:g} s", "DEADLINE_EXCEEDED"
             ) from e
         except RetrieverError:
             raise
+        except ContractBreach as e:
+            raise RetrieverContractError(self.target, str(e)) from e
         except Exception as e:
             log.debug("retriever %s failed", self.target, exc_info=True)
             raise RetrieverInternal(self.target, _describe_exception(e), "INTERNAL") from e
 
     async def describe(self, *, timeout_s: float | None = None) -> RetrieverDescription:
+        deadline = timeout_s if timeout_s is not None else self.timeout_s
         try:
-            return await call_describe(self.obj, self._fallback)
+            async with asyncio.timeout(deadline):
+                return await call_describe(self.obj, self._fallback)
+        except TimeoutError as e:
+            raise RetrieverTimeout(
+                self.target, f"describe(): no answer within {deadline:g} s", "DEADLINE_EXCEEDED"
+            ) from e
         except RetrieverError:
             raise
         except Exception as e:
@@ -83,9 +97,10 @@ class InProcessRetriever:
             ) from e
 
     async def close(self) -> None:
-        """Close the plugin object if it has ``close`` (sync or async); errors are logged."""
+        """Close the plugin object if it has ``close`` (sync or async) and this adapter owns
+        it; errors are logged."""
         method = getattr(self.obj, "close", None)
-        if not callable(method):
+        if not self._owned or not callable(method):
             return
         try:
             result = method()
@@ -106,3 +121,21 @@ class InProcessRetriever:
 
 def _describe_exception(error: BaseException) -> str:
     return f"{type(error).__name__}: {error}"
+
+
+def as_async_retriever(obj: object, *, timeout_s: float | None = None) -> AsyncRetriever:
+    """``obj`` as the coordinator's ``AsyncRetriever``: our own clients and adapters as they
+    are, any other object with ``retrieve`` through an adapter that leaves it open (the
+    caller owns it). Its target is its ``target`` attribute if it has one, else its class
+    name. Raises ``InputError`` for an object without a callable ``retrieve``."""
+    if isinstance(obj, AsyncRetriever):
+        return obj
+    if not callable(getattr(obj, "retrieve", None)):
+        raise InputError(
+            f"{type(obj).__name__} is not a retriever: give an address, a name, or an object "
+            "with a retrieve(question, limit) method"
+        )
+    target = getattr(obj, "target", None)
+    if not isinstance(target, str) or not target:
+        target = type(obj).__name__
+    return InProcessRetriever(obj, target=target, timeout_s=timeout_s, owned=False)

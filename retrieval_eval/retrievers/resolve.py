@@ -5,7 +5,8 @@ Resolution order for a spec:
 1. ``grpc://HOST:PORT`` (plaintext) or ``grpcs://HOST[:PORT]`` (TLS, port 443 by default);
 2. a raw gRPC target: ``dns:///host:port``, ``ipv4:a:p,b:p``, ``ipv6:...``, ``unix:path``,
    ``unix-abstract:name``, ``vsock:cid:port`` (plaintext);
-3. a name from ``[retrievers.NAME]`` in ``./reval.toml`` (or ``config_path``);
+3. a name from ``[retrievers.NAME]`` in ``./reval.toml`` (or ``config_path``); an entry
+   with ``fuse = [...]`` is a fusion whose members are resolved the same way;
 4. an in-process plugin from the entry-point namespace ``retrieval_eval.retrievers``:
    ``NAME`` or ``NAME:ARGUMENT`` (e.g. ``bm25:/path/to/index``).
 """
@@ -27,16 +28,21 @@ from retrieval_eval.errors import (
     UnknownNameError,
 )
 from retrieval_eval.retrievers.config import RetrieverConfig, load_config
-from retrieval_eval.retrievers.types import AsyncRetriever
+from retrieval_eval.retrievers.fusion.config import FusionConfig
+from retrieval_eval.retrievers.types import AsyncRetriever, RetrieverFactory
 
 if TYPE_CHECKING:
     from retrieval_eval.retrievers.client.grpc_client import ClientOptions
+    from retrieval_eval.retrievers.fusion.retriever import FusedRetriever
     from retrieval_eval.retrievers.in_process import InProcessRetriever
 
 SCHEMES = ("grpc://", "grpcs://")
 RAW_TARGET_PREFIXES = ("dns:", "ipv4:", "ipv6:", "unix:", "unix-abstract:", "vsock:")
 KIND_CONFIG = "config"
 KIND_PLUGIN = "plugin"
+KIND_FUSION = "fusion"
+#: Closing tasks of members of a fusion that failed to open (kept until done).
+_closing: set[object] = set()
 
 
 @dataclass(frozen=True, slots=True)
@@ -77,15 +83,28 @@ class PluginSpec:
 
 
 @dataclass(frozen=True, slots=True)
+class FusionSpec:
+    """A fused retriever from reval.toml: its members are resolved when it is opened."""
+
+    display: str
+    config: FusionConfig
+    timeout_s: float | None = None
+    token: str | None = None
+    config_path: Path | None = None
+
+
+@dataclass(frozen=True, slots=True)
 class RetrieverInfo:
     """One resolvable name, for ``reval retrievers list``."""
 
     name: str
-    #: ``config`` (a reval.toml entry) or ``plugin`` (an installed entry point).
+    #: ``config`` (a reval.toml address), ``fusion`` (a reval.toml fusion) or ``plugin``
+    #: (an installed entry point).
     kind: str
     #: Where it comes from: the reval.toml path, or the distribution providing the plugin.
     source: str
-    #: The address (config) or the entry point's ``module:attr`` (plugin).
+    #: The address (config), the method and members (fusion) or the entry point's
+    #: ``module:attr`` (plugin).
     detail: str
     #: A plugin hidden by a reval.toml entry of the same name (the entry wins).
     shadowed: bool = False
@@ -133,7 +152,7 @@ def resolve(
     timeout_s: float | None = None,
     token: str | None = None,
     config_path: Path | None = None,
-) -> Endpoint | PluginSpec:
+) -> Endpoint | PluginSpec | FusionSpec:
     """What ``spec`` names, without connecting or importing any plugin.
 
     Raises ``UnknownNameError`` (with suggestions) when nothing matches, ``ConfigError`` for
@@ -147,7 +166,11 @@ def resolve(
         return _with_options(endpoint, timeout_s=timeout_s, token=token)
     configs = load_config(config_path)
     if spec in configs:
-        return _from_config(configs[spec], timeout_s=timeout_s, token=token)
+        entry = configs[spec]
+        if isinstance(entry, FusionConfig):
+            timeout_s = timeout_s if timeout_s is not None else entry.timeout_s
+            return FusionSpec(spec, entry, timeout_s, token, config_path)
+        return _from_config(entry, timeout_s=timeout_s, token=token)
     from retrieval_eval.plugins import RETRIEVERS, list_plugins
 
     name, sep, argument = spec.partition(":")
@@ -214,11 +237,72 @@ def open_retriever(
     resolved = resolve(spec, timeout_s=timeout_s, token=token, config_path=config_path)
     if isinstance(resolved, PluginSpec):
         return open_plugin(resolved)
+    if isinstance(resolved, FusionSpec):
+        return open_fusion(resolved)
     from retrieval_eval.retrievers.client.grpc_client import GrpcRetrieverClient
 
     return GrpcRetrieverClient(
         resolved.channel_target, resolved.client_options(), display=resolved.display
     )
+
+
+def open_fusion(spec: FusionSpec, _opening: tuple[str, ...] = ()) -> FusedRetriever:
+    """Open every member of a fusion (a fusion may fuse fusions, but not in a cycle)."""
+    from retrieval_eval.retrievers.fusion.retriever import FusedRetriever, Member
+
+    entry = spec.config
+    chain = (*_opening, entry.name)
+    members: list[Member] = []
+    try:
+        for name in entry.members:
+            if name in chain:
+                cycle = " -> ".join((*chain, name))
+                raise ConfigError(f"{entry.where}: key 'fuse': fusions form a cycle: {cycle}")
+            members.append(Member(name, _open_member(name, spec, chain)))
+    except BaseException:
+        for member in members:
+            _close_now(member.retriever)
+        raise
+    return FusedRetriever(
+        spec.display,
+        members,
+        entry.params,
+        on_member_error=entry.on_member_error,
+        timeout_s=spec.timeout_s,
+    )
+
+
+def _open_member(name: str, spec: FusionSpec, chain: tuple[str, ...]) -> AsyncRetriever:
+    try:
+        resolved = resolve(
+            name, timeout_s=spec.timeout_s, token=spec.token, config_path=spec.config_path
+        )
+    except UnknownNameError as e:
+        raise ConfigError(f"{spec.config.where}: key 'fuse': {e}") from e
+    if isinstance(resolved, FusionSpec):
+        return open_fusion(resolved, chain)
+    if isinstance(resolved, PluginSpec):
+        return open_plugin(resolved)
+    from retrieval_eval.retrievers.client.grpc_client import GrpcRetrieverClient
+
+    return GrpcRetrieverClient(
+        resolved.channel_target, resolved.client_options(), display=resolved.display
+    )
+
+
+def _close_now(retriever: AsyncRetriever) -> None:
+    """Close a member opened before a later one failed to open: now, or as a task of the
+    running event loop (opening is synchronous, closing may not be)."""
+    import asyncio
+
+    try:
+        loop = asyncio.get_running_loop()
+    except RuntimeError:
+        asyncio.run(retriever.close())
+    else:
+        task = loop.create_task(retriever.close())
+        _closing.add(task)
+        task.add_done_callback(_closing.discard)
 
 
 def open_plugin(spec: PluginSpec) -> InProcessRetriever:
@@ -230,7 +314,7 @@ def open_plugin(spec: PluginSpec) -> InProcessRetriever:
     from retrieval_eval.plugins import RETRIEVERS, load_plugin
     from retrieval_eval.retrievers.in_process import InProcessRetriever
 
-    factory = load_plugin(RETRIEVERS, spec.name, kind="retriever")
+    factory: RetrieverFactory = load_plugin(RETRIEVERS, spec.name, kind="retriever")
     try:
         obj = factory(spec.argument)
     except RevalError:
@@ -254,7 +338,9 @@ def list_retrievers(config_path: Path | None = None) -> list[RetrieverInfo]:
 
     configs = load_config(config_path)
     infos = [
-        RetrieverInfo(entry.name, KIND_CONFIG, str(entry.source), entry.address)
+        RetrieverInfo(entry.name, KIND_FUSION, str(entry.source), _fusion_detail(entry))
+        if isinstance(entry, FusionConfig)
+        else RetrieverInfo(entry.name, KIND_CONFIG, str(entry.source), entry.address)
         for entry in configs.values()
     ]
     infos += [
@@ -264,3 +350,8 @@ def list_retrievers(config_path: Path | None = None) -> list[RetrieverInfo]:
         for p in list_plugins(RETRIEVERS)
     ]
     return infos
+
+
+def _fusion_detail(entry: FusionConfig) -> str:
+    """``rrf k=60 of bm25-local, dense``."""
+    return f"{entry.params.describe()} of {', '.join(entry.members)}"

@@ -23,6 +23,7 @@ from collections.abc import Callable, Collection, Iterable, Sequence
 from typing import NamedTuple
 
 from retrieval_eval.records import GroupMetrics, NoAnswerStats, QuestionOutcome
+from retrieval_eval.retrievers.contract.limits import MAX_LIMIT
 from retrieval_eval.scoring.intervals import wilson
 from retrieval_eval.scoring.protocol import hits_at, normalize_ks
 
@@ -37,8 +38,8 @@ def hit_rate_key(k: int) -> str:
     return f"hit_rate@{k}"
 
 
-#: 1 / log2(rank + 2) for rank 0..999 (the contract caps a response at 1000 results).
-_DISCOUNTS = tuple(1.0 / math.log2(rank + 2) for rank in range(1000))
+#: 1 / log2(rank + 2) for every rank a response can hold (the contract caps its size).
+_DISCOUNTS = tuple(1.0 / math.log2(rank + 2) for rank in range(MAX_LIMIT))
 #: Ideal DCG with n relevant documents in the first n ranks: prefix sums of discounts.
 _IDEAL = tuple(itertools.accumulate(_DISCOUNTS, initial=0.0))
 

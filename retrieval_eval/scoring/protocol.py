@@ -3,15 +3,18 @@
 1. Ask for ``max(ks) * overfetch`` results (defaults 3 * 4 = 12).
 2. Map each result id to its document id: with a chunk separator, cut at the LAST
    occurrence of the separator (``"doc#1#7"`` with ``"#"`` -> ``"doc#1"``). An id whose
-   document part would be empty is kept whole. Empty ids are skipped.
+   document part would be empty is kept whole.
 3. Collapse duplicate documents to their first occurrence: the ranking is over distinct
-   documents, best first.
+   documents, best first. (Steps 2 and 3 live in ``retrievers.documents``, shared with
+   fused retrievers, which collapse each member's results the same way.)
 4. Hit at k: one of the k best distinct documents is expected. A question with no
    expected documents is a hit (at every k) only when no document came back.
 5. ``underfilled``: the retriever returned a full ``limit`` yet fewer than ``max(ks)``
    distinct documents, so the overfetch multiplier was too small for this question.
 
-A failed retrieval is an error, never a miss: its outcome carries no hits at all.
+A failed retrieval is an error, never a miss: its outcome carries no hits at all. So is an
+answer that breaks the contract (an empty or oversized id, more than ``limit`` results):
+an error of kind ``contract``, never repaired by skipping or cutting results.
 """
 
 from __future__ import annotations
@@ -20,13 +23,14 @@ from collections.abc import Collection, Iterable, Sequence
 
 from retrieval_eval.errors import InputError
 from retrieval_eval.questions.model import GoldenQuestion
-from retrieval_eval.records import QuestionOutcome, RetrievalFailure
+from retrieval_eval.records import FailureKind, QuestionOutcome, RetrievalFailure
+from retrieval_eval.retrievers.contract.limits import MAX_LIMIT, response_breach
+from retrieval_eval.retrievers.documents import distinct_documents
+from retrieval_eval.retrievers.documents import document_id as document_id  # re-exported
 from retrieval_eval.retrievers.types import RetrievedItem
 
 #: The cutoffs that are always scored, whatever the user asks for (the methodology's).
 REQUIRED_KS = (1, 3)
-#: The server contract's ceiling on ``limit``.
-MAX_LIMIT = 1000
 
 
 def normalize_ks(ks: Iterable[int]) -> tuple[int, ...]:
@@ -50,22 +54,6 @@ def request_limit(ks: Iterable[int], overfetch: int) -> int:
             f"{MAX_LIMIT}; lower --k or --overfetch"
         )
     return limit
-
-
-def document_id(result_id: str, separator: str) -> str:
-    """The document a result id belongs to: cut at the last separator, if any."""
-    if separator:
-        return result_id.rpartition(separator)[0] or result_id
-    return result_id
-
-
-def distinct_documents(result_ids: Iterable[str], separator: str) -> tuple[str, ...]:
-    """Distinct document ids in rank order: empty ids skipped, first occurrence kept."""
-    # rpartition gives an empty head both when the separator is absent and when the
-    # document part is empty; either way the id is kept whole (see ``document_id``).
-    if separator:
-        return tuple(dict.fromkeys([r.rpartition(separator)[0] or r for r in result_ids if r]))
-    return tuple(dict.fromkeys([r for r in result_ids if r]))
 
 
 def hits_at(ranked: Sequence[str], expected: Iterable[str], ks: Sequence[int]) -> dict[int, bool]:
@@ -95,14 +83,19 @@ def score_question(
     separator: str,
     latency_ms: float | None,
     error: RetrievalFailure | None,
+    notes: tuple[str, ...] = (),
 ) -> QuestionOutcome:
     """Score one question's response; ``ks`` must already be normalized.
 
-    ``items`` beyond ``limit`` (a retriever breaking the contract) are recorded in
-    ``raw_ids`` but not scored, so that every retriever is scored over the same depth.
+    An answer that breaks the contract (``contract.limits.response_breach``, the rules the
+    client and ``check-retriever`` apply too) is scored as an error of kind ``contract``.
     """
+    if error is None and items is not None:
+        breach = response_breach(items, limit)
+        if breach is not None:
+            error = RetrievalFailure(FailureKind.CONTRACT, breach)
     if error is not None or items is None:
-        failure = error or RetrievalFailure("internal", "no response recorded")
+        failure = error or RetrievalFailure(FailureKind.INTERNAL, "no response recorded")
         return QuestionOutcome(
             question_id=q.id,
             form=q.form,
@@ -110,9 +103,10 @@ def score_question(
             expected_document_ids=q.expected_document_ids,
             latency_ms=latency_ms,
             error=failure,
+            notes=notes,
         )
     raw = tuple([item.document_id for item in items])
-    ranked = distinct_documents(raw[:limit], separator)
+    ranked = distinct_documents(raw, separator)
     return QuestionOutcome(
         question_id=q.id,
         form=q.form,
@@ -123,4 +117,5 @@ def score_question(
         hits=hits_at(ranked, q.expected_document_ids, ks),
         latency_ms=latency_ms,
         underfilled=len(raw) >= limit and len(ranked) < max(ks),
+        notes=notes,
     )

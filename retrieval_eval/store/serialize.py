@@ -13,6 +13,7 @@ from sys import intern
 from typing import Any
 
 from retrieval_eval.records import (
+    FailureKind,
     Form,
     GroupMetrics,
     LatencySummary,
@@ -121,6 +122,26 @@ def _decode_hit_pairs(text: str) -> tuple[tuple[int, bool], ...]:
     return tuple((int(k), v == "1") for k, v in pairs)
 
 
+def nul_problem(run: RunResult) -> str | None:
+    """Why ``run`` cannot be stored, or ``None``: PostgreSQL text columns refuse a NUL
+    character, so every backend refuses one in a plain-text column (id lists and JSON
+    columns escape it; error messages are escaped as ``\\x00``)."""
+    texts = [
+        ("set name", run.set_name),
+        ("retriever identifier", run.retriever.identifier),
+        ("retriever version", run.retriever.version),
+        ("retriever target", run.retriever_target),
+    ]
+    texts += [("label", f"{k}={v}") for k, v in run.labels.items()]
+    for q in run.questions:
+        if "\x00" in q.question_id or "\x00" in (q.hard_class or ""):
+            texts += [("question id", q.question_id), ("hard class", q.hard_class or "")]
+    for what, text in texts:
+        if "\x00" in text:
+            return f"{what} {text!a} holds a NUL character (U+0000)"
+    return None
+
+
 def run_row(run: RunResult, run_id: str) -> dict[str, Any]:
     """The ``reval_runs`` row of a run (without the generated primary key)."""
     return {
@@ -187,8 +208,8 @@ def outcome_rows(outcomes: Iterable[QuestionOutcome]) -> list[tuple[Any, ...]]:
             encode_ids(q.ranked_document_ids),
             encode_hits(q.hits),
             q.latency_ms,
-            None if q.error is None else q.error.kind,
-            None if q.error is None else q.error.message,
+            None if q.error is None else str(q.error.kind),
+            None if q.error is None else q.error.message.replace("\x00", "\\x00"),
             q.underfilled,
         )
         for q in outcomes
@@ -211,7 +232,7 @@ def outcome_from_tuple(row: tuple[Any, ...]) -> QuestionOutcome:
         ranked_document_ids=tuple(map(intern, ranked_ids)),
         hits=decode_hits(hits),
         latency_ms=latency,
-        error=None if kind is None else RetrievalFailure(kind, message or ""),
+        error=None if kind is None else RetrievalFailure(FailureKind(kind), message or ""),
         underfilled=bool(under),
     )
 

@@ -84,7 +84,12 @@ class RunStore:
 
     def save(self, run: RunResult) -> str:
         """Store a run with all its outcomes; returns its id (``run.run_id`` if set, else
-        a new one)."""
+        a new one). ``InputError`` before any write for a text no backend can hold."""
+        problem = serialize.nul_problem(run)
+        if problem is not None:
+            raise InputError(
+                f"cannot store the run: {problem} (U+0000), which {self.url} cannot take"
+            )
         for _ in range(5):
             run_id = run.run_id or new_run_id(run.started_at)
             row = serialize.run_row(run, run_id)

@@ -7,6 +7,7 @@ laptop needs no setup; a team or CI fleet points every runner at one PostgreSQL 
 from __future__ import annotations
 
 import os
+import re
 from pathlib import Path
 
 from sqlalchemy.engine import URL, make_url
@@ -17,6 +18,12 @@ from retrieval_eval.errors import ConfigError
 ENV_URL = "REVAL_DATABASE_URL"
 ENV_HOME = "REVAL_HOME"
 DEFAULT_FILE = "runs.sqlite"
+
+#: Query parameters that carry a secret (psycopg's ``password``, ``sslpassword``, ...).
+_SECRET_KEY = re.compile(r"pass|pwd|secret|token", re.IGNORECASE)
+_SECRET_IN_TEXT = re.compile(r"((?:pass|pwd|secret|token)[^=&]*=)[^&]*", re.IGNORECASE)
+_USERINFO_IN_TEXT = re.compile(r"(//[^/:@]*:)[^/@]*@")
+_HIDDEN = "reval-hidden-secret"
 
 #: Bare or legacy PostgreSQL schemes -> the driver reval ships with (psycopg 3).
 _POSTGRES_ALIASES = {"postgres", "postgresql", "postgresql+psycopg2"}
@@ -43,6 +50,8 @@ def resolve_url(url: str | None = None) -> URL:
         parsed = make_url(raw)
     except ArgumentError as e:
         raise ConfigError(f"invalid database URL {mask(raw)!r}: {e}") from e
+    except ValueError as e:  # SQLAlchemy turns the port into an int while parsing
+        raise ConfigError(f"invalid database URL {mask(raw)!r}: the port must be a number") from e
     if parsed.drivername in _POSTGRES_ALIASES:
         parsed = parsed.set(drivername="postgresql+psycopg")
     backend = parsed.get_backend_name()
@@ -51,17 +60,28 @@ def resolve_url(url: str | None = None) -> URL:
             f"unsupported database URL {mask(parsed)!r}: use sqlite:///PATH or "
             "postgresql://USER@HOST/DB"
         )
+    try:
+        parsed.get_dialect().import_dbapi()  # the driver module itself must be installed
+    except (ArgumentError, ImportError) as e:
+        raise ConfigError(
+            f"unknown database driver {parsed.drivername!r} in {mask(parsed)!r}: "
+            "use sqlite:///PATH or postgresql://USER@HOST/DB"
+        ) from e
     return parsed
 
 
 def mask(url: URL | str) -> str:
-    """The URL as text with any password replaced by ``***``, for messages and logs."""
-    if isinstance(url, URL):
-        return url.render_as_string(hide_password=True)
-    try:
-        return make_url(url).render_as_string(hide_password=True)
-    except ArgumentError:
-        return "<unparseable URL>" if "@" in url else url
+    """The URL as text with any password replaced by ``***``, for messages and logs: the
+    ``user:password@`` part and secret query parameters (``?password=...``) alike."""
+    if isinstance(url, str):
+        text = url
+        try:
+            url = make_url(text)
+        except (ArgumentError, ValueError):
+            return _SECRET_IN_TEXT.sub(r"\1***", _USERINFO_IN_TEXT.sub(r"\1***@", text))
+    secret = {k: _HIDDEN for k in url.query if _SECRET_KEY.search(k)}
+    text = url.update_query_dict(secret).render_as_string(hide_password=True)
+    return text.replace(_HIDDEN, "***")
 
 
 def sqlite_path(url: URL) -> Path | None:

@@ -29,10 +29,10 @@ class RetrieveRequest(_message.Message):
     QUESTION_FIELD_NUMBER: _builtins.int
     LIMIT_FIELD_NUMBER: _builtins.int
     question: _builtins.str
-    """The question text, UTF-8, non-empty."""
+    """The question text, UTF-8, non-empty, at most 16384 bytes."""
     limit: _builtins.int
-    """The maximum number of results to return; the evaluator asks for more than it
-    scores (overfetch) so that duplicates can be collapsed.
+    """The maximum number of results to return, 1 to 1000; the evaluator asks for more
+    than it scores (overfetch) so that duplicates can be collapsed.
     """
     def __init__(
         self,
@@ -56,14 +56,15 @@ class RetrievedItem(_message.Message):
     SCORE_FIELD_NUMBER: _builtins.int
     CHUNK_ID_FIELD_NUMBER: _builtins.int
     document_id: _builtins.str
-    """The document id. When Describe declares a chunk_separator, this may instead be a
-    chunk id "<document id><separator><chunk>"; the evaluator cuts at the LAST
-    separator to find the document.
+    """The document id: non-empty, not blank, at most 4096 bytes of UTF-8. When Describe
+    declares a chunk_separator, this may instead be a chunk id
+    "<document id><separator><chunk>"; the evaluator cuts at the LAST separator to find
+    the document.
     """
     score: _builtins.float
     """Optional retriever score; informational, never used for ranking (order is rank)."""
     chunk_id: _builtins.str
-    """Optional id of the chunk that matched, informational."""
+    """Optional id of the chunk that matched, informational; at most 4096 bytes of UTF-8."""
     def __init__(
         self,
         *,
@@ -88,7 +89,9 @@ class RetrieveResponse(_message.Message):
     RESULTS_FIELD_NUMBER: _builtins.int
     @_builtins.property
     def results(self) -> _containers.RepeatedCompositeFieldContainer[Global___RetrievedItem]:
-        """Rank order: results[0] is the best."""
+        """Rank order: results[0] is the best. At most `limit` results; the whole message at
+        most 16777216 bytes on the wire.
+        """
 
     def __init__(
         self,

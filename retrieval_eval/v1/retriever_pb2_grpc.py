@@ -26,7 +26,22 @@ if _version_not_supported:
 
 
 class RetrieverStub:
-    """A retriever answers a question with ranked document ids.
+    """The contract's limits (retrieval_eval/retrievers/contract/limits.py defines them once for
+    reval; a test keeps these comments equal to it):
+    - question: non-empty, at most 16384 bytes of UTF-8 (16 KiB);
+    - limit: 1 to 1000;
+    - document_id: non-empty, not blank, at most 4096 bytes of UTF-8 (4 KiB: room for a
+    URL, a file path up to Linux's PATH_MAX or a composite chunk id, while 1000 results
+    stay a few MiB);
+    - chunk_id: at most 4096 bytes of UTF-8 (4 KiB);
+    - a RetrieveResponse: at most 16777216 bytes on the wire (16 MiB; the largest
+    conforming answer, 1000 results with ids at their limits, is about 8.2 MB).
+    A server rejects a request outside them with INVALID_ARGUMENT. An answer outside them
+    (an empty or oversized id, more than `limit` results, an unparsable or oversized
+    message) makes that question an error of kind `contract` in reval: never a miss,
+    never repaired, never retried.
+
+    A retriever answers a question with ranked document ids.
     """
 
     def __init__(self, channel):
@@ -48,12 +63,28 @@ class RetrieverStub:
 
 
 class RetrieverServicer:
-    """A retriever answers a question with ranked document ids.
+    """The contract's limits (retrieval_eval/retrievers/contract/limits.py defines them once for
+    reval; a test keeps these comments equal to it):
+    - question: non-empty, at most 16384 bytes of UTF-8 (16 KiB);
+    - limit: 1 to 1000;
+    - document_id: non-empty, not blank, at most 4096 bytes of UTF-8 (4 KiB: room for a
+    URL, a file path up to Linux's PATH_MAX or a composite chunk id, while 1000 results
+    stay a few MiB);
+    - chunk_id: at most 4096 bytes of UTF-8 (4 KiB);
+    - a RetrieveResponse: at most 16777216 bytes on the wire (16 MiB; the largest
+    conforming answer, 1000 results with ids at their limits, is about 8.2 MB).
+    A server rejects a request outside them with INVALID_ARGUMENT. An answer outside them
+    (an empty or oversized id, more than `limit` results, an unparsable or oversized
+    message) makes that question an error of kind `contract` in reval: never a miss,
+    never repaired, never retried.
+
+    A retriever answers a question with ranked document ids.
     """
 
     def Retrieve(self, request, context):
         """Ranked results for one question, best first, at most `limit` of them.
-        An empty question or a limit outside [1, 1000] is rejected with INVALID_ARGUMENT.
+        An empty question, a question over 16384 bytes or a limit outside [1, 1000] is
+        rejected with INVALID_ARGUMENT.
         """
         context.set_code(grpc.StatusCode.UNIMPLEMENTED)
         context.set_details('Method not implemented!')
@@ -88,7 +119,22 @@ def add_RetrieverServicer_to_server(servicer, server):
 
  # This class is part of an EXPERIMENTAL API.
 class Retriever:
-    """A retriever answers a question with ranked document ids.
+    """The contract's limits (retrieval_eval/retrievers/contract/limits.py defines them once for
+    reval; a test keeps these comments equal to it):
+    - question: non-empty, at most 16384 bytes of UTF-8 (16 KiB);
+    - limit: 1 to 1000;
+    - document_id: non-empty, not blank, at most 4096 bytes of UTF-8 (4 KiB: room for a
+    URL, a file path up to Linux's PATH_MAX or a composite chunk id, while 1000 results
+    stay a few MiB);
+    - chunk_id: at most 4096 bytes of UTF-8 (4 KiB);
+    - a RetrieveResponse: at most 16777216 bytes on the wire (16 MiB; the largest
+    conforming answer, 1000 results with ids at their limits, is about 8.2 MB).
+    A server rejects a request outside them with INVALID_ARGUMENT. An answer outside them
+    (an empty or oversized id, more than `limit` results, an unparsable or oversized
+    message) makes that question an error of kind `contract` in reval: never a miss,
+    never repaired, never retried.
+
+    A retriever answers a question with ranked document ids.
     """
 
     @staticmethod

@@ -31,7 +31,23 @@ GRPC_GENERATED_VERSION: str
 GRPC_VERSION: str
 
 class RetrieverStub:
-    """A retriever answers a question with ranked document ids."""
+    """The contract's limits (retrieval_eval/retrievers/contract/limits.py defines them once for
+    reval; a test keeps these comments equal to it):
+      - question: non-empty, at most 16384 bytes of UTF-8 (16 KiB);
+      - limit: 1 to 1000;
+      - document_id: non-empty, not blank, at most 4096 bytes of UTF-8 (4 KiB: room for a
+        URL, a file path up to Linux's PATH_MAX or a composite chunk id, while 1000 results
+        stay a few MiB);
+      - chunk_id: at most 4096 bytes of UTF-8 (4 KiB);
+      - a RetrieveResponse: at most 16777216 bytes on the wire (16 MiB; the largest
+        conforming answer, 1000 results with ids at their limits, is about 8.2 MB).
+    A server rejects a request outside them with INVALID_ARGUMENT. An answer outside them
+    (an empty or oversized id, more than `limit` results, an unparsable or oversized
+    message) makes that question an error of kind `contract` in reval: never a miss,
+    never repaired, never retried.
+
+    A retriever answers a question with ranked document ids.
+    """
 
     @_typing.overload
     def __new__(cls, channel: _grpc.Channel) -> _Self: ...
@@ -39,25 +55,59 @@ class RetrieverStub:
     def __new__(cls, channel: _aio.Channel) -> RetrieverAsyncStub: ...
     Retrieve: _grpc.UnaryUnaryMultiCallable[_retriever_pb2.RetrieveRequest, _retriever_pb2.RetrieveResponse]
     """Ranked results for one question, best first, at most `limit` of them.
-    An empty question or a limit outside [1, 1000] is rejected with INVALID_ARGUMENT.
+    An empty question, a question over 16384 bytes or a limit outside [1, 1000] is
+    rejected with INVALID_ARGUMENT.
     """
     Describe: _grpc.UnaryUnaryMultiCallable[_retriever_pb2.DescribeRequest, _retriever_pb2.DescribeResponse]
     """What is being measured, so that run history is keyed by it."""
 
 @_typing.type_check_only
 class RetrieverAsyncStub(RetrieverStub):
-    """A retriever answers a question with ranked document ids."""
+    """The contract's limits (retrieval_eval/retrievers/contract/limits.py defines them once for
+    reval; a test keeps these comments equal to it):
+      - question: non-empty, at most 16384 bytes of UTF-8 (16 KiB);
+      - limit: 1 to 1000;
+      - document_id: non-empty, not blank, at most 4096 bytes of UTF-8 (4 KiB: room for a
+        URL, a file path up to Linux's PATH_MAX or a composite chunk id, while 1000 results
+        stay a few MiB);
+      - chunk_id: at most 4096 bytes of UTF-8 (4 KiB);
+      - a RetrieveResponse: at most 16777216 bytes on the wire (16 MiB; the largest
+        conforming answer, 1000 results with ids at their limits, is about 8.2 MB).
+    A server rejects a request outside them with INVALID_ARGUMENT. An answer outside them
+    (an empty or oversized id, more than `limit` results, an unparsable or oversized
+    message) makes that question an error of kind `contract` in reval: never a miss,
+    never repaired, never retried.
+
+    A retriever answers a question with ranked document ids.
+    """
 
     def __init__(self, channel: _aio.Channel) -> None: ...
     Retrieve: _aio.UnaryUnaryMultiCallable[_retriever_pb2.RetrieveRequest, _retriever_pb2.RetrieveResponse]  # type: ignore[assignment]
     """Ranked results for one question, best first, at most `limit` of them.
-    An empty question or a limit outside [1, 1000] is rejected with INVALID_ARGUMENT.
+    An empty question, a question over 16384 bytes or a limit outside [1, 1000] is
+    rejected with INVALID_ARGUMENT.
     """
     Describe: _aio.UnaryUnaryMultiCallable[_retriever_pb2.DescribeRequest, _retriever_pb2.DescribeResponse]  # type: ignore[assignment]
     """What is being measured, so that run history is keyed by it."""
 
 class RetrieverServicer(metaclass=_abc_1.ABCMeta):
-    """A retriever answers a question with ranked document ids."""
+    """The contract's limits (retrieval_eval/retrievers/contract/limits.py defines them once for
+    reval; a test keeps these comments equal to it):
+      - question: non-empty, at most 16384 bytes of UTF-8 (16 KiB);
+      - limit: 1 to 1000;
+      - document_id: non-empty, not blank, at most 4096 bytes of UTF-8 (4 KiB: room for a
+        URL, a file path up to Linux's PATH_MAX or a composite chunk id, while 1000 results
+        stay a few MiB);
+      - chunk_id: at most 4096 bytes of UTF-8 (4 KiB);
+      - a RetrieveResponse: at most 16777216 bytes on the wire (16 MiB; the largest
+        conforming answer, 1000 results with ids at their limits, is about 8.2 MB).
+    A server rejects a request outside them with INVALID_ARGUMENT. An answer outside them
+    (an empty or oversized id, more than `limit` results, an unparsable or oversized
+    message) makes that question an error of kind `contract` in reval: never a miss,
+    never repaired, never retried.
+
+    A retriever answers a question with ranked document ids.
+    """
 
     @_abc_1.abstractmethod
     def Retrieve(
@@ -66,7 +116,8 @@ class RetrieverServicer(metaclass=_abc_1.ABCMeta):
         context: _ServicerContext,
     ) -> _typing.Union[_retriever_pb2.RetrieveResponse, _abc.Awaitable[_retriever_pb2.RetrieveResponse]]:
         """Ranked results for one question, best first, at most `limit` of them.
-        An empty question or a limit outside [1, 1000] is rejected with INVALID_ARGUMENT.
+        An empty question, a question over 16384 bytes or a limit outside [1, 1000] is
+        rejected with INVALID_ARGUMENT.
         """
 
     @_abc_1.abstractmethod

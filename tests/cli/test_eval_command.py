@@ -6,6 +6,7 @@ import json
 import os
 import signal
 import socket
+import sqlite3
 import subprocess
 import time
 import xml.etree.ElementTree as ET
@@ -236,7 +237,18 @@ def test_markdown_and_text_reports(sets, serve_table, db, invoke):
     assert len(json.loads(runs.stdout)["runs"]) == 1  # --no-save stored nothing
 
 
-def test_ctrl_c_keeps_the_measured_part_as_an_interrupted_run(serve_table, db, tmp_path):
+@pytest.mark.parametrize(
+    ("signals", "pause", "code"),
+    [
+        ((signal.SIGINT,), 0, 130),
+        ((signal.SIGTERM,), 0, 143),  # docker stop, CI cancellation: like Ctrl-C
+        ((signal.SIGTERM, signal.SIGTERM), 0.05, 143),  # the second while saving
+    ],
+    ids=["sigint", "sigterm", "sigterm-twice"],
+)
+def test_a_signal_keeps_the_measured_part_as_an_interrupted_run(
+    serve_table, db, tmp_path, signals, pause, code
+):
     questions = [(f"slow-{i}", [f"d{i}"], "MATCH") for i in range(40)]
     path = write_set(tmp_path, "slow", questions)
     answers = {f"question slow-{i}": [f"d{i}#0"] for i in range(40)}
@@ -269,9 +281,12 @@ def test_ctrl_c_keeps_the_measured_part_as_an_interrupted_run(serve_table, db, t
     deadline = time.monotonic() + 30
     while len(calls) < 4 and time.monotonic() < deadline:  # 3 answered, 1 in flight
         time.sleep(0.05)
-    process.send_signal(signal.SIGINT)
+    for i, signum in enumerate(signals):
+        if i and pause:
+            time.sleep(pause)
+        process.send_signal(signum)
     stdout, stderr = process.communicate(timeout=30)
-    assert process.returncode == 130, stderr
+    assert process.returncode == code, stderr
     assert "interrupted" in stderr
     (run,) = json.loads(out.read_text())["runs"]
     assert run["state"] == "interrupted" and run["complete"] is False
@@ -282,12 +297,15 @@ def test_ctrl_c_keeps_the_measured_part_as_an_interrupted_run(serve_table, db, t
     (summary,) = json.loads(stored.stdout)["runs"]
     assert summary["state"] == "interrupted" and summary["run_id"] == run["run_id"]
     assert "slow × slow 1 — interrupted" in stdout
+    database = sqlite3.connect(db.removeprefix("sqlite:///"))
+    assert database.execute("PRAGMA integrity_check").fetchone() == ("ok",)
+    database.close()
 
 
 def test_failed_retrievals_are_errors_not_misses(sets, serve_table, db, invoke, tmp_path):
     flaky = serve_table({**GOOD, "question faq-2": FAIL}, identifier="flaky")
     junit = tmp_path / "flaky.xml"
-    result = invoke(
+    result = run_reval(
         "eval",
         "--set",
         sets["faq"],
@@ -301,8 +319,9 @@ def test_failed_retrievals_are_errors_not_misses(sets, serve_table, db, invoke, 
         "--output",
         junit,
     )
-    assert result.exit_code == 0
-    assert "incomplete (1 errors)" in result.output and "ERROR internal" in result.output
+    assert result.returncode == 3, result.stderr  # one error is over --max-errors 0
+    assert "incomplete (1 errors)" in result.stdout and "ERROR internal" in result.stdout
+    assert "too many failed retrievals (--max-errors 0)" in result.stderr
     shown = json.loads(invoke("runs", "list", "--db", db, "--format", "json").stdout)["runs"]
     (run,) = json.loads(
         invoke("runs", "show", shown[0]["run_id"], "--db", db, "--format", "json").output
@@ -318,7 +337,8 @@ def test_failed_retrievals_are_errors_not_misses(sets, serve_table, db, invoke, 
     assert q2["top1_hit"] is None and q2["ranked_document_ids"] == []
     cases = {c.get("name"): c for c in ET.parse(junit).getroot().iter("testcase")}
     assert cases["faq-2"].find("error").get("type") == "internal"
-    assert cases["regression verdict"].find("skipped") is not None  # no baseline yet
+    failure = cases["regression verdict"].find("failure")  # incomplete, not "no baseline"
+    assert failure is not None and failure.get("type") == "incomplete"
 
 
 def test_explicit_baseline(sets, serve_table, db, invoke, tmp_path):

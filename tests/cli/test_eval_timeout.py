@@ -50,6 +50,8 @@ def test_a_slow_retriever_times_out_under_its_configured_deadline(
         "--format",
         "json",
         "--no-save",
+        "--max-errors",
+        "100%",  # judged anyway: this test is about the deadline
     )
     (run,) = json.loads(result.output)["runs"]
     assert run["state"] == "incomplete"

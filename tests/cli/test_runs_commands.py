@@ -9,7 +9,7 @@ import ir_measures
 import pytest
 from ir_measures import Success
 
-from retrieval_eval.errors import InputError, UnknownNameError
+from retrieval_eval.errors import IncompleteRun, InputError, UnknownNameError
 
 from .conftest import BAD, FAIL, FAQ, GOOD, run_reval
 
@@ -140,7 +140,8 @@ def test_unknown_or_unpinnable_runs_are_input_errors(history, invoke, db, sets, 
     with pytest.raises(UnknownNameError, match="no-such-run"):
         invoke("runs", "show", "no-such-run", "--db", db)
     flaky = serve_table({**GOOD, "question faq-1": FAIL}, identifier="s")
-    invoke("eval", "--set", sets["faq"], flaky, "--db", db, "--label", "step=flaky")
+    with pytest.raises(IncompleteRun):  # exit 3, after the run was stored
+        invoke("eval", "--set", sets["faq"], flaky, "--db", db, "--label", "step=flaky")
     (incomplete,) = json.loads(
         invoke("runs", "list", "--db", db, "--label", "step=flaky", "--format", "json").stdout
     )["runs"]

@@ -5,7 +5,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
-from conftest import REPO_ROOT
+from support.env import REPO_ROOT
 
 README = REPO_ROOT / "README.md"
 SHELL_LANGUAGES = {"console", "bash", "sh", "shell"}

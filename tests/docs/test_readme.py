@@ -45,7 +45,7 @@ from pathlib import Path
 
 import click
 import pytest
-from conftest import REPO_ROOT, require
+from support.env import REPO_ROOT, require
 
 from .readme_blocks import (
     ADDRESS,
@@ -114,6 +114,7 @@ def test_exit_code_table_matches_the_cli() -> None:
         exit_codes.BAD_INPUT,
         exit_codes.FAILURE,
         exit_codes.INTERRUPTED,
+        exit_codes.TERMINATED,
     }
     assert documented == actual
 
@@ -175,7 +176,20 @@ def all_option_names() -> set[str]:
                     walk(sub)
 
     walk(cli)
-    return names
+    return names | pytest_plugin_option_names()
+
+
+@functools.cache
+def pytest_plugin_option_names() -> set[str]:
+    """The ``--reval-*`` options the pytest plugin adds, as ``pytest --help`` lists them."""
+    done = subprocess.run(
+        [sys.executable, "-m", "pytest", "--help", "-p", "no:cacheprovider"],
+        capture_output=True,
+        text=True,
+        check=True,
+        cwd=REPO_ROOT,
+    )
+    return set(re.findall(r"(--reval-[a-z0-9-]+)", done.stdout))
 
 
 @pytest.mark.parametrize("command", mentioned_commands())

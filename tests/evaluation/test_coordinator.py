@@ -1,4 +1,5 @@
-"""The coordinator against in-process AsyncRetriever implementations written here."""
+"""The coordinator against retriever objects written here (plain objects with an async
+``retrieve``, adapted by the coordinator, and ``AsyncRetriever`` implementations)."""
 
 from __future__ import annotations
 
@@ -172,10 +173,17 @@ async def test_the_separator_option_overrides_describe() -> None:
     assert disabled.questions[1].ranked_document_ids == ("doc1#0", "doc1#1", "x#0")
 
 
-async def test_deadline_is_passed_to_retrievers_that_take_one() -> None:
+async def test_deadline_is_passed_to_async_retrievers() -> None:
     seen: list[float | None] = []
 
     class WithDeadline(Oracle):
+        """An ``AsyncRetriever``: it enforces the deadline it is given."""
+
+        configured_timeout_s = None
+
+        async def describe(self, *, timeout_s: float | None = None) -> RetrieverDescription:
+            return await super().describe()
+
         async def retrieve(
             self, question: str, limit: int, *, timeout_s: float | None = None
         ) -> list[RetrievedItem]:
@@ -271,7 +279,7 @@ async def test_a_malformed_response_is_an_internal_error() -> None:
     run = await evaluate_set(make_set("s", 2), Malformed("bad"))
     assert [q.error.kind for q in run.questions if q.error] == ["internal", "internal"]
     assert run.questions[0].error is not None
-    assert "malformed response" in run.questions[0].error.message
+    assert "result 0 is NoneType" in run.questions[0].error.message
 
 
 class Popular:

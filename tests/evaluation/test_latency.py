@@ -7,7 +7,7 @@ import random
 import pytest
 
 from retrieval_eval.evaluation.latency import percentile, run_latency, summarize_latency
-from retrieval_eval.records import Form, QuestionOutcome, RetrievalFailure
+from retrieval_eval.records import FailureKind, Form, QuestionOutcome, RetrievalFailure
 
 np = pytest.importorskip("numpy")
 
@@ -34,7 +34,7 @@ def test_failed_retrievals_are_left_out_of_latency() -> None:
     def made(qid: str, latency: float, error: RetrievalFailure | None = None) -> QuestionOutcome:
         return QuestionOutcome(qid, Form.MATCH, None, ("a",), latency_ms=latency, error=error)
 
-    timeout = RetrievalFailure("timeout", "deadline exceeded")
+    timeout = RetrievalFailure(FailureKind.TIMEOUT, "deadline exceeded")
     summary = run_latency([made("a", 2.0), made("b", 4.0), made("c", 10_000.0, timeout)])
     assert summary is not None
     assert (summary.count, summary.p50_ms, summary.max_ms) == (2, 3.0, 4.0)

@@ -5,8 +5,8 @@ from __future__ import annotations
 import dataclasses
 
 import pytest
+from support.factory import make_run, question_set
 
-from regression.factory import make_run, question_set
 from retrieval_eval.records import Form, RetrieverDescription, RunParameters
 from retrieval_eval.regression import (
     benchmark_differences,
@@ -44,8 +44,8 @@ def test_each_part_is_named_when_it_differs(part, changed):
     base, other = run_with(), run_with(**changed)
     assert benchmark_fingerprint(base) != benchmark_fingerprint(other)
     differences = benchmark_differences(other, base)
-    assert [d.split(":", 1)[0] for d in differences] == [part]
-    assert "(current)" in differences[0] and "(baseline)" in differences[0]
+    assert [d.part for d in differences] == [part]
+    assert "(current)" in str(differences[0]) and "(baseline)" in str(differences[0])
 
 
 def test_variant_changes_keep_the_benchmark():
@@ -71,4 +71,4 @@ def test_a_chunked_and_an_unchunked_run_of_one_corpus_are_comparable():
 def test_undeclared_corpus_reads_as_none():
     a = run_with(description=dataclasses.replace(BASE, corpus_revision=""))
     (line,) = benchmark_differences(a, run_with())
-    assert line == "corpus: (none declared) (current) vs 'c1' (baseline)"
+    assert str(line) == "corpus: (none declared) (current) vs 'c1' (baseline)"

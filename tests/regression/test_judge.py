@@ -6,10 +6,18 @@ from __future__ import annotations
 import dataclasses
 
 import pytest
+from support.factory import make_run, question_set
 
-from regression.factory import make_run, question_set
+from retrieval_eval.errors import InputError
 from retrieval_eval.records import Form, RetrieverDescription, RunParameters
-from retrieval_eval.regression import Thresholds, VerdictKind, compare, judge, mcnemar_exact
+from retrieval_eval.regression import (
+    ErrorBudget,
+    Thresholds,
+    VerdictKind,
+    compare,
+    judge,
+    mcnemar_exact,
+)
 
 DEFAULT = Thresholds()
 
@@ -164,9 +172,45 @@ def test_threshold_finer_than_one_question_is_warned():
     assert not [w for w in judge(*pair("1" * 500, "1" * 500), DEFAULT).warnings if "small" in w]
 
 
-def test_incomplete_runs_are_judged_over_answered_questions_with_a_warning():
+def test_errors_beyond_the_budget_make_the_verdict_incomplete_never_pass():
+    current, baseline = pair("1111", "11E1")  # the errored question was a miss before
+    verdict = judge(current, baseline, DEFAULT)  # budget 0
+    assert verdict.kind is VerdictKind.INCOMPLETE and verdict.fails()
+    assert verdict.reasons == (
+        "1 of 4 questions failed to retrieve (1 timeout), more than --max-errors 0: "
+        "the run cannot be judged",
+    )
+    assert verdict.baseline_run_id is None and verdict.deltas == ()
+    assert judge(current, None, DEFAULT).kind is VerdictKind.INCOMPLETE
+
+
+@pytest.mark.parametrize(
+    ("budget", "errors", "questions", "exceeded"),
+    [
+        ("0", 0, 300, False),
+        ("0", 1, 300, True),
+        ("3", 3, 300, False),
+        ("3", 4, 300, True),
+        ("2%", 6, 300, False),  # exactly 2%
+        ("2%", 7, 300, True),
+        ("0.5%", 1, 200, False),
+        ("0.5%", 2, 200, True),
+        ("100%", 300, 300, False),
+    ],
+)
+def test_error_budget_counts_and_percentages_exactly(budget, errors, questions, exceeded):
+    assert ErrorBudget.parse(budget).exceeded_by(errors, questions) is exceeded
+
+
+@pytest.mark.parametrize("text", ["-1", "two", "101%", "%", "1.5", "-2%"])
+def test_a_bad_error_budget_names_the_option(text):
+    with pytest.raises(InputError, match="--max-errors"):
+        ErrorBudget.parse(text)
+
+
+def test_runs_within_the_error_budget_are_judged_over_answered_questions_with_a_warning():
     current, baseline = pair("1111", "11E1")
-    verdict = judge(current, baseline, DEFAULT)
+    verdict = judge(current, baseline, Thresholds(max_errors=ErrorBudget(1)))
     assert verdict.kind is VerdictKind.PASS
     assert any("current run is incomplete: 1 failed retrievals" in w for w in verdict.warnings)
     assert any("1 questions answered in only one run" in w for w in verdict.warnings)

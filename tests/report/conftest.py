@@ -25,6 +25,7 @@ from retrieval_eval.records import (
 )
 from retrieval_eval.regression.types import (
     Flip,
+    FlipDirection,
     MetricDelta,
     PairedTest,
     Verdict,
@@ -131,9 +132,13 @@ def regression_verdict() -> Verdict:
             MetricDelta("overall", "top3_hit_rate", 0.8, 0.8, 0.1, False, 5, 5),
         ),
         flips=(
-            Flip("q2", 1, "hit->miss", ("d5",), ("d2", "d3", "d4", "d5"), ("d5", "d2")),
-            Flip("q3", 1, "miss->hit", ("d7", "d8"), ("d9", "d8"), ("d9",)),
-            Flip("q2", 3, "hit->miss", ("d5",), ("d2", "d3", "d4", "d5"), ("d5", "d2")),
+            Flip(
+                "q2", 1, FlipDirection.HIT_TO_MISS, ("d5",), ("d2", "d3", "d4", "d5"), ("d5", "d2")
+            ),
+            Flip("q3", 1, FlipDirection.MISS_TO_HIT, ("d7", "d8"), ("d9", "d8"), ("d9",)),
+            Flip(
+                "q2", 3, FlipDirection.HIT_TO_MISS, ("d5",), ("d2", "d3", "d4", "d5"), ("d5", "d2")
+            ),
         ),
         tests=(PairedTest(1, 1, 1, 3, 1.0, False), PairedTest(3, 0, 1, 4, 1.0, False)),
         warnings=("set too small: one question moves top-1 by 0.200",),

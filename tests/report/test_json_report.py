@@ -46,6 +46,7 @@ QUESTION_KEYS = {
     "latency_ms",
     "error",
     "underfilled",
+    "notes",
 }
 
 

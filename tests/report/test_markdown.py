@@ -13,7 +13,7 @@ def test_regression_summary_has_a_row_per_run_and_folded_flips(current_run, regr
         [RunReport(current_run, regression_verdict), RunReport(other, Verdict(VerdictKind.PASS))]
     )
     lines = text.splitlines()
-    assert lines[0] == "### reval: ❌ 1 of 2 runs regressed or are incomparable"
+    assert lines[0] == "### reval: ❌ 1 of 2 runs failed the gate (1 regression)"
     rows = [line for line in lines if line.startswith("| ")]
     assert len(rows) == 3  # header + two runs
     assert rows[1] == (

@@ -62,8 +62,10 @@ async def test_sync_code_does_not_block_the_loop() -> None:
         ("abc", TypeError, "got str"),
         (None, TypeError, "got NoneType"),
         ([1], TypeError, "result 0 is int"),
-        (["a", ""], ValueError, "result 1 has an empty document id"),
-        (["a", "b", "c"], ValueError, "returned 3 results, more than limit 2"),
+        (["a", ""], ValueError, "result 2 has an empty document id"),
+        (["a", " "], ValueError, "result 2 has an empty document id"),
+        (["a", "x" * 5000], ValueError, "result 2 has a document id of 5,000 bytes"),
+        (["a", "b", "c"], ValueError, "3 results for limit 2"),
     ],
 )
 @pytest.mark.parametrize("cls", [Sync, Async])

@@ -15,6 +15,7 @@ import grpc
 import pytest
 
 from retrieval_eval.errors import (
+    RetrieverContractError,
     RetrieverInternal,
     RetrieverRejected,
     RetrieverTimeout,
@@ -168,7 +169,7 @@ async def test_other_codes_are_not_retried(
 async def test_contract_violations_in_responses(scripted: Any) -> None:
     address, _ = scripted([], results=5)
     async with GrpcRetrieverClient(address, FAST) as client:
-        with pytest.raises(RetrieverInternal, match="returned 5 results for limit 3"):
+        with pytest.raises(RetrieverContractError, match="contract: 5 results for limit 3"):
             await client.retrieve("q", 3)
     address, _ = scripted([], results=0)
     async with GrpcRetrieverClient(address, FAST) as client:

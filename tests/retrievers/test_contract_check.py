@@ -34,6 +34,8 @@ ALL_CHECKS = [
     "document-ids",
     "empty-question",
     "zero-limit",
+    "over-limit",
+    "long-question",
     "deadline",
 ]
 PLUGIN_DIR = Path(__file__).resolve().parent.parent / "fixtures" / "retriever_plugin"
@@ -56,9 +58,11 @@ class Faults:
     empty_id: bool = False
     accept_empty_question: bool = False
     accept_zero_limit: bool = False
+    accept_out_of_range: bool = False  # limit over 1000, question over 16 KiB
     empty_identifier: bool = False
     health: str | None = "SERVING"  # None: no health service at all
     reflection: bool = True
+    reflection_service: bool = True  # False: no reflection service at all
     sleep_s: float = 0.0
 
 
@@ -74,6 +78,9 @@ class BrokenServicer(pb_grpc.RetrieverServicer):
             context.abort(grpc.StatusCode.INVALID_ARGUMENT, "empty question")
         if request.limit == 0 and not f.accept_zero_limit:
             context.abort(grpc.StatusCode.INVALID_ARGUMENT, "limit 0")
+        too_long = len(request.question.encode()) > 16384
+        if (request.limit > 1000 or too_long) and not f.accept_out_of_range:
+            context.abort(grpc.StatusCode.INVALID_ARGUMENT, "out of range")
         time.sleep(f.sleep_s)
         count = 20 if f.ignore_limit else request.limit
         results = []
@@ -101,7 +108,8 @@ def broken_server() -> Iterator:
             health_pb2_grpc.add_HealthServicer_to_server(servicer, server)
         if not faults.reflection:
             names = ["grpc.health.v1.Health"]
-        reflection.enable_server_reflection([*names, reflection.SERVICE_NAME], server)
+        if faults.reflection_service:
+            reflection.enable_server_reflection([*names, reflection.SERVICE_NAME], server)
         port = server.add_insecure_port("127.0.0.1:0")
         server.start()
         servers.append(server)
@@ -132,8 +140,11 @@ def test_rules_judge_answers_and_name_the_offender() -> None:
     )
     assert judge_limit([("q", 5, [])], (5,)).detail.endswith("could not really be exercised")
     blank = judge_ids([("q", 5, [RetrievedItem("a"), RetrievedItem(" ")])])
-    assert (blank.passed, blank.detail) == (False, "empty document id at rank 2 (question 'q')")
-    assert judge_ids([("q", 5, tie)]).detail == "no empty ids in 4 results"
+    assert (blank.passed, blank.detail) == (
+        False,
+        "result 2 has an empty document id (question 'q')",
+    )
+    assert judge_ids([("q", 5, tie)]).detail == "no empty or oversized ids in 4 results"
 
 
 def failed(results: list[CheckResult]) -> dict[str, str]:
@@ -171,7 +182,7 @@ async def test_a_correct_raw_server_passes(broken_server) -> None:
     [
         (Faults(ignore_limit=True), {"limit": "20 results for limit 1"}),
         (Faults(rising_scores=True), {"rank-order": "score rises from 0 to 1 at rank 2"}),
-        (Faults(empty_id=True), {"document-ids": "empty document id at rank 2"}),
+        (Faults(empty_id=True), {"document-ids": "result 2 has an empty document id"}),
         (
             Faults(accept_empty_question=True),
             {"empty-question": "expected INVALID_ARGUMENT, got 5 results"},
@@ -180,14 +191,18 @@ async def test_a_correct_raw_server_passes(broken_server) -> None:
             Faults(accept_zero_limit=True),
             {"zero-limit": "expected INVALID_ARGUMENT, got 0 results"},
         ),
+        (
+            Faults(accept_out_of_range=True),
+            {
+                "over-limit": "expected INVALID_ARGUMENT, got 1001 results",
+                "long-question": "expected INVALID_ARGUMENT, got 5 results",
+            },
+        ),
         (Faults(empty_identifier=True), {"describe": "Describe returned an empty identifier"}),
         (Faults(health="NOT_SERVING"), {"health": "grpc.health.v1 reports NOT_SERVING"}),
         (
             Faults(health=None, reflection=False),
-            {
-                "health": "UNIMPLEMENTED",
-                "reflection": "retrieval_eval.v1.Retriever not listed (lists grpc.health.v1.Health",
-            },
+            {"health": "UNIMPLEMENTED"},
         ),
     ],
 )
@@ -246,7 +261,7 @@ def test_cli_passes_and_exits_zero() -> None:
     assert result.exit_code == 0, result.output
     lines = result.output.splitlines()
     assert [line.split(":")[0] for line in lines[:-1]] == [f"PASS {c}" for c in ALL_CHECKS]
-    assert lines[-1] == "all 10 checks passed"
+    assert lines[-1] == f"all {len(ALL_CHECKS)} checks passed"
 
 
 def test_cli_names_the_broken_check_and_exits_three(broken_server) -> None:
@@ -254,7 +269,7 @@ def test_cli_names_the_broken_check_and_exits_three(broken_server) -> None:
     assert result.exit_code == 3
     assert "FAIL limit: 20 results for limit 1 (question " in result.output
     assert "PASS rank-order:" in result.output
-    assert result.output.splitlines()[-1] == "1 of 10 checks failed: limit"
+    assert result.output.splitlines()[-1] == "1 of 12 checks failed: limit"
 
 
 def test_cli_json_output(broken_server) -> None:
@@ -300,3 +315,28 @@ def test_cli_bad_target_or_option_exits_two(
         main(args)
     assert info.value.code == 2
     assert message in capsys.readouterr().err
+
+
+@pytest.mark.parametrize(
+    ("faults", "why"),
+    [
+        (Faults(reflection_service=False), "UNIMPLEMENTED"),
+        (Faults(reflection=False), "retrieval_eval.v1.Retriever not listed"),
+    ],
+)
+def test_reflection_is_recommended_not_required(broken_server, faults: Faults, why: str) -> None:
+    """A server without reflection passes, with a WARN line; health stays a check."""
+    target = broken_server(faults)
+    result = CliRunner().invoke(cli, ["check-retriever", target, "--timeout", "5"])
+    assert result.exit_code == 0, result.output
+    [line] = [x for x in result.output.splitlines() if " reflection: " in x]
+    assert line.startswith("WARN reflection: ") and why in line and "recommended" in line
+    assert result.output.rstrip().endswith("checks passed (1 with a warning)")
+    document = CliRunner().invoke(cli, ["check-retriever", target, "--format", "json"])
+    assert document.exit_code == 0
+    assert '"warning": true' in document.output
+    unhealthy = CliRunner().invoke(
+        cli, ["check-retriever", broken_server(Faults(reflection_service=False, health=None))]
+    )
+    assert unhealthy.exit_code == 3
+    assert "FAIL health: UNIMPLEMENTED" in unhealthy.output

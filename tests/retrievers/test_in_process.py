@@ -4,7 +4,12 @@ import asyncio
 
 import pytest
 
-from retrieval_eval.errors import RetrieverInternal, RetrieverRejected, RetrieverTimeout
+from retrieval_eval.errors import (
+    RetrieverContractError,
+    RetrieverInternal,
+    RetrieverRejected,
+    RetrieverTimeout,
+)
 from retrieval_eval.records import RetrieverDescription
 from retrieval_eval.retrievers.in_process import InProcessRetriever
 from retrieval_eval.retrievers.types import RetrievedItem
@@ -113,12 +118,12 @@ async def test_user_code_errors_become_internal_with_the_message() -> None:
 
 @pytest.mark.parametrize(
     ("obj", "message"),
-    [(TooMany(), "more than limit 3"), (EmptyId(), "result 1 has an empty document id")],
+    [(TooMany(), "results for limit 3"), (EmptyId(), "result 2 has an empty document id")],
 )
-async def test_results_that_break_the_contract_are_internal_errors(
+async def test_results_that_break_the_contract_are_contract_errors(
     obj: object, message: str
 ) -> None:
-    with pytest.raises(RetrieverInternal, match=message):
+    with pytest.raises(RetrieverContractError, match=f"bad: contract: .*{message}"):
         await InProcessRetriever(obj, target="bad").retrieve("q", 3)
 
 

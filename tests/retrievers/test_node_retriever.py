@@ -16,7 +16,7 @@ from pathlib import Path
 
 import pytest
 from click.testing import CliRunner
-from conftest import REPO_ROOT, require
+from support.env import REPO_ROOT, require
 
 from retrieval_eval.cli.main import cli
 from retrieval_eval.errors import RetrieverRejected, RetrieverUnauthenticated
@@ -24,6 +24,7 @@ from retrieval_eval.evaluation.coordinator import EvalOptions, evaluate
 from retrieval_eval.questions.model import GoldenQuestion, GoldenQuestionSet
 from retrieval_eval.records import Form
 from retrieval_eval.retrievers.client.grpc_client import ClientOptions, GrpcRetrieverClient
+from retrieval_eval.retrievers.contract.limits import MAX_LIMIT, MAX_QUESTION_BYTES, MIN_LIMIT
 
 pytestmark = pytest.mark.node
 
@@ -103,7 +104,7 @@ def test_check_retriever_passes_against_the_node_server(node_server: NodeServer)
     assert result.exit_code == 0, result.output
     assert "PASS reflection: lists retrieval_eval.v1.Retriever" in result.output
     assert "PASS empty-question: INVALID_ARGUMENT: question must not be empty" in result.output
-    assert result.output.splitlines()[-1] == "all 10 checks passed"
+    assert result.output.splitlines()[-1] == "all 12 checks passed"
 
 
 def test_check_retriever_as_a_real_command(node_server: NodeServer) -> None:
@@ -206,3 +207,25 @@ def test_a_signal_stops_the_server_cleanly(signum: signal.Signals) -> None:
     server = start_node()
     assert server.stop(signum) == 0
     assert server.lines[-1] == f"stopped ({signum.name})"
+
+
+@pytest.mark.parametrize(
+    ("question", "limit", "accepted"),
+    [
+        ("documents " * (MAX_QUESTION_BYTES // 10), MAX_LIMIT, True),
+        ("é" * (MAX_QUESTION_BYTES // 2), MIN_LIMIT, True),
+        ("é" * (MAX_QUESTION_BYTES // 2 + 1), 3, False),
+        ("documents", MAX_LIMIT + 1, False),
+        ("documents", MIN_LIMIT - 1, False),
+    ],
+)
+async def test_the_node_server_enforces_the_limits_python_defines(
+    node_server: NodeServer, question: str, limit: int, accepted: bool
+) -> None:
+    """The Node example keeps its own copy of the limits; this keeps it equal to ours."""
+    async with GrpcRetrieverClient(f"127.0.0.1:{node_server.port}") as client:
+        if accepted:
+            await client.retrieve(question, limit)
+        else:
+            with pytest.raises(RetrieverRejected, match="INVALID_ARGUMENT"):
+                await client.retrieve(question, limit)

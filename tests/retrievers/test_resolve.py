@@ -258,7 +258,7 @@ async def test_config_name_carries_token_and_timeout_to_the_client(
 
 
 def bm25_index(tmp_path: Path) -> Path:
-    from conftest import require
+    from support.env import require
 
     try:
         from reval_bm25 import build_index

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from certificates import issue, write_pair
+from support.certificates import issue, write_pair
 
 from retrieval_eval.retrievers.contract.check import check_contract
 from retrieval_eval.retrievers.resolve import open_retriever

@@ -166,7 +166,7 @@ class Fails:
     "question, fragment",
     [
         ("boom", "retrieve() raised KeyError: 'index shard 3 missing'"),
-        ("many", "returned 4 results, more than limit 3"),
+        ("many", "breaks the contract: 4 results for limit 3"),
         ("wrong", "result 0 is int"),
     ],
 )
@@ -263,8 +263,17 @@ def test_stop_frees_the_port_and_is_idempotent(tiny_retriever: Any, kind: str) -
 
 
 def test_wait_returns_once_stopped_from_another_thread(tiny_server: ServerHandle) -> None:
-    threading.Timer(0.2, tiny_server.stop).start()
-    tiny_server.wait()
+    waiter = threading.Thread(target=tiny_server.wait, daemon=True)
+    waiter.start()
+    waiter.join(0.5)
+    assert waiter.is_alive()  # wait() blocks while the server runs
+    stopper = threading.Timer(0.1, tiny_server.stop)
+    stopper.start()
+    waiter.join(10)  # a bound, so that a wait() that never returns fails instead of hanging
+    stopper.join(10)
+    assert not waiter.is_alive()
+    with socket.socket() as probe:
+        assert probe.connect_ex(("127.0.0.1", tiny_server.port)) != 0
 
 
 @KINDS

@@ -8,7 +8,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from certificates import issue, write_pair
+from support.certificates import issue, write_pair
 
 from retrieval_eval.errors import ConfigError, RetrieverUnauthenticated, RetrieverUnavailable
 from retrieval_eval.retrievers.client.grpc_client import (

@@ -13,7 +13,7 @@ import pytest
 import pytrec_eval
 
 from retrieval_eval.questions.model import GoldenQuestion
-from retrieval_eval.records import Form, QuestionOutcome, RetrievalFailure
+from retrieval_eval.records import FailureKind, Form, QuestionOutcome, RetrievalFailure
 from retrieval_eval.retrievers.types import RetrievedItem
 from retrieval_eval.scoring.metrics import (
     UNCLASSIFIED,
@@ -55,7 +55,7 @@ def test_canonical_metric_names() -> None:
 
 
 def test_hand_worked_group() -> None:
-    failure = RetrievalFailure("unavailable", "connection refused")
+    failure = RetrievalFailure(FailureKind.UNAVAILABLE, "connection refused")
     outcomes = [
         outcome("hit1", ("a",), ["a", "b", "c"]),  # top-1 hit, RR 1
         outcome("hit3", ("c", "z"), ["a", "b", "c"]),  # top-3 hit, RR 1/3, recall@3 1/2
@@ -91,7 +91,7 @@ def test_only_no_answer_questions_have_hit_rates_but_no_rank_metrics() -> None:
 
 
 def test_all_errors_leave_no_rates() -> None:
-    failure = RetrievalFailure("timeout", "deadline exceeded")
+    failure = RetrievalFailure(FailureKind.TIMEOUT, "deadline exceeded")
     m = summarize([outcome("x", ("a",), [], error=failure)], (1, 3))
     assert (m.count, m.errors, dict(m.values), m.no_answer) == (0, 1, {}, None)
 

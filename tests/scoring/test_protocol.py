@@ -6,7 +6,7 @@ import pytest
 
 from retrieval_eval.errors import InputError
 from retrieval_eval.questions.model import GoldenQuestion
-from retrieval_eval.records import Form, RetrievalFailure
+from retrieval_eval.records import FailureKind, Form, RetrievalFailure
 from retrieval_eval.retrievers.types import RetrievedItem
 from retrieval_eval.scoring.protocol import (
     distinct_documents,
@@ -108,20 +108,29 @@ def test_multi_target_labels_any_expected_document_counts() -> None:
 def test_no_answer_question_is_a_hit_only_when_nothing_comes_back() -> None:
     q = question()
     assert score(q, []).hits == {1: True, 3: True}
-    assert score(q, ["", ""]).hits == {1: True, 3: True}  # empty ids are not results
     returned = score(q, ["a"])
     assert returned.hits == {1: False, 3: False}
     assert returned.ranked_document_ids == ("a",)
 
 
-def test_empty_ids_are_skipped_not_ranked() -> None:
-    outcome = score(question("b"), ["", "a", "", "b"])
-    assert outcome.ranked_document_ids == ("a", "b")
-    assert outcome.hits == {1: False, 3: True}
+@pytest.mark.parametrize(
+    ("ids", "breach"),
+    [
+        (["", ""], "result 1 has an empty document id"),  # not a correct "nothing found"
+        (["a", " ", "b"], "result 2 has an empty document id"),
+        (["a", "x" * 5000], "result 2 has a document id of 5,000 bytes"),
+    ],
+)
+def test_answers_that_break_the_contract_are_errors_never_repaired(ids, breach) -> None:
+    for q in (question(), question("b")):
+        outcome = score(q, ids)
+        assert outcome.error is not None and outcome.error.kind == "contract"
+        assert breach in outcome.error.message
+        assert outcome.hits == {} and outcome.raw_ids == () and not outcome.answered
 
 
 def test_an_error_is_not_a_miss() -> None:
-    failure = RetrievalFailure("timeout", "deadline of 10s exceeded")
+    failure = RetrievalFailure(FailureKind.TIMEOUT, "deadline of 10s exceeded")
     error = score(question("a"), None, error=failure, latency_ms=10_000.0)
     miss = score(question("a"), ["b", "c", "d"])
     assert error.error == failure and not error.answered
@@ -132,11 +141,11 @@ def test_an_error_is_not_a_miss() -> None:
     assert score(question(), None, error=failure).top1_hit is None
 
 
-def test_results_beyond_the_limit_are_recorded_but_not_scored() -> None:
+def test_results_beyond_the_limit_are_a_contract_error_not_cut() -> None:
     outcome = score(question("z"), ["a", "b", "z"], limit=2)
-    assert outcome.raw_ids == ("a", "b", "z")
-    assert outcome.ranked_document_ids == ("a", "b")
-    assert outcome.top3_hit is False
+    assert outcome.error is not None and outcome.error.kind == "contract"
+    assert outcome.error.message == "3 results for limit 2"
+    assert outcome.raw_ids == () and outcome.top3_hit is None
 
 
 def test_deeper_ks_are_scored_over_distinct_documents() -> None:

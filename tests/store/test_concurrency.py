@@ -18,7 +18,7 @@ QUESTIONS = 150
 WRITER = """
 import sys, time
 from pathlib import Path
-from regression.factory import make_run
+from support.factory import make_run
 from retrieval_eval.store import RunStore
 
 url, go, name = sys.argv[1], Path(sys.argv[2]), sys.argv[3]

@@ -7,7 +7,7 @@ import sqlite3
 import threading
 
 import pytest
-from regression.factory import make_run
+from support.factory import make_run
 
 from retrieval_eval.errors import InfrastructureError, StoreError
 from retrieval_eval.store import RunStore

@@ -5,7 +5,7 @@ from __future__ import annotations
 import dataclasses
 
 import pytest
-from regression.factory import make_run, question_set
+from support.factory import make_run, question_set
 
 from retrieval_eval.errors import InputError, UnknownNameError
 from retrieval_eval.records import RunState

@@ -7,8 +7,8 @@ import sqlite3
 import pytest
 from alembic.autogenerate import compare_metadata
 from alembic.runtime.migration import MigrationContext
-from regression.factory import make_run
 from sqlalchemy import create_engine, inspect, text
+from support.factory import make_run
 
 from retrieval_eval.errors import StoreError
 from retrieval_eval.store import RunStore

@@ -5,9 +5,10 @@ from __future__ import annotations
 import dataclasses
 from datetime import datetime, timedelta, timezone
 
-from regression.factory import make_run, question_set
+from support.factory import make_run, question_set
 
 from retrieval_eval.records import (
+    FailureKind,
     Form,
     QuestionOutcome,
     RetrievalFailure,
@@ -62,7 +63,7 @@ def rich_run():
         form=Form.MATCH,
         hard_class=None,
         expected_document_ids=("d1",),
-        error=RetrievalFailure("unavailable", ""),
+        error=RetrievalFailure(FailureKind.UNAVAILABLE, ""),
     )
     return dataclasses.replace(run, questions=(*run.questions, odd, failed), underfilled_count=1)
 

@@ -2,10 +2,11 @@
 
 from __future__ import annotations
 
+import re
 from pathlib import Path
 
 import pytest
-from regression.factory import make_run
+from support.factory import make_run
 
 from retrieval_eval.errors import ConfigError, InputError
 from retrieval_eval.store import RunStore, mask, resolve_url
@@ -61,3 +62,57 @@ def test_explicit_path_in_a_missing_directory_is_bad_input(tmp_path):
     with pytest.raises(InputError, match="does not exist"):
         RunStore.open(f"sqlite:///{tmp_path / 'missing' / 'runs.sqlite'}")
     assert not (tmp_path / "missing").exists()
+
+
+@pytest.mark.parametrize(
+    ("url", "shown"),
+    [
+        (
+            "postgresql://ci@db:5432/reval?password=s3cret",
+            "postgresql://ci@db:5432/reval?password=***",
+        ),
+        (
+            "postgresql://ci:pw@db/reval?sslmode=require&sslpassword=key-pw",
+            "postgresql://ci:***@db/reval?sslmode=require&sslpassword=***",
+        ),
+        (
+            "postgresql://ci:pw@db:notaport/r?password=s3cret",
+            "postgresql://ci:***@db:notaport/r?password=***",
+        ),
+    ],
+)
+def test_passwords_in_the_query_string_are_masked_like_the_user_password(url, shown):
+    assert mask(url) == shown
+    assert "s3cret" not in mask(url) and "pw@" not in mask(url)
+
+
+def test_a_query_string_password_is_masked_in_store_errors():
+    from retrieval_eval.errors import StoreError
+
+    with pytest.raises(StoreError) as caught:  # nothing listens on port 1
+        RunStore.open("postgresql://ci@127.0.0.1:1/reval?password=s3cret&connect_timeout=2")
+    assert "s3cret" not in str(caught.value)
+    assert "password=***" in str(caught.value)
+
+
+@pytest.mark.parametrize(
+    ("url", "message"),
+    [
+        ("postgresql://ci:pw@db:notaport/reval", "the port must be a number"),
+        ("postgresql+pg8000://ci@db/reval", "unknown database driver 'postgresql+pg8000'"),
+        ("sqlite+nosuchdriver:///runs.sqlite", "unknown database driver"),
+    ],
+)
+def test_malformed_urls_are_config_errors_not_tracebacks(url, message):
+    with pytest.raises(ConfigError, match=re.escape(message)) as caught:
+        resolve_url(url)
+    assert "pw" not in str(caught.value)
+
+
+def test_a_malformed_url_is_exit_2_with_one_line():
+    from cli.conftest import run_reval
+
+    done = run_reval("runs", "list", "--db", "postgresql://ci:pw@db:notaport/reval?password=s3cret")
+    assert done.returncode == 2, done.stderr
+    assert done.stderr.count("\n") == 1 and "Traceback" not in done.stderr
+    assert "s3cret" not in done.stderr and "port must be a number" in done.stderr

@@ -3,7 +3,7 @@ baseline, and an incomplete run that is never what a new run is judged against."
 
 from __future__ import annotations
 
-from regression.factory import make_run, question_set
+from support.factory import make_run, question_set
 
 from retrieval_eval.records import Form
 from retrieval_eval.regression import Thresholds, VerdictKind, judge

@@ -2,13 +2,13 @@
 
 from __future__ import annotations
 
-import os
 import signal
 from pathlib import Path
-from typing import Any
 
 import click
 
+from retrieval_eval.cli.options import read_token, server_tls, server_tls_options, token_env_option
+from retrieval_eval.cli.progress import RichProgress
 from reval_bm25.chunking import Chunking
 from reval_bm25.errors import Bm25IndexError
 
@@ -59,7 +59,7 @@ def index_command(
     from reval_bm25.index import build_index, update_index
     from reval_bm25.metadata import read_metadata
 
-    with _RichProgress() as progress:
+    with RichProgress() as progress:
         if update:
             _check_update_chunking(read_metadata(out).chunking, chunk_words, chunk_overlap)
             info = update_index(corpus, out, progress=progress)
@@ -103,12 +103,7 @@ def _check_update_chunking(
     show_default=True,
     help="host:port to bind (port 0 picks a free port).",
 )
-@click.option(
-    "--token-env",
-    metavar="VAR",
-    default=None,
-    help="Require 'authorization: Bearer <token>', the token read from $VAR.",
-)
+@token_env_option("Require 'authorization: Bearer <token>', the token read from $VAR.")
 @click.option(
     "--max-concurrency",
     type=click.IntRange(min=1),
@@ -116,17 +111,7 @@ def _check_update_chunking(
     show_default=True,
     help="Requests answered at once.",
 )
-@click.option(
-    "--tls-cert",
-    type=click.Path(path_type=Path, dir_okay=False),
-    help="Serve TLS with this PEM certificate chain (needs --tls-key).",
-)
-@click.option("--tls-key", type=click.Path(path_type=Path, dir_okay=False), help="PEM key.")
-@click.option(
-    "--tls-client-ca",
-    type=click.Path(path_type=Path, dir_okay=False),
-    help="Require client certificates signed by this CA (mutual TLS).",
-)
+@server_tls_options
 def serve_command(
     index_dir: Path,
     address: str,
@@ -140,8 +125,8 @@ def serve_command(
     from retrieval_eval import serve
     from reval_bm25.retriever import open_index
 
-    token = _token(token_env)
-    tls = _tls(tls_cert, tls_key, tls_client_ca)
+    token = read_token(token_env)
+    tls = server_tls(tls_cert, tls_key, tls_client_ca)
     retriever = open_index(index_dir)
     try:
         description = retriever.describe()
@@ -166,55 +151,5 @@ def serve_command(
     click.echo("stopped", err=True)
 
 
-def _token(variable: str | None) -> str | None:
-    if variable is None:
-        return None
-    token = os.environ.get(variable)
-    if not token:
-        raise click.UsageError(f"--token-env {variable}: environment variable is not set")
-    return token
-
-
-def _tls(cert: Path | None, key: Path | None, client_ca: Path | None) -> Any:
-    if cert is None and key is None:
-        if client_ca is not None:
-            raise click.UsageError("--tls-client-ca needs --tls-cert and --tls-key")
-        return None
-    if cert is None or key is None:
-        raise click.UsageError("--tls-cert and --tls-key go together")
-    from retrieval_eval.retrievers.server.sdk import ServerTls
-
-    return ServerTls(cert, key, client_ca)
-
-
 def _interrupt(signum: int, frame: object) -> None:
     raise KeyboardInterrupt
-
-
-class _RichProgress:
-    """The library's Progress shape on a rich progress bar (stderr, transient)."""
-
-    _bar: Any = None
-
-    def __enter__(self) -> _RichProgress:
-        return self
-
-    def __exit__(self, *exc: object) -> None:
-        if self._bar is not None:
-            self._bar.stop()
-
-    def start(self, label: str, total: int) -> object:
-        """Shown from the first task on, so that an early error prints nothing else."""
-        if self._bar is None:
-            from rich.console import Console
-            from rich.progress import BarColumn, MofNCompleteColumn, Progress, TimeRemainingColumn
-
-            self._bar = Progress(
-                "[progress.description]{task.description}", BarColumn(), MofNCompleteColumn(),
-                TimeRemainingColumn(), console=Console(stderr=True), transient=True,
-            )  # fmt: skip
-            self._bar.start()
-        return self._bar.add_task(label, total=total)
-
-    def advance(self, task: object, n: int = 1) -> None:
-        self._bar.advance(task, n)  # type: ignore[arg-type]

@@ -15,7 +15,7 @@ import zlib
 from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
-from typing import IO
+from typing import IO, cast
 
 from reval_bm25.errors import CorpusError
 
@@ -110,7 +110,9 @@ def iter_documents(path: Path) -> Iterator[CorpusDocument]:
 def _open_binary(path: Path) -> IO[bytes]:
     with path.open("rb") as probe:
         gzipped = probe.read(2) == b"\x1f\x8b"
-    return gzip.open(path, "rb") if gzipped else path.open("rb")
+    if gzipped:
+        return cast(IO[bytes], gzip.GzipFile(path, "rb"))  # typeshed: GzipFile is no IO
+    return path.open("rb")
 
 
 def _open_text(path: Path) -> IO[str]:

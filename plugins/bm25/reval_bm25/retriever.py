@@ -37,16 +37,17 @@ def _item_maker() -> Callable[[str, float, str | None], RetrievedItem]:
     directly makes the same record (a test checks equality, and that the record has no
     ``__post_init__`` this would skip)."""
     new = object.__new__
-    set_id = RetrievedItem.document_id.__set__  # type: ignore[attr-defined]
-    set_score = RetrievedItem.score.__set__  # type: ignore[attr-defined]
-    set_chunk = RetrievedItem.chunk_id.__set__  # type: ignore[attr-defined]
+    slots = vars(RetrievedItem)
+    set_id = slots["document_id"].__set__
+    set_score = slots["score"].__set__
+    set_chunk = slots["chunk_id"].__set__
 
     def make(document_id: str, score: float, chunk_id: str | None) -> RetrievedItem:
         item = new(RetrievedItem)
         set_id(item, document_id)
         set_score(item, score)
         set_chunk(item, chunk_id)
-        return item  # type: ignore[no-any-return]
+        return item
 
     return make
 
@@ -94,7 +95,7 @@ class Bm25Retriever:
         results = []
         for score, address in hits:
             result_id = searcher.doc(address).get_first(ID)
-            results.append(item(result_id, score, result_id if chunked else None))
+            results.append(item(result_id, score, result_id if chunked else None))  # type: ignore[arg-type]
         return results
 
     def describe(self) -> RetrieverDescription:

@@ -10,6 +10,7 @@ from typing import Any
 import grpc
 
 from retrieval_eval.errors import ConfigError
+from retrieval_eval.retrievers.contract.limits import MAX_RESPONSE_BYTES
 from retrieval_eval.retrievers.tls import read_pem
 
 
@@ -49,6 +50,8 @@ def channel_options(
         ("grpc.max_reconnect_backoff_ms", max(1, int(max_backoff_s * 1000))),
         # Our client retries on its own terms; gRPC's built-in retries would multiply them.
         ("grpc.enable_retries", 0),
+        # The contract's response limit: a larger answer fails in the transport, unparsed.
+        ("grpc.max_receive_message_length", MAX_RESPONSE_BYTES),
     ]
     if load_balancing:
         config: dict[str, Any] = {"loadBalancingConfig": [{load_balancing: {}}]}

@@ -17,12 +17,13 @@ from typing import TypeVar
 import grpc
 from grpc_health.v1 import health_pb2, health_pb2_grpc
 
-from retrieval_eval.errors import RetrieverInternal, RetrieverUnavailable
+from retrieval_eval.errors import RetrieverContractError, RetrieverInternal, RetrieverUnavailable
 from retrieval_eval.records import RetrieverDescription
 from retrieval_eval.retrievers import convert
 from retrieval_eval.retrievers.auth import bearer_metadata
 from retrieval_eval.retrievers.client.channel import TlsConfig, channel_options, open_channel
-from retrieval_eval.retrievers.client.status import RETRYABLE, error_from_rpc
+from retrieval_eval.retrievers.client.status import error_from_rpc, retryable
+from retrieval_eval.retrievers.contract.limits import description_breach, response_breach
 from retrieval_eval.retrievers.types import RetrievedItem
 from retrieval_eval.v1 import retriever_pb2 as pb
 from retrieval_eval.v1 import retriever_pb2_grpc as pb_grpc
@@ -109,11 +110,19 @@ class GrpcRetrieverClient:
             response = await self._retry(
                 e, lambda: call(request, timeout=timeout, metadata=self._metadata)
             )
-        if len(response.results) > limit:
-            raise RetrieverInternal(
-                self.target, f"returned {len(response.results)} results for limit {limit}"
+        if not isinstance(response, pb.RetrieveResponse):  # grpc.aio hands None back
+            raise RetrieverContractError(
+                self.target, "unparsable response (not a RetrieveResponse)"
             )
-        return convert.items_from_proto(response)
+        if len(response.results) > limit:  # before converting what may be a huge list
+            raise RetrieverContractError(
+                self.target, f"{len(response.results)} results for limit {limit}"
+            )
+        items = convert.items_from_proto(response)
+        breach = response_breach(items, limit)
+        if breach is not None:
+            raise RetrieverContractError(self.target, breach)
+        return items
 
     async def describe(self, *, timeout_s: float | None = None) -> RetrieverDescription:
         """What the retriever says it is; ``RetrieverInternal`` without an identifier."""
@@ -124,7 +133,11 @@ class GrpcRetrieverClient:
         )
         if not response.identifier:
             raise RetrieverInternal(self.target, "Describe answered with an empty identifier")
-        return convert.description_from_proto(response)
+        description = convert.description_from_proto(response)
+        breach = description_breach(description)
+        if breach is not None:
+            raise RetrieverContractError(self.target, breach)
+        return description
 
     async def health(self, service: str = "") -> str:
         """The standard health status name: SERVING, NOT_SERVING or SERVICE_UNKNOWN."""
@@ -177,7 +190,7 @@ class GrpcRetrieverClient:
         """Retry after ``error`` (the first attempt's) while the code is transient."""
         options = self.options
         for n in range(1, options.max_attempts):
-            if error.code() not in RETRYABLE:
+            if not retryable(error):
                 raise error_from_rpc(self.target, error) from error
             delay = min(options.max_backoff_s, options.initial_backoff_s * 2 ** (n - 1))
             delay *= random.uniform(0.5, 1.0)
@@ -187,6 +200,6 @@ class GrpcRetrieverClient:
                 return await attempt()
             except grpc.aio.AioRpcError as e:
                 error = e
-        retried = options.max_attempts > 1 and error.code() in RETRYABLE
+        retried = options.max_attempts > 1 and retryable(error)
         note = f" (after {options.max_attempts} attempts)" if retried else ""
         raise error_from_rpc(self.target, error, note) from error

@@ -20,8 +20,14 @@ import grpc
 from grpc_health.v1 import health_pb2, health_pb2_grpc
 from grpc_reflection.v1alpha import reflection_pb2, reflection_pb2_grpc
 
+from retrieval_eval.errors import InputError
 from retrieval_eval.retrievers import convert
 from retrieval_eval.retrievers.client.grpc_client import GrpcRetrieverClient
+from retrieval_eval.retrievers.contract.limits import (
+    MAX_LIMIT,
+    MAX_QUESTION_BYTES,
+    description_breach,
+)
 from retrieval_eval.retrievers.contract.rules import (
     RESULT_CHECKS,
     Answer,
@@ -30,7 +36,14 @@ from retrieval_eval.retrievers.contract.rules import (
     judge_limit,
     judge_order,
 )
-from retrieval_eval.retrievers.resolve import Endpoint, PluginSpec, open_plugin, resolve
+from retrieval_eval.retrievers.convert import SERVICE_NAME
+from retrieval_eval.retrievers.resolve import (
+    Endpoint,
+    FusionSpec,
+    PluginSpec,
+    open_plugin,
+    resolve,
+)
 from retrieval_eval.retrievers.types import RetrievedItem
 from retrieval_eval.v1 import retriever_pb2 as pb
 from retrieval_eval.v1 import retriever_pb2_grpc as pb_grpc
@@ -39,7 +52,6 @@ __all__ = ["CheckResult", "check_contract"]
 
 log = logging.getLogger(__name__)
 
-SERVICE_NAME = pb.DESCRIPTOR.services_by_name["Retriever"].full_name
 #: Generic questions: any retriever over any corpus should answer something to most.
 PROBE_QUESTIONS = (
     "how are documents ranked and returned for a question",
@@ -81,6 +93,8 @@ class _Wire:
             timeout=timeout_s or self.timeout_s,
             metadata=self.metadata,
         )
+        if not isinstance(response, pb.RetrieveResponse):  # grpc.aio hands None back
+            raise ValueError("unparsable response (not a RetrieveResponse)")
         return convert.items_from_proto(response)
 
 
@@ -109,11 +123,17 @@ async def check_contract(
     """
     if isinstance(target, GrpcRetrieverClient):
         return await _run_checks(_Wire(target, timeout_s or DEFAULT_TIMEOUT_S))
-    resolved: Endpoint | PluginSpec = (
+    resolved: Endpoint | PluginSpec | FusionSpec = (
         resolve(target, timeout_s=timeout_s, token=token, config_path=config_path)
         if isinstance(target, str)
         else target
     )
+    if isinstance(resolved, FusionSpec):
+        members = ", ".join(resolved.config.members)
+        raise InputError(
+            f"{resolved.display!r} is a fusion, not a server: the contract applies to its "
+            f"members; check each of them ({members})"
+        )
     timeout_s = timeout_s or resolved.timeout_s or DEFAULT_TIMEOUT_S
     if isinstance(resolved, PluginSpec):
         return await _check_plugin(resolved, timeout_s)
@@ -146,12 +166,14 @@ async def _run_checks(wire: _Wire) -> list[CheckResult]:
         _results,
         _empty_question,
         _zero_limit,
+        _over_limit,
+        _long_question,
         _deadline,
     )
     for check in checks:
         results.extend(await check(wire))
     for result in results:
-        log.info("%s %s: %s", "PASS" if result.passed else "FAIL", result.name, result.detail)
+        log.info("%s %s: %s", result.status, result.name, result.detail)
     return results
 
 
@@ -194,13 +216,20 @@ async def _describe(wire: _Wire) -> list[CheckResult]:
     description = convert.description_from_proto(response)
     if not description.identifier.strip():
         return [CheckResult("describe", False, "Describe returned an empty identifier")]
+    breach = description_breach(description)
+    if breach is not None:
+        return [CheckResult("describe", False, breach)]
     detail = f"identifier {description.identifier!r}, version {description.version!r}"
     if description.chunk_separator:
         detail += f", chunk separator {description.chunk_separator!r}"
     return [CheckResult("describe", True, detail)]
 
 
+_REFLECTION_ADVICE = "recommended (grpcurl and other tools use it), not part of the contract"
+
+
 async def _reflection(wire: _Wire) -> list[CheckResult]:
+    """Server reflection is recommended, not required: its absence is a warning."""
     stub = reflection_pb2_grpc.ServerReflectionStub(wire.channel)
     request = reflection_pb2.ServerReflectionRequest(list_services="")
     try:
@@ -209,10 +238,12 @@ async def _reflection(wire: _Wire) -> list[CheckResult]:
         async for response in call:
             services += [s.name for s in response.list_services_response.service]
     except Exception as e:
-        return [_rpc_failure("reflection", e)]
+        why = _rpc_failure("reflection", e).detail
+        return [CheckResult("reflection", True, f"{why}; {_REFLECTION_ADVICE}", warning=True)]
     if SERVICE_NAME not in services:
         listed = ", ".join(sorted(services)) or "nothing"
-        return [CheckResult("reflection", False, f"{SERVICE_NAME} not listed (lists {listed})")]
+        why = f"{SERVICE_NAME} not listed (lists {listed}); {_REFLECTION_ADVICE}"
+        return [CheckResult("reflection", True, why, warning=True)]
     return [CheckResult("reflection", True, f"lists {SERVICE_NAME}")]
 
 
@@ -248,6 +279,17 @@ async def _expect_invalid_argument(
 
 async def _empty_question(wire: _Wire) -> list[CheckResult]:
     return [await _expect_invalid_argument(wire, "empty-question", "", 5)]
+
+
+async def _over_limit(wire: _Wire) -> list[CheckResult]:
+    return [await _expect_invalid_argument(wire, "over-limit", PROBE_QUESTIONS[0], MAX_LIMIT + 1)]
+
+
+async def _long_question(wire: _Wire) -> list[CheckResult]:
+    """One byte over the contract's question limit (a question sets validate warns about)."""
+    question = (PROBE_QUESTIONS[0] + " ") * (MAX_QUESTION_BYTES // len(PROBE_QUESTIONS[0]) + 1)
+    question = question[: MAX_QUESTION_BYTES + 1]
+    return [await _expect_invalid_argument(wire, "long-question", question, 5)]
 
 
 async def _zero_limit(wire: _Wire) -> list[CheckResult]:

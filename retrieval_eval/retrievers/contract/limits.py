@@ -1,12 +1,36 @@
-"""The request rules every server we ship enforces (and the contract checker probes)."""
+"""The contract's limits, defined once, and the rules every side judges by.
+
+Servers we ship refuse requests that break them (INVALID_ARGUMENT) and never send answers
+that break them; the client turns a breaching answer into an error of kind ``contract``;
+``reval check-retriever`` fails on the same rules. The values are written in the
+``.proto`` comments too (a test keeps both in step).
+"""
 
 from __future__ import annotations
+
+from collections.abc import Iterable, Sequence
+
+from retrieval_eval.records import RetrieverDescription
+from retrieval_eval.retrievers.types import RetrievedItem
 
 #: Inclusive bounds of ``RetrieveRequest.limit``.
 MIN_LIMIT = 1
 MAX_LIMIT = 1000
 #: Largest accepted question, in UTF-8 bytes.
 MAX_QUESTION_BYTES = 16 * 1024
+#: Largest document id, in UTF-8 bytes: room for a URL, a file path (Linux PATH_MAX is
+#: 4096) or a composite chunk id, while 1000 results of such ids stay a few MiB.
+MAX_ID_BYTES = 4 * 1024
+#: Largest chunk id, in UTF-8 bytes (the same reasoning as document ids).
+MAX_CHUNK_ID_BYTES = 4 * 1024
+#: Largest Retrieve response on the wire, in bytes: the client's gRPC receive limit. The
+#: largest conforming answer (1000 results with ids and chunk ids at their limits, about
+#: 8.2 MB) fits; anything larger is refused by the transport before it is parsed.
+MAX_RESPONSE_BYTES = 16 * 1024 * 1024
+
+
+class ContractBreach(ValueError):
+    """An answer breaks the contract; raised by the SDK's own checks of user code."""
 
 
 def request_problem(question: str, limit: int) -> str | None:
@@ -17,7 +41,86 @@ def request_problem(question: str, limit: int) -> str | None:
         return f"limit must be in [{MIN_LIMIT}, {MAX_LIMIT}], got {limit}"
     # A character takes at most 4 bytes: only long questions need encoding to check.
     if len(question) * 4 > MAX_QUESTION_BYTES:
-        size = len(question.encode("utf-8"))
+        size = question_bytes(question)
         if size > MAX_QUESTION_BYTES:
             return f"question is {size} bytes, more than the {MAX_QUESTION_BYTES}-byte maximum"
     return None
+
+
+def question_bytes(question: str) -> int:
+    return len(question.encode("utf-8", "surrogatepass"))
+
+
+def long_questions(questions: Iterable[tuple[str, str]]) -> list[tuple[str, int]]:
+    """``(id, bytes)`` of each ``(id, text)`` over ``MAX_QUESTION_BYTES``: questions every
+    conforming retriever rejects, so they could only ever be errors."""
+    limit = MAX_QUESTION_BYTES
+    return [
+        (qid, question_bytes(text))
+        for qid, text in questions
+        if len(text) * 4 > limit and question_bytes(text) > limit
+    ]
+
+
+def count_breach(count: int, limit: int) -> str | None:
+    """Why ``count`` results break a request for ``limit``, or ``None``."""
+    if count > limit:
+        return f"{count} results for limit {limit}"
+    return None
+
+
+def item_breach(rank: int, item: RetrievedItem) -> str | None:
+    """Why the result at ``rank`` (from 1) breaks the contract, or ``None``."""
+    doc = item.document_id
+    if not doc or doc.isspace():
+        return f"result {rank} has an empty document id"
+    # A character takes at most 4 bytes: only long ids need encoding to check.
+    if len(doc) * 4 > MAX_ID_BYTES and _size(doc) > MAX_ID_BYTES:
+        return (
+            f"result {rank} has a document id of {_size(doc):,} bytes, "
+            f"over the {MAX_ID_BYTES:,}-byte limit"
+        )
+    chunk = item.chunk_id
+    if chunk and len(chunk) * 4 > MAX_CHUNK_ID_BYTES and _size(chunk) > MAX_CHUNK_ID_BYTES:
+        return (
+            f"result {rank} has a chunk id of {_size(chunk):,} bytes, "
+            f"over the {MAX_CHUNK_ID_BYTES:,}-byte limit"
+        )
+    return None
+
+
+def response_breach(items: Sequence[RetrievedItem], limit: int) -> str | None:
+    """The first way an answer to ``limit`` breaks the contract, or ``None``: the one
+    rule set the client, the server SDK and ``check-retriever`` all judge by."""
+    breach = count_breach(len(items), limit)
+    if breach is not None:
+        return breach
+    for rank, item in enumerate(items, start=1):
+        breach = item_breach(rank, item)
+        if breach is not None:
+            return breach
+    return None
+
+
+def description_breach(description: RetrieverDescription) -> str | None:
+    """Why a Describe answer cannot key a run, or ``None``: a NUL character (U+0000), which
+    no run store can hold, in any of its texts. Caught at the start of a run, so that
+    nothing measured is lost at save time."""
+    fields = {
+        "identifier": description.identifier,
+        "version": description.version,
+        "chunk_separator": description.chunk_separator,
+        "corpus_revision": description.corpus_revision,
+        "model_revision": description.model_revision,
+        "chunking": description.chunking,
+        "pipeline": description.pipeline,
+    }
+    fields.update({f"metadata {k!r}": f"{k}{v}" for k, v in description.metadata.items()})
+    for name, text in fields.items():
+        if "\x00" in text:
+            return f"Describe {name} holds a NUL character (U+0000)"
+    return None
+
+
+def _size(text: str) -> int:
+    return len(text.encode("utf-8", "surrogatepass"))

@@ -9,6 +9,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass
 
+from retrieval_eval.retrievers.contract.limits import count_breach, item_breach
 from retrieval_eval.retrievers.types import RetrievedItem
 
 #: The checks judged from the probe answers, in report order.
@@ -19,20 +20,28 @@ Answer = tuple[str, int, list[RetrievedItem]]
 
 @dataclass(frozen=True, slots=True)
 class CheckResult:
-    """One line of a contract check: its name, pass or fail, and why."""
+    """One line of a contract check: its name, pass or fail, and why. A ``warning`` passes
+    (it is a recommendation, not the contract) but is shown as one."""
 
     name: str
     passed: bool
     detail: str = ""
+    warning: bool = False
+
+    @property
+    def status(self) -> str:
+        """``PASS``, ``WARN`` or ``FAIL``, as the report prints it."""
+        if not self.passed:
+            return "FAIL"
+        return "WARN" if self.warning else "PASS"
 
 
 def judge_limit(answers: Sequence[Answer], limits: Sequence[int]) -> CheckResult:
     """No answer holds more results than the limit it was asked with."""
     for question, limit, items in answers:
-        if len(items) > limit:
-            return CheckResult(
-                "limit", False, f"{len(items)} results for limit {limit} (question {question!r})"
-            )
+        breach = count_breach(len(items), limit)
+        if breach is not None:
+            return CheckResult("limit", False, f"{breach} (question {question!r})")
     counts = ", ".join(str(len(items)) for _, _, items in answers)
     asked = ", ".join(str(limit) for limit in limits)
     detail = f"never more results than the limit (limits {asked}; got {counts})"
@@ -66,14 +75,12 @@ def judge_order(answers: Sequence[Answer]) -> CheckResult:
 
 
 def judge_ids(answers: Sequence[Answer]) -> CheckResult:
-    """No result has an empty (or blank) document id; duplicates are allowed (chunks)."""
+    """No result has an empty (or blank) or oversized id; duplicates are allowed (chunks).
+    The same rule the client applies to every answer during an evaluation."""
     for question, _limit, items in answers:
         for rank, item in enumerate(items, start=1):
-            if not item.document_id.strip():
-                return CheckResult(
-                    "document-ids",
-                    False,
-                    f"empty document id at rank {rank} (question {question!r})",
-                )
+            breach = item_breach(rank, item)
+            if breach is not None:
+                return CheckResult("document-ids", False, f"{breach} (question {question!r})")
     total = sum(len(items) for _, _, items in answers)
-    return CheckResult("document-ids", True, f"no empty ids in {total} results")
+    return CheckResult("document-ids", True, f"no empty or oversized ids in {total} results")

@@ -22,10 +22,9 @@ from grpc_health.v1 import health, health_pb2, health_pb2_grpc
 from grpc_reflection.v1alpha import reflection
 
 from retrieval_eval.errors import InfrastructureError
-from retrieval_eval.v1 import retriever_pb2 as pb
+from retrieval_eval.retrievers.convert import SERVICE_NAME
 from retrieval_eval.v1 import retriever_pb2_grpc as pb_grpc
 
-SERVICE_NAME = pb.DESCRIPTOR.services_by_name["Retriever"].full_name
 _HEALTH_NAME = health_pb2.DESCRIPTOR.services_by_name["Health"].full_name
 #: Fail on a busy port instead of silently sharing it (gRPC enables SO_REUSEPORT).
 _OPTIONS = (("grpc.so_reuseport", 0),)

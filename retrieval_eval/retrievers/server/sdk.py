@@ -19,6 +19,7 @@ from retrieval_eval.records import RetrieverDescription
 from retrieval_eval.retrievers.server.backends import AioBackend, Backend, SyncBackend
 from retrieval_eval.retrievers.server.servicer import AsyncServicer, SyncServicer
 from retrieval_eval.retrievers.tls import read_pem
+from retrieval_eval.retrievers.types import Retriever
 
 log = logging.getLogger(__name__)
 
@@ -85,7 +86,7 @@ class ServerHandle:
 
 
 def serve(
-    retriever: Any,
+    retriever: Retriever,
     address: str = "127.0.0.1:0",
     *,
     describe: RetrieverDescription | None = None,

@@ -8,6 +8,7 @@ from pathlib import Path
 
 import pytest
 from reval_bm25 import build_index, open_index
+from support.env import REPO_ROOT
 
 from retrieval_eval import serve
 from retrieval_eval.cli.main import main
@@ -15,7 +16,7 @@ from retrieval_eval.evaluation.coordinator import EvalOptions, evaluate_set
 from retrieval_eval.questions.loading import load_question_set
 from retrieval_eval.retrievers.resolve import open_retriever
 
-EXAMPLES = Path(__file__).resolve().parents[2] / "retrieval_eval" / "example_data"
+EXAMPLES = REPO_ROOT / "retrieval_eval" / "example_data"
 
 
 @pytest.fixture(scope="module")

@@ -9,7 +9,7 @@ import sys
 from pathlib import Path
 
 import pytest
-from certificates import issue, write_pair
+from support.certificates import issue, write_pair
 
 from retrieval_eval.errors import RetrieverUnavailable
 from retrieval_eval.retrievers.client.grpc_client import (

@@ -1,11 +1,9 @@
-"""Small corpora written inline, and an index built from one."""
+"""Small corpora written inline, shared by the plugin's tests."""
 
 from __future__ import annotations
 
 import json
 from pathlib import Path
-
-import pytest
 
 DOCS = [
     {"_id": "scurvy", "title": "Scurvy", "text": "Scurvy is caused by a lack of vitamin C."},
@@ -19,17 +17,3 @@ DOCS = [
 def write_jsonl(path: Path, docs: list[dict[str, str]]) -> Path:
     path.write_text("".join(json.dumps(d) + "\n" for d in docs), "utf-8")
     return path
-
-
-@pytest.fixture
-def corpus(tmp_path: Path) -> Path:
-    return write_jsonl(tmp_path / "corpus.jsonl", DOCS)
-
-
-@pytest.fixture
-def index_dir(tmp_path: Path, corpus: Path) -> Path:
-    from reval_bm25 import build_index
-
-    out = tmp_path / "index"
-    build_index(corpus, out)
-    return out

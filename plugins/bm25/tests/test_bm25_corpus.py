@@ -11,7 +11,7 @@ from reval_bm25.corpus import iter_documents, scan_corpus
 
 from retrieval_eval.errors import InputError
 
-from .conftest import DOCS, write_jsonl
+from .corpora import DOCS, write_jsonl
 
 
 def test_gzip_and_plain_jsonl_give_the_same_fingerprint(tmp_path: Path, corpus: Path) -> None:

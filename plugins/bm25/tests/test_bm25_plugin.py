@@ -24,7 +24,7 @@ from retrieval_eval.retrievers.resolve import open_retriever
 from retrieval_eval.v1 import retriever_pb2 as pb
 from retrieval_eval.v1 import retriever_pb2_grpc as pb_grpc
 
-from .conftest import DOCS
+from .corpora import DOCS
 
 
 def test_entry_points_are_installed() -> None:

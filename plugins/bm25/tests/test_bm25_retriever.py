@@ -15,7 +15,7 @@ from retrieval_eval.records import Form
 from retrieval_eval.retrievers.types import RetrievedItem
 from retrieval_eval.scoring.protocol import score_question
 
-from .conftest import DOCS, write_jsonl
+from .corpora import DOCS, write_jsonl
 
 
 @pytest.mark.parametrize(

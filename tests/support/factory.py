@@ -13,6 +13,7 @@ from datetime import UTC, datetime, timedelta
 from retrieval_eval.evaluation.latency import run_latency
 from retrieval_eval.questions.model import GoldenQuestion, GoldenQuestionSet
 from retrieval_eval.records import (
+    FailureKind,
     Form,
     RetrievalFailure,
     RetrieverDescription,
@@ -88,7 +89,9 @@ def make_run(
         if code == "-":
             continue
         failure = (
-            RetrievalFailure("timeout", f"deadline exceeded on {q.id}") if code == "E" else None
+            RetrievalFailure(FailureKind.TIMEOUT, f"deadline exceeded on {q.id}")
+            if code == "E"
+            else None
         )
         items = None if failure else _ranking(i, code, q.expects_nothing)
         outcomes.append(

@@ -10,7 +10,7 @@ import pytest
 from reval_bm25 import Bm25IndexError, build_index, open_index, update_index
 from reval_bm25.metadata import ENGINE_DIR, METADATA_FILE
 
-from .conftest import DOCS, write_jsonl
+from .corpora import DOCS, write_jsonl
 
 QUESTIONS = ["vitamin C lack", "thiamine", "iodine and the thyroid", "niacin deficiency"]
 

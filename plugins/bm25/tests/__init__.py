@@ -1,0 +1,1 @@
+"""Tests of the BM25 plugin (a package, so that they import ``.corpora``)."""

@@ -1,0 +1,75 @@
+"""SIGTERM is Ctrl-C: stop measuring, keep what was measured, exit 143 instead of 130.
+
+Docker, Kubernetes and CI cancellation send SIGTERM. While runs are being measured it is
+handed to whatever handles SIGINT at that moment (asyncio's runner cancels the
+evaluation, which then raises ``EvaluationInterrupted`` with the measured runs); the
+signal that arrived decides the exit code, and a repeated SIGTERM is only noted. While
+the measured runs are saved and reported (``finishing``), SIGINT and SIGTERM are only
+noted: a store write is one short transaction, and a second signal must not abandon it
+half way.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import signal
+import sys
+from collections.abc import Iterator
+from types import FrameType
+
+_received: list[int] = []
+
+
+def received() -> int | None:
+    """The first SIGINT or SIGTERM noted since ``measuring`` began, if any."""
+    return _received[0] if _received else None
+
+
+def _on_sigterm(signum: int, frame: FrameType | None) -> None:
+    _received.append(signum)
+    if len(_received) > 1:
+        return  # already stopping: a repeated SIGTERM must not abandon the cancellation
+    handler = signal.getsignal(signal.SIGINT)
+    if callable(handler):
+        handler(signal.SIGINT, frame)  # asyncio's runner, or default_int_handler
+    else:
+        raise KeyboardInterrupt
+
+
+def _note(signum: int, frame: FrameType | None) -> None:
+    _received.append(signum)
+    print("reval: saving and reporting what was measured; please wait", file=sys.stderr)
+
+
+@contextlib.contextmanager
+def measuring() -> Iterator[None]:
+    """SIGTERM behaves like Ctrl-C inside this block (main thread only)."""
+    _received.clear()
+    if not _main_thread():
+        yield
+        return
+    previous = signal.signal(signal.SIGTERM, _on_sigterm)
+    try:
+        yield
+    finally:
+        signal.signal(signal.SIGTERM, previous)
+
+
+@contextlib.contextmanager
+def finishing() -> Iterator[None]:
+    """SIGINT and SIGTERM are noted, not acted on, inside this block."""
+    if not _main_thread():
+        yield
+        return
+    previous = {s: signal.signal(s, _note) for s in (signal.SIGINT, signal.SIGTERM)}
+    try:
+        yield
+    finally:
+        for signum, handler in previous.items():
+            signal.signal(signum, handler)
+
+
+def _main_thread() -> bool:
+    import threading
+
+    return threading.current_thread() is threading.main_thread()

@@ -1,0 +1,368 @@
+"""reval as a pytest plugin (entry point ``pytest11``: loaded in every pytest run where
+reval is installed, so importing this module imports nothing but pytest and the stdlib).
+
+The ``reval`` fixture evaluates a question set against a retriever (a spec: address,
+reval.toml name, plugin; or any object with ``retrieve(question, limit)``), judges the run
+against its baseline and saves it, through the same library call as ``reval eval``.
+Its assertion helpers fail with the message a person needs (``report.assertions``).
+
+Settings, first found wins: the command line (``--reval-db``, ``--reval-max-top1-drop``,
+``--reval-max-top3-drop``, ``--reval-max-p95-latency-increase``, ``--reval-max-errors``,
+``--reval-no-save``, ``--reval-config``, ``--reval-label``), then the ``[pytest]`` table
+of reval.toml (keys ``db``, ``max_top1_drop``, ``max_top3_drop``,
+``max_p95_latency_increase``, ``max_errors``, ``save``), then reval's defaults. Saved runs
+are labelled ``source=pytest``, ``pytest_node=<node id>`` and ``git_sha`` when known.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+import pytest
+
+if TYPE_CHECKING:
+    from retrieval_eval.questions.model import GoldenQuestionSet
+    from retrieval_eval.records import RunResult
+    from retrieval_eval.regression.types import RunReport, Thresholds
+
+TABLE = "pytest"
+#: reval.toml ``[pytest]`` keys and the command-line option that overrides each.
+KEYS = {
+    "db": "--reval-db",
+    "max_top1_drop": "--reval-max-top1-drop",
+    "max_top3_drop": "--reval-max-top3-drop",
+    "max_p95_latency_increase": "--reval-max-p95-latency-increase",
+    "max_errors": "--reval-max-errors",
+    "save": "--reval-no-save",
+}
+#: Environment variables CI systems set to the commit under test.
+GIT_SHA_VARIABLES = ("GITHUB_SHA", "CI_COMMIT_SHA", "BUILDKITE_COMMIT", "GIT_COMMIT")
+
+
+def pytest_addoption(parser: pytest.Parser) -> None:
+    group = parser.getgroup("reval", "retrieval quality checks (reval)")
+    group.addoption("--reval-db", metavar="URL", help="Run store URL for the reval fixture.")
+    for name, what in (("top1", "top-1"), ("top3", "top-3")):
+        group.addoption(
+            f"--reval-max-{name}-drop",
+            type=float,
+            metavar="RATE",
+            help=f"A {what} hit-rate drop above RATE is a regression [default 0.1].",
+        )
+    group.addoption(
+        "--reval-max-p95-latency-increase",
+        type=float,
+        metavar="MS",
+        help="A p95 latency increase above MS is a regression [default: not checked].",
+    )
+    group.addoption(
+        "--reval-max-errors",
+        metavar="N|P%",
+        help="Errored questions a run may have and still be judged [default 0].",
+    )
+    group.addoption(
+        "--reval-no-save", action="store_true", help="Do not store runs made by the fixture."
+    )
+    group.addoption(
+        "--reval-config", metavar="FILE", help="reval.toml to read [pytest] and retrievers from."
+    )
+    group.addoption(
+        "--reval-label",
+        action="append",
+        default=[],
+        metavar="KEY=VALUE",
+        help="Label stored with every run the fixture saves. Repeatable.",
+    )
+
+
+@dataclass(frozen=True, slots=True)
+class Settings:
+    """The fixture's settings once the command line and reval.toml are merged."""
+
+    db: str | None = None
+    save: bool = True
+    max_top1_drop: float | None = None
+    max_top3_drop: float | None = None
+    max_p95_latency_increase: float | None = None
+    #: A count (``"3"``) or a percentage of the run's questions (``"2%"``).
+    max_errors: str | None = None
+    config_path: Path | None = None
+    labels: Mapping[str, str] = field(default_factory=dict)
+
+    def thresholds(self) -> Thresholds:
+        from retrieval_eval.regression.types import ErrorBudget, Thresholds
+
+        defaults = Thresholds()
+        budget = defaults.max_errors
+        if self.max_errors is not None:
+            budget = ErrorBudget.parse(self.max_errors)
+        return Thresholds(
+            max_top1_drop=_first(self.max_top1_drop, defaults.max_top1_drop),
+            max_top3_drop=_first(self.max_top3_drop, defaults.max_top3_drop),
+            max_p95_latency_increase_ms=self.max_p95_latency_increase,
+            max_errors=budget,
+        )
+
+
+def _first(value: float | None, default: float) -> float:
+    return default if value is None else value
+
+
+def read_settings(config: pytest.Config) -> Settings:
+    """Command line over reval.toml ``[pytest]`` over defaults (``ConfigError`` if bad).
+
+    Read when a test first uses the fixture, not at start-up: a suite that never asks
+    for ``reval`` is never affected by reval.toml.
+    """
+    from retrieval_eval.errors import ConfigError
+
+    option = config.getoption
+    given = option("reval_config")
+    path = Path(given) if given else Path(config.rootpath) / "reval.toml"
+    table = _toml_table(path, explicit=given is not None)
+    labels = {}
+    for item in option("reval_label"):
+        key, sep, value = item.partition("=")
+        if not sep or not key.strip():
+            raise ConfigError(f"--reval-label {item!r} is not KEY=VALUE")
+        labels[key.strip()] = value
+    save = bool(table.get("save", True)) and not option("reval_no_save")
+    return Settings(
+        db=option("reval_db") or table.get("db"),
+        save=save,
+        max_top1_drop=_pick(option("reval_max_top1_drop"), table.get("max_top1_drop")),
+        max_top3_drop=_pick(option("reval_max_top3_drop"), table.get("max_top3_drop")),
+        max_p95_latency_increase=_pick(
+            option("reval_max_p95_latency_increase"), table.get("max_p95_latency_increase")
+        ),
+        max_errors=_pick(option("reval_max_errors"), table.get("max_errors")),
+        config_path=path if path.is_file() else None,
+        labels=labels,
+    )
+
+
+def _pick(option: Any, configured: Any) -> Any:
+    return option if option is not None else configured
+
+
+def _toml_table(path: Path, *, explicit: bool) -> dict[str, Any]:
+    """reval.toml's ``[pytest]`` table, checked; nothing when the default file is absent."""
+    import tomllib
+
+    from retrieval_eval.errors import ConfigError
+
+    if not path.is_file():
+        if explicit:
+            raise ConfigError(f"--reval-config: {path}: file not found")
+        return {}
+    try:
+        table = tomllib.loads(path.read_text(encoding="utf-8")).get(TABLE, {})
+    except (OSError, tomllib.TOMLDecodeError) as e:
+        raise ConfigError(f"{path}: cannot read: {e}") from e
+    for key, value in table.items():
+        if key not in KEYS:
+            raise ConfigError(
+                f"{path} [{TABLE}]: unknown key {key!r}; expected one of {', '.join(KEYS)}"
+            )
+        if key == "max_errors" and isinstance(value, int) and not isinstance(value, bool):
+            value = table[key] = str(value)
+        wrong = (
+            not isinstance(value, bool)
+            if key == "save"
+            else not isinstance(value, str)
+            if key in ("db", "max_errors")
+            else isinstance(value, bool) or not isinstance(value, int | float) or value < 0
+        )
+        if wrong:
+            raise ConfigError(f"{path} [{TABLE}]: key {key!r} has a bad value {value!r}")
+    return dict(table)
+
+
+def git_sha(rootpath: Path) -> str | None:
+    """The commit under test: from the CI's variable, else ``git rev-parse HEAD``."""
+    for variable in GIT_SHA_VARIABLES:
+        if os.environ.get(variable):
+            return os.environ[variable]
+    import subprocess
+
+    try:
+        done = subprocess.run(
+            ["git", "rev-parse", "HEAD"],
+            cwd=rootpath,
+            capture_output=True,
+            text=True,
+            timeout=10,
+            check=False,
+        )
+    except (OSError, subprocess.SubprocessError):
+        return None
+    sha = done.stdout.strip()
+    return sha if done.returncode == 0 and sha else None
+
+
+_SHA_KEY = pytest.StashKey[str | None]()
+_RUNS_KEY = pytest.StashKey[list[str]]()
+
+
+class Reval:
+    """The ``reval`` fixture: evaluate, judge and save; then assert on the result."""
+
+    def __init__(self, request: pytest.FixtureRequest, settings: Settings) -> None:
+        self._request = request
+        self.settings = settings
+
+    def labels(self) -> dict[str, str]:
+        """What a run made here is saved with."""
+        config = self._request.config
+        if _SHA_KEY not in config.stash:
+            config.stash[_SHA_KEY] = git_sha(Path(config.rootpath))
+        labels = {"source": "pytest", "pytest_node": self._request.node.nodeid}
+        sha = config.stash[_SHA_KEY]
+        if sha:
+            labels["git_sha"] = sha
+        return {**labels, **self.settings.labels}
+
+    def evaluate(
+        self, question_set: str | Path | GoldenQuestionSet, retriever: Any, **options: Any
+    ) -> RunReport:
+        """Evaluate, judge against the baseline, save (unless ``--reval-no-save``).
+
+        ``options`` are ``EvalOptions`` fields (``ks``, ``overfetch``, ``concurrency``,
+        ``timeout_s``, ...). Retrieval failures are errors of the run, never misses;
+        a run-store failure raises.
+        """
+        from retrieval_eval.evaluation.coordinator import EvaluationInterrupted, evaluate
+
+        qs = _question_set(question_set)
+        try:
+            runs = evaluate([qs], [retriever], self._options(options), config_path=self._config())
+        except EvaluationInterrupted as e:  # Ctrl-C: keep what was measured, stop pytest
+            for run in e.runs:
+                self._record(run)
+            raise KeyboardInterrupt from e
+        return self._record(runs[0])
+
+    async def aevaluate(
+        self, question_set: str | Path | GoldenQuestionSet, retriever: Any, **options: Any
+    ) -> RunReport:
+        """``evaluate`` for async tests (the event loop is the test's)."""
+        import asyncio
+
+        from retrieval_eval.evaluation.coordinator import aevaluate
+
+        qs = _question_set(question_set)
+        runs = await aevaluate(
+            [qs], [retriever], self._options(options), config_path=self._config()
+        )
+        return await asyncio.to_thread(self._record, runs[0])
+
+    def _config(self) -> Path | None:
+        return self.settings.config_path
+
+    def _options(self, options: dict[str, Any]) -> Any:
+        from retrieval_eval.evaluation.coordinator import EvalOptions
+
+        labels = {**self.labels(), **options.pop("labels", {})}
+        return EvalOptions(labels=labels, **options)
+
+    def _record(self, run: RunResult) -> RunReport:
+        from retrieval_eval.regression.record import judge_and_save
+
+        recorded = judge_and_save(
+            [run],
+            store=self.settings.db,
+            thresholds=self.settings.thresholds(),
+            save=self.settings.save,
+        )
+        if recorded.store_error is not None:
+            raise recorded.store_error
+        report = recorded.reports[0]
+        self._request.config.stash.setdefault(_RUNS_KEY, []).append(_summary(report))
+        return report
+
+    def assert_no_regression(self, report: RunReport | RunResult) -> None:
+        """Fail unless the run's verdict passes (no baseline yet passes). A bare
+        ``RunResult`` (made elsewhere) is judged here against its baseline, not saved."""
+        __tracebackhide__ = True
+        from retrieval_eval.records import RunResult
+        from retrieval_eval.regression.record import judge_and_save
+        from retrieval_eval.report.assertions import regression_failure
+
+        if isinstance(report, RunResult):
+            thresholds = self.settings.thresholds()
+            recorded = judge_and_save(
+                [report], store=self.settings.db, thresholds=thresholds, save=False
+            )
+            if recorded.store_error is not None:
+                raise recorded.store_error
+            report = recorded.reports[0]
+        message = regression_failure(report.run, report.verdict)
+        if message is not None:
+            raise AssertionError(message)
+
+    def assert_rate(
+        self,
+        report: RunReport | RunResult,
+        metric: str,
+        *,
+        at_least: float,
+        form: str | None = None,
+        hard_class: str | None = None,
+    ) -> None:
+        """Fail unless ``metric`` (overall, or in one form or hard class) is at least
+        ``at_least`` with no errored question in the group."""
+        __tracebackhide__ = True
+        from retrieval_eval.records import RunResult
+        from retrieval_eval.report.assertions import rate_failure
+
+        run = report if isinstance(report, RunResult) else report.run
+        message = rate_failure(run, metric, at_least, form=form, hard_class=hard_class)
+        if message is not None:
+            raise AssertionError(message)
+
+
+def _question_set(source: Any) -> GoldenQuestionSet:
+    from retrieval_eval.errors import InputError
+    from retrieval_eval.questions.loading import load_question_sets
+    from retrieval_eval.questions.model import GoldenQuestionSet
+
+    if isinstance(source, GoldenQuestionSet):
+        return source
+    sets = load_question_sets(str(source))
+    if len(sets) != 1:
+        raise InputError(f"{source} holds {len(sets)} question sets; give one")
+    return sets[0]
+
+
+def _summary(report: RunReport) -> str:
+    run, verdict = report.run, report.verdict
+    rates = " ".join(
+        f"{k} {run.metrics.values.get(k, 0):.3f}" for k in ("top1_hit_rate", "top3_hit_rate")
+    )
+    kind = verdict.kind.value if verdict is not None else "not judged"
+    saved = f"run {run.run_id}" if run.run_id else "not saved"
+    return f"{run.set_name} × {run.retriever.identifier}: {rates}, {kind} ({saved})"
+
+
+_SETTINGS_KEY = pytest.StashKey[Settings]()
+
+
+@pytest.fixture
+def reval(request: pytest.FixtureRequest) -> Reval:
+    """Evaluate a question set against a retriever and assert on its quality."""
+    config = request.config
+    if _SETTINGS_KEY not in config.stash:
+        config.stash[_SETTINGS_KEY] = read_settings(config)
+    return Reval(request, config.stash[_SETTINGS_KEY])
+
+
+def pytest_terminal_summary(terminalreporter: Any, config: pytest.Config) -> None:
+    runs = config.stash.get(_RUNS_KEY, [])
+    if runs:
+        terminalreporter.section("reval")
+        for line in runs:
+            terminalreporter.line(line)

@@ -1,0 +1,43 @@
+"""Fixtures every test directory shares; each conftest imports the ones it registers."""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+from support.env import REPO_ROOT, SCIFACT_DIR, require
+
+
+@pytest.fixture(scope="session")
+def repo_root() -> Path:
+    return REPO_ROOT
+
+
+@pytest.fixture(scope="session")
+def scifact_dir() -> Path:
+    require(
+        (SCIFACT_DIR / "corpus.jsonl.gz").exists(),
+        f"BEIR SciFact not found at {SCIFACT_DIR} (see shared/datasets/scifact/SOURCE.md)",
+    )
+    return SCIFACT_DIR
+
+
+@pytest.fixture(scope="session")
+def postgres_url() -> str:
+    url = os.environ.get("REVAL_TEST_POSTGRES_URL", "")
+    require(bool(url), "no PostgreSQL server: set REVAL_TEST_POSTGRES_URL (.ci/run does)")
+    return url
+
+
+@pytest.fixture(autouse=True)
+def isolated_home(
+    tmp_path_factory: pytest.TempPathFactory, monkeypatch: pytest.MonkeyPatch
+) -> Iterator[None]:
+    """Never touch the user's default run store or config from a test."""
+    home = tmp_path_factory.mktemp("home")
+    monkeypatch.setenv("REVAL_HOME", str(home))
+    monkeypatch.delenv("REVAL_DATABASE_URL", raising=False)
+    yield
