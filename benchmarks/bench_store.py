@@ -78,6 +78,7 @@ def build_run(n: int) -> RunResult:
 @dataclasses.dataclass(frozen=True, slots=True)
 class _Item:
     document_id: str
+    score: float | None = None
 
 
 def json_document(run: RunResult) -> dict[str, Any]:

@@ -57,6 +57,16 @@ class RetrieverDescription:
     pipeline: str = ""
     metadata: Mapping[str, str] = field(default_factory=dict)
 
+    def variant_label(self, target: str = "") -> str:
+        """What tells runs of one identifier apart, for people: version, model, chunking
+        and where it ran (an index path or address), e.g.
+        ``bm25 0.1.0 · chunking words=50 · bm25:small-chunks``."""
+        parts = [f"{self.identifier} {self.version}".strip()]
+        parts += [f"model {self.model_revision}"] if self.model_revision else []
+        parts += [f"chunking {self.chunking}"] if self.chunking else []
+        parts += [target] if target and target != self.identifier else []
+        return " · ".join(parts)
+
 
 class RunState(StrEnum):
     COMPLETE = "complete"  # every question answered
@@ -103,6 +113,9 @@ class QuestionOutcome:
     #: The overfetched ranking held fewer distinct documents than the deepest k although
     #: the retriever returned a full ``limit``: the overfetch multiplier was too small.
     underfilled: bool = False
+    #: The retriever's scores, aligned with ``raw_ids`` (None where a result had none);
+    #: empty when it gave no scores at all.
+    raw_scores: tuple[float | None, ...] = ()
     #: How the answer was made when that matters to reading it, e.g. a fused retriever's
     #: member skipped under ``on_member_error = "skip"``. Never changes the scoring.
     notes: tuple[str, ...] = ()
@@ -252,6 +265,7 @@ def run_to_dict(run: RunResult, *, questions: bool = True) -> dict[str, Any]:
             "identifier": d.identifier,
             "version": d.version,
             "target": run.retriever_target,
+            "variant": d.variant_label(run.retriever_target),
             "provenance": {
                 "corpus_revision": d.corpus_revision,
                 "model_revision": d.model_revision,

@@ -118,7 +118,8 @@ def test_quickstart_measures_saves_and_compares(tmp_path: Path) -> None:
         capture_output=True, text=True, timeout=60, check=False,
     )  # fmt: skip
     assert compare.returncode == 0, compare.stderr
-    assert "PASS" in compare.stdout
+    assert re.search(r"^B\s.*\bpass\s*$", compare.stdout, re.MULTILINE), compare.stdout
+    assert "0 of 23 questions differ between the runs" in compare.stdout
 
 
 def test_quickstart_cleans_up_when_interrupted(tmp_path: Path) -> None:

@@ -24,6 +24,7 @@ from retrieval_eval.cli.options import (
     label_option,
     parse_ks,
     read_token,
+    timeout_option,
     token_env_option,
 )
 from retrieval_eval.cli.render import check_writable, emit_report
@@ -31,7 +32,6 @@ from retrieval_eval.records import (
     DEFAULT_CONCURRENCY,
     DEFAULT_KS,
     DEFAULT_OVERFETCH,
-    DEFAULT_TIMEOUT_S,
 )
 from retrieval_eval.regression.types import Thresholds
 
@@ -101,15 +101,7 @@ _THRESHOLDS = Thresholds()
     help="After the run, re-ask N questions one at a time and report their latency "
     "apart: latency without load (the latency gate then compares these).",
 )
-@click.option(
-    "--timeout",
-    "timeout_s",
-    type=click.FloatRange(min=0, min_open=True),
-    default=None,
-    metavar="SECONDS",
-    help="Deadline per call [default: the retriever's timeout in reval.toml, else "
-    f"{DEFAULT_TIMEOUT_S:g}].",
-)
+@timeout_option
 @format_option("text", "json", "junit", "markdown")
 @click.option(
     "--output",
@@ -199,6 +191,9 @@ def eval_command(
 ) -> None:
     """Evaluate every SET against every RETRIEVER and report hit rates and regressions.
 
+    Retrievers are given with --retriever, or as RETRIEVER arguments after the options
+    (the same specs: grpc://HOST:PORT, a reval.toml name, or a plugin such as bm25:INDEX).
+
     \b
     Examples:
       reval eval --set faq.yaml --retriever grpc://127.0.0.1:50051
@@ -235,7 +230,9 @@ def eval_command(
     store = open_store(db_url, baseline_id)  # a bad --db or RUN fails before measuring
     try:
         with signals.measuring():
-            runs, interrupted = _evaluate(question_sets, specs, options, fmt, config_path, token)
+            # With --output the file gets --format and the terminal the text report.
+            shown = "text" if output is not None else fmt
+            runs, interrupted = _evaluate(question_sets, specs, options, shown, config_path, token)
             with signals.finishing():
                 recorded = judge_and_save(
                     runs, store=store, thresholds=thresholds, baseline_id=baseline_id,

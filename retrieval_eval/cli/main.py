@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import difflib
 import importlib
 import sys
 from typing import Any
@@ -22,6 +23,7 @@ COMMANDS: dict[str, str] = {
     "runs": "retrieval_eval.cli.runs_commands:runs",
     "quickstart": "retrieval_eval.cli.quickstart_command:quickstart",
     "fusion": "retrieval_eval.cli.fusion_commands:fusion",
+    "diff": "retrieval_eval.cli.diff_command:diff_command",
 }
 
 
@@ -56,6 +58,19 @@ class LazyGroup(click.Group):
             message = f"plugin command {cmd_name!r} ({target}) failed to load: {e}"
             raise click.ClickException(message) from e
         return command  # type: ignore[no-any-return]
+
+    def resolve_command(
+        self, ctx: click.Context, args: list[str]
+    ) -> tuple[str | None, click.Command | None, list[str]]:
+        """As click's, but a mistyped command suggests the commands it is close to
+        (click only suggests among commands registered up front)."""
+        name = args[0] if args else ""
+        if name and not name.startswith("-") and self.get_command(ctx, name) is None:
+            close = difflib.get_close_matches(name, self.list_commands(ctx), n=3)
+            if close:
+                shown = " or ".join(repr(c) for c in close)
+                ctx.fail(f"No such command {name!r}. Did you mean {shown}?")
+        return super().resolve_command(ctx, args)
 
 
 @click.group(cls=LazyGroup, context_settings={"help_option_names": ["-h", "--help"]})

@@ -84,6 +84,59 @@ def parse_ks(ctx: click.Context, param: click.Parameter, value: str) -> tuple[in
     return tuple(sorted(ks | {1, 3}))
 
 
+def threshold_options(function: F) -> F:
+    """``--max-top1-drop``, ``--max-top3-drop``, ``--max-p95-latency-increase``: the
+    regression thresholds, defaults from the library's ``Thresholds``."""
+    from retrieval_eval.regression.types import Thresholds
+
+    defaults = Thresholds()
+    for option in reversed(
+        (
+            click.option(
+                "--max-top1-drop",
+                type=click.FloatRange(0, 1),
+                default=defaults.max_top1_drop,
+                show_default=True,
+                metavar="RATE",
+                help="Largest allowed drop of the top-1 hit rate (absolute, e.g. 0.05).",
+            ),
+            click.option(
+                "--max-top3-drop",
+                type=click.FloatRange(0, 1),
+                default=defaults.max_top3_drop,
+                show_default=True,
+                metavar="RATE",
+                help="Largest allowed drop of the top-3 hit rate (absolute).",
+            ),
+            click.option(
+                "--max-p95-latency-increase",
+                "max_p95_ms",
+                type=click.FloatRange(min=0),
+                metavar="MS",
+                help="Largest allowed rise of p95 latency in milliseconds (default: unchecked).",
+            ),
+        )
+    ):
+        function = option(function)
+    return function
+
+
+def timeout_option(function: F) -> F:
+    """``--timeout SECONDS``: one option, one default, for every command that calls a
+    retriever."""
+    from retrieval_eval.records import DEFAULT_TIMEOUT_S
+
+    return click.option(
+        "--timeout",
+        "timeout_s",
+        type=click.FloatRange(min=0, min_open=True),
+        default=None,
+        metavar="SECONDS",
+        help="Deadline of each call in seconds [default: the retriever's timeout in "
+        f"reval.toml, else {DEFAULT_TIMEOUT_S:g}].",
+    )(function)
+
+
 def token_env_option(help_text: str) -> Callable[[F], F]:
     """``--token-env VAR``: the name of the variable; ``read_token`` reads it."""
 

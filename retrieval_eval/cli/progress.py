@@ -20,7 +20,9 @@ from rich.progress import (
 
 
 def wants_progress(fmt: str) -> bool:
-    """Only for people: a terminal on stderr, a human format, and not in CI."""
+    """Only for people: a terminal on stderr, a human format on standard output (``fmt``
+    is what goes there: the text report when ``--output`` takes the chosen format), and
+    not in CI (``CI`` set)."""
     if fmt in ("json", "junit") or os.environ.get("CI"):
         return False
     return sys.stderr.isatty()

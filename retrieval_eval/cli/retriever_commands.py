@@ -10,7 +10,7 @@ from pathlib import Path
 import click
 
 from retrieval_eval.cli import exit_codes
-from retrieval_eval.cli.options import format_option, read_token, token_env_option
+from retrieval_eval.cli.options import format_option, read_token, timeout_option, token_env_option
 
 TARGET_HELP = """\b
 TARGET is one of:
@@ -74,13 +74,7 @@ def list_command(config_path: Path | None, fmt: str) -> None:
 
 @click.command("check-retriever", epilog=TARGET_HELP)
 @click.argument("target")
-@click.option(
-    "--timeout",
-    "timeout_s",
-    type=click.FloatRange(min=0, min_open=True),
-    help="Seconds to wait for the connection and for each call "
-    "(default: the reval.toml entry's timeout, else 5).",
-)
+@timeout_option
 @token_env_option("Send the bearer token held in environment variable VAR.")
 @config_option
 @format_option("text", "json")

@@ -37,7 +37,7 @@ def size_warnings(run: RunResult, thresholds: Thresholds) -> list[str]:
             )
         else:
             out.append(
-                f"small set ({n} answered questions, one question = {power.one_question:.3f}): "
+                f"small set ({n} scored questions, one question = {power.one_question:.3f}): "
                 f"a {what} drop of {t:g} is {drop.threshold_questions:g} questions; "
                 f"{drop.regression_losses} or more net losses are a regression; detecting "
                 f"such a drop with {power.power:.0%} power needs about "

@@ -21,6 +21,9 @@ from retrieval_eval.records import RunResult
 
 #: Benchmark parts in the order they are reported.
 BENCHMARK_PARTS = ("labels", "protocol", "parameters", "corpus")
+#: Parts whose difference makes even an explicit comparison of two runs meaningless
+#: (other differences are reported and compared anyway).
+HARD_PARTS = ("labels", "protocol")
 
 
 def benchmark_parts(run: RunResult) -> dict[str, str]:

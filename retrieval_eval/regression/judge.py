@@ -11,11 +11,16 @@ from __future__ import annotations
 import math
 from collections import Counter
 from collections.abc import Mapping
+from dataclasses import replace
 from fractions import Fraction
 
 from retrieval_eval.records import GroupMetrics, RunResult
 from retrieval_eval.regression import advice
-from retrieval_eval.regression.fingerprint import BenchmarkDifference, benchmark_differences
+from retrieval_eval.regression.fingerprint import (
+    HARD_PARTS,
+    BenchmarkDifference,
+    benchmark_differences,
+)
 from retrieval_eval.regression.paired import (
     FLIP_KS,
     common_ks,
@@ -28,8 +33,6 @@ from retrieval_eval.regression.types import MetricDelta, Thresholds, Verdict, Ve
 
 _RATES = (("top1_hit_rate", "top-1"), ("top3_hit_rate", "top-3"))
 _EPS = 1e-9
-#: Benchmark parts that make even an explicit comparison meaningless.
-_HARD_PARTS = ("labels", "protocol")
 
 
 def judge(current: RunResult, baseline: RunResult | None, thresholds: Thresholds) -> Verdict:
@@ -45,10 +48,12 @@ def judge(current: RunResult, baseline: RunResult | None, thresholds: Thresholds
     if baseline is None:
         reason = (f"no complete earlier run of set {current.set_name!r} with retriever "
                   f"{current.retriever.identifier!r} to compare against")  # fmt: skip
-        return Verdict(VerdictKind.NO_BASELINE, reasons=(reason,), warnings=size)
+        return Verdict(
+            VerdictKind.NO_BASELINE, reasons=(reason,), warnings=size, thresholds=thresholds
+        )
     differences = benchmark_differences(current, baseline)
     if differences:
-        return _incomparable(baseline, differences, size)
+        return replace(_incomparable(baseline, differences, size), thresholds=thresholds)
     return _numeric(current, baseline, thresholds, size)
 
 
@@ -72,7 +77,7 @@ def compare(a: RunResult, b: RunResult, thresholds: Thresholds | None = None) ->
     INCOMPARABLE; other benchmark differences (parameters, corpus) become warnings.
     """
     differences = benchmark_differences(b, a)
-    hard = tuple(d for d in differences if d.part in _HARD_PARTS)
+    hard = tuple(d for d in differences if d.part in HARD_PARTS)
     if hard:
         return _incomparable(a, hard, ())
     notes = tuple(f"benchmark differs, compared anyway: {d}" for d in differences)
@@ -119,8 +124,9 @@ def _numeric(
     ]
     unpaired = unpaired_count(current, baseline)
     if unpaired:
-        notes.append(f"{unpaired} questions answered in only one run are left out of "
-                     "flips and the paired test")  # fmt: skip
+        noun = "question" if unpaired == 1 else "questions"
+        notes.append(f"{unpaired} {noun} scored in only one run left out of the flips and "
+                     "the paired test")  # fmt: skip
     return Verdict(
         kind=VerdictKind.REGRESSION if regressed else VerdictKind.PASS,
         baseline_run_id=baseline.run_id,
@@ -129,6 +135,7 @@ def _numeric(
         flips=tuple(flips(pairs, [k for k in FLIP_KS if k in ks])),
         tests=tuple(tests),
         warnings=tuple(notes),
+        thresholds=thresholds,
     )
 
 
@@ -252,4 +259,4 @@ def _state_warnings(run: RunResult, who: str) -> list[str]:
     if run.complete:
         return []
     return [f"{who} is {run.state.value}: {run.error_count} failed retrievals; its rates "
-            f"are over its {run.metrics.count} answered questions"]  # fmt: skip
+            f"are over its {run.metrics.count} scored questions"]  # fmt: skip

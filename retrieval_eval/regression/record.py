@@ -106,5 +106,5 @@ def _judge_and_save_one(
         if verdict is None:
             verdict = judge(run, store.find_baseline(run, baseline_id), thresholds)
     if save:
-        run = replace(run, run_id=store.save(run))
+        run = replace(run, run_id=store.save(run, verdict))
     return RunReport(run, verdict)

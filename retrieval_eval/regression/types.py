@@ -135,6 +135,8 @@ class Verdict:
     warnings: tuple[str, ...] = ()
     #: For INCOMPARABLE: which parts of the benchmark fingerprint differ.
     incomparable_parts: tuple[str, ...] = ()
+    #: The thresholds the run was judged with (None: an explicit comparison without).
+    thresholds: Thresholds | None = None
 
     def fails(self) -> bool:
         """Not a passing gate: regression and incomparable (exit 1 with

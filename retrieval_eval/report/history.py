@@ -5,12 +5,9 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any
 
-from retrieval_eval.records import RunResult
-from retrieval_eval.regression.types import Verdict
-from retrieval_eval.report.json_report import SCHEMA_VERSION, group_to_dict, verdict_to_dict
-from retrieval_eval.report.model import retriever_label, run_title
+from retrieval_eval.report.json_report import SCHEMA_VERSION
+from retrieval_eval.report.plural import plural
 from retrieval_eval.report.safe_text import markup_safe as escape
-from retrieval_eval.report.terminal_regression import render_verdict
 from retrieval_eval.report.text_style import Style, string_console
 
 if TYPE_CHECKING:  # the store package imports SQLAlchemy; reports only read summaries
@@ -39,6 +36,9 @@ def summaries_json(summaries: Sequence[RunSummary]) -> dict[str, Any]:
                 "top3_hit_rate": s.top3_hit_rate,
                 "pinned": s.pinned,
                 "labels": dict(s.labels),
+                "variant": s.variant,
+                "verdict": s.verdict_kind or None,
+                "baseline_run_id": s.baseline_run_id,
             }
             for s in summaries
         ],
@@ -52,8 +52,9 @@ def summaries_table(summaries: Sequence[RunSummary], *, width: int = 120) -> str
         "run",
         "started (UTC)",
         "set",
-        "retriever",
+        "variant",
         "state",
+        "verdict",
         "questions",
         "top-1",
         "top-3",
@@ -62,13 +63,14 @@ def summaries_table(summaries: Sequence[RunSummary], *, width: int = 120) -> str
         justify = "right" if column in ("questions", "top-1", "top-3") else "left"
         table.add_column(column, justify=justify, overflow="fold")  # type: ignore[arg-type]
     for s in summaries:
-        errors = f" ({s.error_count} err)" if s.error_count else ""
+        errors = f" ({plural(s.error_count, 'error')})" if s.error_count else ""
         table.add_row(
             escape(s.run_id) + (" *" if s.pinned else ""),
             f"{s.started_at:%Y-%m-%d %H:%M:%S}",
             escape(s.set_name),
-            escape(f"{s.retriever_identifier} {s.retriever_version}".strip()),
+            escape(s.variant or f"{s.retriever_identifier} {s.retriever_version}".strip()),
             s.state.value,
+            s.verdict_kind or "-",
             f"{s.question_count}{errors}",
             _rate(s.top1_hit_rate),
             _rate(s.top3_hit_rate),
@@ -76,55 +78,6 @@ def summaries_table(summaries: Sequence[RunSummary], *, width: int = 120) -> str
         )
     console.print(table)
     return "".join(line.rstrip() + "\n" for line in buffer.getvalue().splitlines())
-
-
-def comparison_json(a: RunResult, b: RunResult, verdict: Verdict) -> dict[str, Any]:
-    def side(run: RunResult) -> dict[str, Any]:
-        return {
-            "run_id": run.run_id,
-            "set": run.set_name,
-            "set_fingerprint": run.set_fingerprint,
-            "retriever": {
-                "identifier": run.retriever.identifier,
-                "version": run.retriever.version,
-                "target": run.retriever_target,
-            },
-            "state": run.state.value,
-            "metrics": group_to_dict(run.metrics),
-        }
-
-    return {
-        "schema_version": SCHEMA_VERSION,
-        "a": side(a),
-        "b": side(b),
-        "comparison": verdict_to_dict(verdict),
-    }
-
-
-def comparison_text(
-    a: RunResult, b: RunResult, verdict: Verdict, *, color: bool = False, width: int = 120
-) -> str:
-    console, buffer = string_console(width, color)
-    style = Style(color)
-    console.print(
-        style.heading("compare") + f" B {escape(b.run_id or '?')} against "
-        f"A {escape(a.run_id or '?')}"
-    )
-    for tag, run in (("A", a), ("B", b)):
-        m = run.metrics.values
-        console.print(
-            f"  {tag}: {escape(run_title(run))} · {run.state.value} · "
-            f"top-1 {_rate(m.get('top1_hit_rate'))} · top-3 {_rate(m.get('top3_hit_rate'))} "
-            f"· {len(run.questions)} questions"
-        )
-    if a.retriever.identifier != b.retriever.identifier:
-        console.print(
-            f"  retrievers differ: {escape(retriever_label(a))} vs {escape(retriever_label(b))}"
-        )
-    console.print()
-    render_verdict(console, verdict, style, title="comparison")
-    text = buffer.getvalue()
-    return text if color else "".join(line.rstrip() + "\n" for line in text.splitlines())
 
 
 def _rate(value: float | None) -> str:

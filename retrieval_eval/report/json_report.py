@@ -30,7 +30,8 @@ key                       value
 ``set_fingerprint``       ``sha256:...`` of the labels the run was scored against
 ``retriever``             ``{"identifier", "version", "target", "provenance":
                           {"corpus_revision", "model_revision", "chunking",
-                          "pipeline", "chunk_separator", "metadata"}}``
+                          "pipeline", "chunk_separator", "metadata"}, "variant"}``
+                          (``variant``: what tells runs of one identifier apart)
 ``state``                 ``complete`` | ``incomplete`` | ``interrupted``
 ``complete``              boolean: every question answered
 ``started_at``            ISO 8601; also ``finished_at``, ``duration_s``

@@ -14,6 +14,7 @@ from collections.abc import Sequence
 from retrieval_eval.records import RunResult
 from retrieval_eval.regression.types import FlipDirection, Verdict, VerdictKind
 from retrieval_eval.report.model import RunReport, latency_lines, retriever_label, run_title
+from retrieval_eval.report.plural import plural
 from retrieval_eval.report.safe_text import visible
 from retrieval_eval.report.terminal_regression import describe_flip
 
@@ -28,19 +29,12 @@ _ICON = {
 
 
 def render_markdown(reports: Sequence[RunReport], warnings: Sequence[str] = ()) -> str:
-    failing = [r for r in reports if r.verdict is not None and r.verdict.fails()]
     incomplete = [r for r in reports if not r.run.complete]
-    if failing:
-        kinds = Counter(r.verdict.kind.value for r in failing if r.verdict is not None)
-        which = ", ".join(f"{n} {kind}" for kind, n in sorted(kinds.items()))
-        headline = f"❌ {len(failing)} of {len(reports)} runs failed the gate ({which})"
-    else:
-        headline = f"✅ no regression in {len(reports)} runs"
-    lines = ["### reval: " + headline, ""]
+    lines = ["### reval: " + headline(reports), ""]
     if incomplete:
         lines += [
-            f"> {len(incomplete)} runs are incomplete (retrieval errors); "
-            "their rates are over answered questions.",
+            f"> {plural(len(incomplete), 'run')} incomplete (retrieval errors); "
+            "their rates are over the scored questions (a failed retrieval is not scored).",
             "",
         ]
     lines += [
@@ -56,10 +50,28 @@ def render_markdown(reports: Sequence[RunReport], warnings: Sequence[str] = ()) 
     return "\n".join(lines).rstrip() + "\n"
 
 
+def headline(reports: Sequence[RunReport]) -> str:
+    """✅ only when every run was judged and passed; a run not checked (or without a
+    baseline) never reads as a pass."""
+    failing = [r for r in reports if r.verdict is not None and r.verdict.fails()]
+    passed = [r for r in reports if r.verdict is not None and r.verdict.kind is VerdictKind.PASS]
+    n = len(reports)
+    if failing:
+        kinds = Counter(r.verdict.kind.value for r in failing if r.verdict is not None)
+        which = ", ".join(f"{count} {kind}" for kind, count in sorted(kinds.items()))
+        return f"❌ {len(failing)} of {plural(n, 'run')} failed the gate ({which})"
+    if len(passed) == n:
+        return f"✅ no regression in {plural(n, 'run')}"
+    unchecked = n - len(passed)
+    return (
+        f"➖ no regression found; {unchecked} of {plural(n, 'run')} not checked against a baseline"
+    )
+
+
 def _row(report: RunReport) -> str:
     run, verdict = report.run, report.verdict
     m = run.metrics
-    errors = f" ({run.error_count} errors)" if run.error_count else ""
+    errors = f" ({plural(run.error_count, 'error')})" if run.error_count else ""
     cells = [
         _cell(run.set_name),
         _cell(retriever_label(run)),
@@ -70,7 +82,7 @@ def _row(report: RunReport) -> str:
         _delta(verdict, "top3_hit_rate"),
         _p_value(verdict, 1),
         _p95(run),
-        _ICON[verdict.kind] if verdict is not None else "not checked",
+        _ICON.get(verdict.kind, verdict.kind.value) if verdict is not None else "not checked",
     ]
     return "| " + " | ".join(cells) + " |"
 
@@ -87,13 +99,18 @@ def _details(report: RunReport, verdict: Verdict) -> list[str]:
     lines += [
         f"- {_cell(d.group)} {d.metric}: {d.baseline:.3f} → {d.current:.3f}" for d in regressed
     ]
-    flips = [f for f in verdict.flips if f.direction == FlipDirection.HIT_TO_MISS]
-    if flips:
-        lines += ["", f"Flipped hit → miss ({len(flips)}):", ""]
-        lines += [f"- `{_code(describe_flip(f))}`" for f in flips[:MAX_FLIPS]]
-        if len(flips) > MAX_FLIPS:
-            lines.append(f"- … {len(flips) - MAX_FLIPS} more")
-    lines += [f"- ⚠️ {_cell(w)}" for w in verdict.warnings]
+    for direction, title in (
+        (FlipDirection.HIT_TO_MISS, "hit → miss"),
+        (FlipDirection.MISS_TO_HIT, "miss → hit"),
+    ):
+        flips = [f for f in verdict.flips if f.direction == direction]
+        if flips:
+            lines += ["", f"Flipped {title} ({len(flips)}):", ""]
+            lines += [f"- `{_code(describe_flip(f))}`" for f in flips[:MAX_FLIPS]]
+            if len(flips) > MAX_FLIPS:
+                lines.append(f"- … {len(flips) - MAX_FLIPS} more")
+    if verdict.warnings:
+        lines += ["", "Warnings:", ""] + [f"- ⚠️ {_cell(w)}" for w in verdict.warnings]
     return [*lines, "", "</details>"]
 
 

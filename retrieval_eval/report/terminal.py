@@ -22,6 +22,7 @@ from retrieval_eval.report.model import (
     rate_names,
     retriever_label,
 )
+from retrieval_eval.report.plural import plural
 from retrieval_eval.report.safe_text import SHOWN_ID_CHARS, short
 from retrieval_eval.report.safe_text import markup_safe as escape
 from retrieval_eval.report.terminal_regression import render_verdict
@@ -77,7 +78,7 @@ def render_run(console: Console, report: RunReport, style: Style) -> None:
 def _header(console: Console, run: RunResult, style: Style) -> None:
     state = {
         RunState.COMPLETE: style.good("complete"),
-        RunState.INCOMPLETE: style.bad(f"incomplete ({run.error_count} errors)"),
+        RunState.INCOMPLETE: style.bad(f"incomplete ({plural(run.error_count, 'error')})"),
         RunState.INTERRUPTED: style.bad("interrupted"),
     }[run.state]
     title = f"{escape(run.set_name)} × {escape(retriever_label(run))}"
@@ -93,6 +94,7 @@ def _header(console: Console, run: RunResult, style: Style) -> None:
         f"k={','.join(map(str, p.ks))} · limit {p.limit} (overfetch ×{p.overfetch}) · "
         f"chunk separator {separator} · finished {run.finished_at:%Y-%m-%d %H:%M:%S}"
     )
+    console.print("variant: " + escape(run.retriever.variant_label(run.retriever_target)))
     if run.labels:
         console.print("labels: " + escape(", ".join(f"{k}={v}" for k, v in run.labels.items())))
 
@@ -103,7 +105,7 @@ def _aggregates(m: GroupMetrics, style: Style) -> Table:
         ("metric", "left"),
         ("value", "right"),
         ("95% interval", "right"),
-        ("hits / answered", "right"),
+        ("hits / scored", "right"),
     ):
         table.add_column(column, justify=justify)  # type: ignore[arg-type]
     for name in rate_names(m):
@@ -126,7 +128,10 @@ def _no_answer_and_flags(console: Console, run: RunResult) -> None:
             f"returned something {na.returned_something}"
         )
     if run.error_count:
-        console.print(f"errors: {run.error_count} (rates are over answered questions)")
+        console.print(
+            f"errors: {run.error_count} (rates are over the scored questions; "
+            "a failed retrieval is not scored)"
+        )
     if run.underfilled_count:
         console.print(
             f"underfilled: {run.underfilled_count} questions had fewer distinct documents "

@@ -1,57 +1,98 @@
 """TREC export of a run: a run file and qrels, for trec_eval, ranx or ir_measures.
 
-The run file lists each answered question's distinct documents (after the chunk
-collapse, the documents the scores were computed over) in rank order, with a descending
-score so that tools which re-sort by score keep reval's order. Errored questions are left
-out (they were never answered); questions with no expected document have no qrels.
+Both files cover the same questions, so that tools which insist on matching query ids
+(ranx) accept the pair and the measures they compute are reval's:
+
+- The run file lists each answered question's distinct documents (after the chunk
+  collapse, the documents reval scored) in rank order. The score is the retriever's own
+  (of the document's best chunk) when the retriever gave scores that fall strictly along
+  reval's ranking; otherwise it is derived from the rank (descending), so that tools which
+  re-sort by score keep reval's order.
+- Questions whose retrieval failed are left out of both (they were never answered).
+- Questions with no expected document (no-answer questions) are left out of both by
+  default: they have no qrels, and reval's MRR, recall and nDCG leave them out too.
+  ``keep_no_answer`` keeps them in the run file.
 """
 
 from __future__ import annotations
 
+import itertools
 import re
 from collections.abc import Iterator
-from pathlib import Path
+from dataclasses import dataclass
 
 from retrieval_eval.errors import InputError
-from retrieval_eval.records import RunResult
+from retrieval_eval.records import QuestionOutcome, RunResult
+from retrieval_eval.scoring.protocol import document_id
 
 
-def run_lines(run: RunResult, run_name: str | None = None) -> Iterator[str]:
-    """``qid Q0 docid rank score run_name``, ranks from 1."""
+@dataclass(frozen=True, slots=True)
+class TrecExport:
+    run_lines: tuple[str, ...]
+    qrels_lines: tuple[str, ...]
+    #: Question ids left out because their retrieval failed.
+    errored: tuple[str, ...]
+    #: No-answer question ids left out (empty when kept).
+    no_answer_left_out: tuple[str, ...]
+    #: Questions whose scores were derived from ranks (no usable retriever scores).
+    rank_scored: int
+
+
+def trec_export(
+    run: RunResult, run_name: str | None = None, *, keep_no_answer: bool = False
+) -> TrecExport:
     name = _token(run_name or run.run_id or run.retriever.identifier, "run name")
+    separator = run.parameters.doc_id_separator
+    lines: list[str] = []
+    qrels: list[str] = []
+    errored, no_answer = [], []
+    rank_scored = 0
     for q in run.questions:
         if q.error is not None:
+            errored.append(q.question_id)
+            continue
+        if not q.expected_document_ids and not keep_no_answer:
+            no_answer.append(q.question_id)
             continue
         qid = _token(q.question_id, "question id")
+        scores = retriever_scores(q, separator)
+        rank_scored += scores is None and bool(q.ranked_document_ids)
         count = len(q.ranked_document_ids)
         for rank, doc in enumerate(q.ranked_document_ids, start=1):
             doc = _token(doc, f"document id of {qid}")
-            yield f"{qid} Q0 {doc} {rank} {count - rank + 1} {name}"
+            score = repr(scores[rank - 1]) if scores is not None else str(count - rank + 1)
+            lines.append(f"{qid} Q0 {doc} {rank} {score} {name}")
+        for doc in dict.fromkeys(q.expected_document_ids):
+            qrels.append(f"{qid} 0 {_token(doc, f'expected document of {qid}')} 1")
+    return TrecExport(tuple(lines), tuple(qrels), tuple(errored), tuple(no_answer), rank_scored)
+
+
+def retriever_scores(q: QuestionOutcome, separator: str) -> list[float] | None:
+    """The retriever's score of each distinct document (its first, best-ranked result),
+    or None unless every one has a finite score and they fall strictly in rank order."""
+    if not q.raw_scores:
+        return None
+    first: dict[str, float | None] = {}
+    for result_id, score in zip(q.raw_ids, q.raw_scores, strict=False):
+        if result_id:
+            first.setdefault(document_id(result_id, separator), score)
+    scores = [first.get(doc) for doc in q.ranked_document_ids]
+    if any(s is None or s != s or s in (float("inf"), float("-inf")) for s in scores):
+        return None
+    values = [float(s) for s in scores if s is not None]
+    if any(a <= b for a, b in itertools.pairwise(values)):
+        return None
+    return values
+
+
+def run_lines(run: RunResult, run_name: str | None = None) -> Iterator[str]:
+    """``qid Q0 docid rank score run_name``, ranks from 1 (no-answer questions kept)."""
+    yield from trec_export(run, run_name, keep_no_answer=True).run_lines
 
 
 def qrels_lines(run: RunResult) -> Iterator[str]:
-    """``qid 0 docid 1`` for every expected document (binary relevance)."""
-    for q in run.questions:
-        qid = _token(q.question_id, "question id")
-        for doc in dict.fromkeys(q.expected_document_ids):
-            yield f"{qid} 0 {_token(doc, f'expected document of {qid}')} 1"
-
-
-def export_trec(
-    run: RunResult, run_path: Path | None, qrels_path: Path | None, run_name: str | None = None
-) -> tuple[int, int]:
-    """Write either or both files; returns (run lines, qrels lines) written."""
-    run_count = _write(run_path, list(run_lines(run, run_name))) if run_path else 0
-    qrels_count = _write(qrels_path, list(qrels_lines(run))) if qrels_path else 0
-    return run_count, qrels_count
-
-
-def _write(path: Path, lines: list[str]) -> int:
-    try:
-        path.write_text("".join(line + "\n" for line in lines), encoding="utf-8")
-    except OSError as e:
-        raise InputError(f"cannot write {path}: {e.strerror or e}") from e
-    return len(lines)
+    """``qid 0 docid 1`` for every expected document of an answered question."""
+    yield from trec_export(run).qrels_lines
 
 
 _WHITESPACE = re.compile(r"\s")

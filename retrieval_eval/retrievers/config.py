@@ -12,9 +12,9 @@ Example::
     tls_server_name = "search.internal"
 
 An entry with ``fuse = [...]`` instead of ``address`` is a fused retriever (see
-``retrievers.fusion.config``). Only the ``[retrievers]`` table is read here; other tables
-belong to other parts of reval.
-Every problem is a ``ConfigError`` naming the file and the key.
+``retrievers.fusion.config``). reval reads ``[retrievers]`` here and ``[pytest]`` in its
+pytest plugin (``KNOWN_TABLES``); any other table is a ``ConfigError``, like every problem,
+naming the file and the key: a misspelt or misplaced table is never silently ignored.
 """
 
 from __future__ import annotations
@@ -32,6 +32,9 @@ from retrieval_eval.retrievers.fusion.config import FusionConfig, parse_fusion
 
 CONFIG_FILE_NAME = "reval.toml"
 SECTION = "retrievers"
+#: Every top-level table reval.toml may hold.
+#: ``[pytest]`` holds the pytest plugin's settings (``retrieval_eval.pytest_plugin``).
+KNOWN_TABLES = (SECTION, "pytest")
 NAME_PATTERN = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.-]*$")
 _STRING_KEYS = ("address", "token_env", "tls_server_name")
 _PATH_KEYS = ("tls_ca", "tls_cert", "tls_key")
@@ -92,8 +95,12 @@ def _parse_document(
     document: Mapping[str, Any], path: Path
 ) -> dict[str, RetrieverConfig | FusionConfig]:
     for key in document:
-        if key != SECTION and difflib.get_close_matches(key, [SECTION], n=1, cutoff=0.75):
-            raise ConfigError(f"{path}: unknown table [{key}]; did you mean [{SECTION}]?")
+        if key in KNOWN_TABLES:
+            continue
+        close = difflib.get_close_matches(key, KNOWN_TABLES, n=1, cutoff=0.75)
+        known = ", ".join(f"[{t}]" for t in KNOWN_TABLES)
+        hint = f"did you mean [{close[0]}]?" if close else f"reval.toml has {known} only"
+        raise ConfigError(f"{path}: unknown table [{key}]; {hint}")
     section = document.get(SECTION, {})
     if not isinstance(section, dict):
         raise ConfigError(f"{path}: [{SECTION}] must be a table of named retrievers")

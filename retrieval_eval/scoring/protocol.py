@@ -106,6 +106,7 @@ def score_question(
             notes=notes,
         )
     raw = tuple([item.document_id for item in items])
+    scores = tuple([item.score for item in items])
     ranked = distinct_documents(raw, separator)
     return QuestionOutcome(
         question_id=q.id,
@@ -113,6 +114,7 @@ def score_question(
         hard_class=q.hard_class,
         expected_document_ids=q.expected_document_ids,
         raw_ids=raw,
+        raw_scores=scores if any(s is not None for s in scores) else (),
         ranked_document_ids=ranked,
         hits=hits_at(ranked, q.expected_document_ids, ks),
         latency_ms=latency_ms,

@@ -1,20 +1,20 @@
-"""Run ids: short, readable, sortable by start time, e.g. ``261130-093355-k3f9``.
+"""Run ids people can type: eight random characters, e.g. ``k3f9x2mq``.
 
-The UTC start time to the second, then four random characters (Crockford base32), so
-runs started in the same second by different processes still get distinct ids; the
-store's unique constraint catches the rare collision and a new id is drawn.
+Like git's short hashes: 40 random bits (Crockford base32, no i/l/o/u) make the first
+six characters unique in practice (two runs share a 6-character prefix with probability
+about n² / 2·10⁹ among n runs), and any unique prefix names a run. Order comes from the
+stored start time, not the id. Ids from older stores (``261130-093355-k3f9``) keep
+working, by full id or unique prefix. The store's unique constraint catches the rare
+collision and a new id is drawn.
 """
 
 from __future__ import annotations
 
 import secrets
-from datetime import UTC, datetime
 
 _ALPHABET = "0123456789abcdefghjkmnpqrstvwxyz"
+RUN_ID_LENGTH = 8
 
 
-def new_run_id(started_at: datetime) -> str:
-    if started_at.tzinfo is not None:
-        started_at = started_at.astimezone(UTC)
-    suffix = "".join(secrets.choice(_ALPHABET) for _ in range(4))
-    return f"{started_at:%y%m%d-%H%M%S}-{suffix}"
+def new_run_id() -> str:
+    return "".join(secrets.choice(_ALPHABET) for _ in range(RUN_ID_LENGTH))

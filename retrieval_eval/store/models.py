@@ -46,6 +46,10 @@ class RunRow(Base):
     by_form_json: Mapped[str] = mapped_column(Text)
     by_hard_class_json: Mapped[str] = mapped_column(Text)
     latency_json: Mapped[str | None] = mapped_column(Text, nullable=True)
+    #: The verdict the run was given when saved (None: saved without a check).
+    verdict_kind: Mapped[str | None] = mapped_column(String(20), nullable=True)
+    baseline_run_id: Mapped[str | None] = mapped_column(String(64), nullable=True)
+    verdict_json: Mapped[str | None] = mapped_column(Text, nullable=True)
 
     __table_args__ = (Index("ix_reval_runs_set_retriever", "set_name", "retriever_identifier"),)
 
@@ -84,3 +88,6 @@ class OutcomeRow(Base):
     error_kind: Mapped[str | None] = mapped_column(Text, nullable=True)
     error_message: Mapped[str | None] = mapped_column(Text, nullable=True)
     underfilled: Mapped[bool] = mapped_column(Boolean, default=False)
+    #: JSON array of the retriever's scores, aligned with ``raw_ids`` (null where a
+    #: result had none); None when the retriever gave no scores at all.
+    raw_scores: Mapped[str | None] = mapped_column(Text, nullable=True)

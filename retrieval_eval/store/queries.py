@@ -10,7 +10,7 @@ from sqlalchemy import Connection, Select, select
 
 from retrieval_eval.records import RunResult, RunState
 from retrieval_eval.store.models import LabelRow, RunRow
-from retrieval_eval.store.serialize import epoch
+from retrieval_eval.store.serialize import epoch, variant_from_row
 from retrieval_eval.store.types import RunSummary
 
 BATCH = 500  # ids per IN (...) clause
@@ -110,6 +110,9 @@ def summaries(conn: Connection, query: Select[Any]) -> list[RunSummary]:
             top3_hit_rate=r["top3_hit_rate"],
             pinned=bool(r["pinned"]),
             labels=labels.get(r["pk"], {}),
+            variant=variant_from_row(r),
+            verdict_kind=r["verdict_kind"] or "",
+            baseline_run_id=r["baseline_run_id"],
         )
         for r in rows
     ]

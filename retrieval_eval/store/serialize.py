@@ -26,6 +26,7 @@ from retrieval_eval.records import (
     RunResult,
     RunState,
 )
+from retrieval_eval.store.verdicts import VerdictLike, verdict_document
 
 _dumps = json.JSONEncoder(ensure_ascii=False, separators=(",", ":")).encode
 _loads = json.loads
@@ -101,6 +102,28 @@ def encode_ids(ids: tuple[str, ...]) -> str:
     return "[" + ",".join(map(_encode_string, ids)) + "]"
 
 
+def encode_scores(scores: tuple[float | None, ...]) -> str | None:
+    """A JSON array of numbers (null for a result without a score); None for no scores.
+    ``repr`` keeps every float exact; non-finite values use Python's JSON tokens."""
+    if not scores:
+        return None
+    return "[" + ",".join("null" if s is None else _float(s) for s in scores) + "]"
+
+
+def _float(value: float) -> str:
+    if value != value:
+        return "NaN"
+    if value in (float("inf"), float("-inf")):
+        return "Infinity" if value > 0 else "-Infinity"
+    return repr(float(value))
+
+
+def decode_scores(text: str | None) -> tuple[float | None, ...]:
+    if not text:
+        return ()
+    return tuple(None if s is None else float(s) for s in _loads(text))
+
+
 def encode_hits(hits: Mapping[int, bool]) -> str:
     return _encode_hit_pairs(tuple(hits.items()))
 
@@ -142,9 +165,12 @@ def nul_problem(run: RunResult) -> str | None:
     return None
 
 
-def run_row(run: RunResult, run_id: str) -> dict[str, Any]:
+def run_row(run: RunResult, run_id: str, verdict: VerdictLike | None = None) -> dict[str, Any]:
     """The ``reval_runs`` row of a run (without the generated primary key)."""
     return {
+        "verdict_kind": None if verdict is None else str(verdict.kind),
+        "baseline_run_id": None if verdict is None else verdict.baseline_run_id,
+        "verdict_json": None if verdict is None else verdict_document(verdict),
         "run_id": run_id,
         "set_name": run.set_name,
         "set_fingerprint": run.set_fingerprint,
@@ -192,7 +218,7 @@ def _latency_from_json(text: str | None) -> tuple[LatencySummary | None, Latency
 #: Columns of :func:`outcome_rows` tuples, after the run's primary key and the position.
 OUTCOME_ROW_COLUMNS = (
     "question_id", "form", "hard_class", "expected_ids", "raw_ids", "ranked_ids", "hits",
-    "latency_ms", "error_kind", "error_message", "underfilled",
+    "latency_ms", "error_kind", "error_message", "underfilled", "raw_scores",
 )  # fmt: skip
 
 
@@ -211,6 +237,7 @@ def outcome_rows(outcomes: Iterable[QuestionOutcome]) -> list[tuple[Any, ...]]:
             None if q.error is None else str(q.error.kind),
             None if q.error is None else q.error.message.replace("\x00", "\\x00"),
             q.underfilled,
+            encode_scores(q.raw_scores),
         )
         for q in outcomes
     ]
@@ -221,7 +248,7 @@ OUTCOME_COLUMNS = OUTCOME_ROW_COLUMNS
 
 
 def outcome_from_tuple(row: tuple[Any, ...]) -> QuestionOutcome:
-    qid, form, hard_class, expected, raw, ranked, hits, latency, kind, message, under = row
+    qid, form, hard_class, expected, raw, ranked, hits, latency, kind, message, under, scores = row
     expected_ids, raw_ids, ranked_ids = _scan(f"[{expected},{raw},{ranked}]", 0)[0]
     return QuestionOutcome(
         question_id=qid,
@@ -229,6 +256,7 @@ def outcome_from_tuple(row: tuple[Any, ...]) -> QuestionOutcome:
         hard_class=hard_class,
         expected_document_ids=tuple(map(intern, expected_ids)),
         raw_ids=tuple(map(intern, raw_ids)),
+        raw_scores=decode_scores(scores),
         ranked_document_ids=tuple(map(intern, ranked_ids)),
         hits=decode_hits(hits),
         latency_ms=latency,
@@ -260,3 +288,9 @@ def run_from_row(
         run_id=row["run_id"],
         latency_probe=probe,
     )
+
+
+def variant_from_row(row: Mapping[Any, Any]) -> str:
+    description = _record_from_json(RetrieverDescription, _loads(row["retriever_json"]))
+    label: str = description.variant_label(row["retriever_target"])
+    return label

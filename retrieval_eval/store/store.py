@@ -24,8 +24,9 @@ from retrieval_eval.store.engine import BEGIN_MODE, create_store_engine, transla
 from retrieval_eval.store.ids import new_run_id
 from retrieval_eval.store.models import LabelRow, OutcomeRow, RunRow
 from retrieval_eval.store.schema import ensure_schema
-from retrieval_eval.store.types import RunSummary
+from retrieval_eval.store.types import RunSummary, StoredRun
 from retrieval_eval.store.url import is_default_location, mask, resolve_url, sqlite_path
+from retrieval_eval.store.verdicts import VerdictLike
 
 log = logging.getLogger(__name__)
 T = TypeVar("T")
@@ -82,17 +83,18 @@ class RunStore:
 
         return with_retry(self._url, action, self._lock_timeout_s, attempt)
 
-    def save(self, run: RunResult) -> str:
-        """Store a run with all its outcomes; returns its id (``run.run_id`` if set, else
-        a new one). ``InputError`` before any write for a text no backend can hold."""
+    def save(self, run: RunResult, verdict: VerdictLike | None = None) -> str:
+        """Store a run with all its outcomes and the verdict it was given (None: no
+        regression check was made); returns its id (``run.run_id`` if set, else a new
+        one). ``InputError`` before any write for a text no backend can hold."""
         problem = serialize.nul_problem(run)
         if problem is not None:
             raise InputError(
                 f"cannot store the run: {problem} (U+0000), which {self.url} cannot take"
             )
         for _ in range(5):
-            run_id = run.run_id or new_run_id(run.started_at)
-            row = serialize.run_row(run, run_id)
+            run_id = run.run_id or new_run_id()
+            row = serialize.run_row(run, run_id, verdict)
             try:
                 self._write(
                     f"saving run {run_id}",
@@ -155,6 +157,22 @@ class RunStore:
         log.info("pruned %d runs from %s", deleted, self.url)
         return deleted
 
+    def prune_preview(self, keep: int) -> list[str]:
+        """The ids of the runs ``prune(keep)`` would delete, newest first; deletes nothing."""
+        if keep < 0:
+            raise InputError(f"--keep must be 0 or more, got {keep}")
+
+        def work(conn: Connection) -> list[str]:
+            doomed = queries.prune_victims(conn, keep)
+            found: dict[int, str] = {}
+            for i in range(0, len(doomed), queries.BATCH):
+                chunk = doomed[i : i + queries.BATCH]
+                rows = conn.execute(select(RunRow.pk, RunRow.run_id).where(RunRow.pk.in_(chunk)))
+                found.update((pk, run_id) for pk, run_id in rows)
+            return [found[pk] for pk in doomed]
+
+        return self._read("finding runs to prune", work)
+
     # --- reading -------------------------------------------------------------------------
 
     def _read(self, action: str, work: Callable[[Connection], T]) -> T:
@@ -181,9 +199,13 @@ class RunStore:
 
     def get(self, run_id: str) -> RunResult:
         """The stored run named by ``run_id`` (or a unique prefix), with every outcome."""
+        return self.get_stored(run_id).run
+
+    def get_stored(self, run_id: str) -> StoredRun:
+        """The run named by ``run_id`` (or a unique prefix) with its stored verdict."""
         full = self.resolve_id(run_id)
 
-        def work(conn: Connection) -> RunResult:
+        def work(conn: Connection) -> StoredRun:
             row = conn.execute(select(RunRow).where(RunRow.run_id == full)).mappings().one()
             labels = dict(conn.execute(
                 select(LabelRow.key, LabelRow.value).where(LabelRow.run_pk == row["pk"])
@@ -194,10 +216,17 @@ class RunStore:
                 .order_by(OutcomeRow.position)
             )  # fmt: skip
             outcomes = tuple(map(serialize.outcome_from_tuple, result.all()))
-            return serialize.run_from_row(row, labels, outcomes)
+            run = serialize.run_from_row(row, labels, outcomes)
+            return StoredRun(run, row["verdict_json"], bool(row["pinned"]))
 
-        run: RunResult = self._read(f"loading run {full}", work)
-        return run
+        stored: StoredRun = self._read(f"loading run {full}", work)
+        return stored
+
+    def history(self, set_name: str, retriever: str, limit: int | None = 20) -> list[StoredRun]:
+        """The newest ``limit`` runs of one set × retriever (identifier or target) with
+        their verdicts, newest first."""
+        found = self.list_runs(set_name=set_name, retriever=retriever, limit=limit)
+        return [self.get_stored(s.run_id) for s in found]
 
     def list_runs(
         self,

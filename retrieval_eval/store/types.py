@@ -6,7 +6,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from datetime import datetime
 
-from retrieval_eval.records import RunState
+from retrieval_eval.records import RunResult, RunState
 
 
 @dataclass(frozen=True, slots=True)
@@ -27,3 +27,20 @@ class RunSummary:
     top3_hit_rate: float | None
     pinned: bool = False
     labels: Mapping[str, str] = field(default_factory=dict)
+    #: What tells runs of one retriever identifier apart (see
+    #: ``RetrieverDescription.variant_label``).
+    variant: str = ""
+    #: The stored verdict's kind and baseline ("" / None: saved without a check).
+    verdict_kind: str = ""
+    baseline_run_id: str | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class StoredRun:
+    """A run as stored: with the verdict it was given when saved and its pin."""
+
+    run: RunResult
+    #: The verdict it was given, as JSON (``retrieval_eval.regression.stored`` reads it);
+    #: None when saved without a regression check (or before verdicts were stored).
+    verdict_document: str | None
+    pinned: bool = False

@@ -231,7 +231,9 @@ def test_markdown_and_text_reports(sets, serve_table, db, invoke):
     assert "faq × good 1 — complete" in text.output
     assert "expected d3, d4; got d8, d9, d4" in text.output  # a top-1 miss shows its docs
     md = invoke("eval", "--set", sets["faq"], target, "--db", db, "--format", "markdown")
-    assert md.output.startswith("### reval: ✅ no regression in 1 runs")
+    # the first run has no baseline: never a ✅
+    assert md.output.startswith("### reval: ➖ no regression found; 1 of 1 run not checked")
+    assert "✅" not in md.output
     assert "| faq | good 1 | 4 | 0.750 | 1.000 |" in md.output
     runs = invoke("runs", "list", "--db", db, "--format", "json")
     assert len(json.loads(runs.stdout)["runs"]) == 1  # --no-save stored nothing
@@ -320,7 +322,7 @@ def test_failed_retrievals_are_errors_not_misses(sets, serve_table, db, invoke, 
         junit,
     )
     assert result.returncode == 3, result.stderr  # one error is over --max-errors 0
-    assert "incomplete (1 errors)" in result.stdout and "ERROR internal" in result.stdout
+    assert "incomplete (1 error)" in result.stdout and "ERROR internal" in result.stdout
     assert "too many failed retrievals (--max-errors 0)" in result.stderr
     shown = json.loads(invoke("runs", "list", "--db", db, "--format", "json").stdout)["runs"]
     (run,) = json.loads(

@@ -108,7 +108,7 @@ def test_a_retriever_that_always_fails_is_incomplete_in_every_format(
         ("text", lambda text: "regression verdict: INCOMPLETE" in text
                               and "4 of 4 questions failed to retrieve (4 internal)" in text),
         ("markdown", lambda text: "❌ incomplete" in text and text.startswith(
-            "### reval: ❌ 1 of 1 runs failed the gate (1 incomplete)")),
+            "### reval: ❌ 1 of 1 run failed the gate (1 incomplete)")),
         ("junit", lambda text: ET.fromstring(text).find(".//testcase[@name='regression verdict']/"
                                                         "failure").get("type") == "incomplete"),
         ("json", lambda text: json.loads(text)["runs"][0]["regression"]["verdict"] == "incomplete"),

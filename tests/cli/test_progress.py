@@ -60,3 +60,14 @@ def test_eval_with_the_progress_bar_on(monkeypatch, sets, serve_table, db, invok
         "json",
     )
     assert [r["set"] for r in json.loads(result.stdout)["runs"]] == ["faq", "support"]
+
+
+def test_the_bar_follows_what_goes_to_the_terminal(monkeypatch, sets, serve_table, db, invoke,
+                                                   tmp_path):  # fmt: skip
+    asked: list[str] = []
+    monkeypatch.setattr(progress_module, "wants_progress", lambda fmt: asked.append(fmt) or False)
+    target = serve_table(GOOD, identifier="good")
+    out = tmp_path / "report.json"
+    invoke("eval", "--set", sets["faq"], target, "--db", db, "--format", "json", "--output", out)
+    invoke("eval", "--set", sets["faq"], target, "--db", db, "--format", "json")
+    assert asked == ["text", "json"]  # --output: the terminal gets the text report

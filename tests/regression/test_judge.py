@@ -158,7 +158,7 @@ def test_small_set_warnings_count_questions():
     current, baseline = pair("1" * 48, "1" * 48)
     (line,) = [w for w in judge(current, baseline, DEFAULT).warnings if "small set" in w]
     # 0.1 * 48 = 4.8 questions: 4 lost is within, 5 is a regression.
-    assert "48 answered questions" in line and "4.8 questions" in line
+    assert "48 scored questions" in line and "4.8 questions" in line
     assert "5 or more net losses" in line
     assert judge(*pair("1" * 48, "1" * 43 + "0" * 5), DEFAULT).kind is VerdictKind.REGRESSION
     assert judge(*pair("1" * 48, "1" * 44 + "0" * 4), DEFAULT).kind is VerdictKind.PASS
@@ -213,7 +213,7 @@ def test_runs_within_the_error_budget_are_judged_over_answered_questions_with_a_
     verdict = judge(current, baseline, Thresholds(max_errors=ErrorBudget(1)))
     assert verdict.kind is VerdictKind.PASS
     assert any("current run is incomplete: 1 failed retrievals" in w for w in verdict.warnings)
-    assert any("1 questions answered in only one run" in w for w in verdict.warnings)
+    assert any("1 question scored in only one run" in w for w in verdict.warnings)
     assert verdict.tests[0].ties == 3
 
 

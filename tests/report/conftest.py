@@ -93,7 +93,7 @@ def build_run(
         retriever=RetrieverDescription(
             identifier, "1.2", chunk_separator="#", corpus_revision="c1"
         ),
-        parameters=RunParameters(),
+        parameters=RunParameters(doc_id_separator="#"),
         started_at=started,
         finished_at=started + timedelta(seconds=2.5),
         state=state or (RunState.INCOMPLETE if errors else RunState.COMPLETE),

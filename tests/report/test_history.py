@@ -1,15 +1,9 @@
 from __future__ import annotations
 
-from dataclasses import replace
 from datetime import UTC, datetime
 
-from retrieval_eval.records import RetrieverDescription, RunState
-from retrieval_eval.report.history import (
-    comparison_json,
-    comparison_text,
-    summaries_json,
-    summaries_table,
-)
+from retrieval_eval.records import RunState
+from retrieval_eval.report.history import summaries_json, summaries_table
 from retrieval_eval.store.types import RunSummary
 
 
@@ -31,6 +25,8 @@ def summary(run_id: str, *, pinned: bool = False, errors: int = 0) -> RunSummary
         None,
         pinned,
         {"branch": "main"},
+        variant="bm25 1.2 · bm25:idx",
+        verdict_kind="pass",
     )
 
 
@@ -42,8 +38,9 @@ def test_listing_marks_pins_errors_and_unmeasured_rates():
         "started",
         "(UTC)",
         "set",
-        "retriever",
+        "variant",
         "state",
+        "verdict",
         "questions",
         "top-1",
         "top-3",
@@ -57,23 +54,17 @@ def test_listing_marks_pins_errors_and_unmeasured_rates():
         "faq",
         "bm25",
         "1.2",
+        "·",
         "complete",
+        "pass",
         "10",
         "0.500",
         "-",
         "branch=main",
     ]
-    assert "10 (2 err)" in lines[3]
+    assert lines[3].split() == ["bm25:idx"]  # the variant wraps within its column
+    assert "10 (2 errors)" in lines[4]
     doc = summaries_json([summary("r1", pinned=True)])
     assert doc["runs"][0]["pinned"] is True and doc["runs"][0]["top3_hit_rate"] is None
-
-
-def test_comparison_names_both_runs_and_the_differing_retrievers(current_run, regression_verdict):
-    other = replace(current_run, run_id="r-other", retriever=RetrieverDescription("dense", "2"))
-    text = comparison_text(current_run, other, regression_verdict)
-    assert text.splitlines()[0] == "compare B r-other against A r-current"
-    assert "retrievers differ: bm25 1.2 vs dense 2" in text
-    assert "comparison: REGRESSION vs baseline r-baseline" in text
-    doc = comparison_json(current_run, other, regression_verdict)
-    assert doc["a"]["run_id"] == "r-current" and doc["b"]["retriever"]["identifier"] == "dense"
-    assert doc["comparison"]["verdict"] == "regression"
+    assert doc["runs"][0]["variant"] == "bm25 1.2 · bm25:idx"
+    assert doc["runs"][0]["verdict"] == "pass"

@@ -65,6 +65,7 @@ def test_run_shape_carries_every_documented_key(current_run):
             "chunk_separator": "#",
             "metadata": {},
         },
+        "variant": "bm25 1.2 · grpc://127.0.0.1:5000",
     }
     assert d["regression"] is None
     assert d["state"] == "incomplete" and d["complete"] is False

@@ -14,14 +14,16 @@ def test_plain_report_has_every_section_and_no_escape_codes(current_run, regress
     text = render_text([RunReport(current_run, regression_verdict)], width=120)
     assert "\x1b[" not in text
     assert text.isascii() is False or "×" in text  # the title uses the multiplication sign
-    assert "faq × bm25 1.2 — incomplete (1 errors)" in text
+    assert "faq × bm25 1.2 — incomplete (1 error)" in text
     # aggregate rates with intervals and counts
     assert re.search(r"top1_hit_rate\s+0\.400\s+\[0\.200, 0\.600\]\s+2/5", text)
     assert re.search(r"top3_hit_rate\s+0\.600\s+\[0\.400, 0\.800\]\s+3/5", text)
     assert "no-answer questions: 2 · correctly empty 1 · returned something 1" in text
     # rank metrics leave the 2 no-answer questions out of the 5 answered: say so
     assert re.search(r"mrr@3\s+\d\.\d{3}\s+mean of 3\n", text)
-    assert "errors: 1 (rates are over answered questions)" in text
+    assert (
+        "errors: 1 (rates are over the scored questions; a failed retrieval is not scored)" in text
+    )
     assert "by form" in text and "by hard class" in text
     assert re.search(r"GAP\s+2\s+0\.000 \(0/2\)\s+0\.500 \(1/2\)\s+0", text)
     assert "latency ms at 8 in flight: p50 5.0 · p95 9.0 · p99 9.5" in text

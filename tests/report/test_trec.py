@@ -1,11 +1,18 @@
 from __future__ import annotations
 
+import random
+
 import ir_measures
 import pytest
-from ir_measures import P, Success
+from ir_measures import RR, P, R, Success, nDCG
 
 from retrieval_eval.errors import InputError
-from retrieval_eval.report.trec import export_trec, qrels_lines, run_lines
+from retrieval_eval.questions.model import GoldenQuestion
+from retrieval_eval.records import Form, QuestionOutcome
+from retrieval_eval.report.trec import qrels_lines, retriever_scores, run_lines, trec_export
+from retrieval_eval.retrievers.types import RetrievedItem
+from retrieval_eval.scoring.metrics import summarize
+from retrieval_eval.scoring.protocol import score_question
 
 from .conftest import build_run, outcome
 
@@ -18,29 +25,72 @@ def test_lines_follow_the_trec_formats(current_run):
     assert not any(line.startswith(("q4 ", "q5 ")) for line in qrels_lines(current_run))
 
 
-def test_exported_files_give_the_same_hit_rates_in_ir_measures(tmp_path):
-    outcomes = [
-        outcome(f"q{i}", [f"d{i % 7}", f"d{i % 5}"], [f"d{(i * j) % 11}#c{j}" for j in range(9)])
-        for i in range(40)
-    ]
+def test_no_answer_and_errored_questions_leave_both_files():
+    run = build_run([outcome("q1", ["d1"], ["d1", "d2"]), outcome("q2", [], ["d3"]),
+                     outcome("q3", ["d3"], error="timeout")])  # fmt: skip
+    exported = trec_export(run)
+    assert {line.split()[0] for line in exported.run_lines} == {"q1"}
+    assert {line.split()[0] for line in exported.qrels_lines} == {"q1"}
+    assert (exported.no_answer_left_out, exported.errored) == (("q2",), ("q3",))
+    kept = trec_export(run, keep_no_answer=True)
+    assert {line.split()[0] for line in kept.run_lines} == {"q1", "q2"}
+    assert kept.no_answer_left_out == ()
+
+
+def scored(qid: str, expected: list[str], items: list[RetrievedItem]) -> QuestionOutcome:
+    q = GoldenQuestion(qid, f"question {qid}?", Form.MATCH, tuple(expected))
+    return score_question(q, items, ks=(1, 3, 10), limit=40, separator="#", latency_ms=1.0,
+                          error=None)  # fmt: skip
+
+
+def test_the_retrievers_scores_of_each_documents_best_chunk_are_exported():
+    q = scored("q1", ["b"], [RetrievedItem("a#1", 9.5), RetrievedItem("a#2", 9.0),
+                             RetrievedItem("b#1", 4.25)])  # fmt: skip
+    assert retriever_scores(q, "#") == [9.5, 4.25]
+    tie = scored("q2", ["b"], [RetrievedItem("a", 2.0), RetrievedItem("b", 2.0)])
+    assert retriever_scores(tie, "#") is None  # a re-sorting tool could swap them
+    missing = scored("q3", ["b"], [RetrievedItem("a", 2.0), RetrievedItem("b")])
+    assert retriever_scores(missing, "#") is None
+    run = build_run([q, tie])
+    exported = trec_export(run, "bm25")
+    assert exported.run_lines[:2] == ("q1 Q0 a 1 9.5 bm25", "q1 Q0 b 2 4.25 bm25")
+    assert exported.run_lines[2:] == ("q2 Q0 a 1 2 bm25", "q2 Q0 b 2 1 bm25")
+    assert exported.rank_scored == 1
+
+
+def test_ir_measures_gets_revals_mrr_ndcg_recall_and_hit_rates_back(tmp_path):
+    rng = random.Random(5)
+    outcomes = []
+    for i in range(60):
+        expected = rng.sample([f"d{j}" for j in range(30)], rng.randint(0, 3))
+        ids = rng.sample([f"d{j}" for j in range(30)], 12)
+        items = [RetrievedItem(f"{d}#c{rng.randint(0, 2)}", 100.0 - r + rng.random() / 2)
+                 for r, d in enumerate(ids)]  # fmt: skip
+        outcomes.append(scored(f"q{i}", expected, items))
     run = build_run(outcomes)
+    exported = trec_export(run, "bm25")
+    assert exported.rank_scored == 0 and exported.no_answer_left_out
     run_path, qrels_path = tmp_path / "run.txt", tmp_path / "qrels.txt"
-    assert export_trec(run, run_path, qrels_path, run_name="bm25") == (
-        sum(len(q.ranked_document_ids) for q in outcomes),
-        sum(len(set(q.expected_document_ids)) for q in outcomes),
+    run_path.write_text("\n".join(exported.run_lines) + "\n")
+    qrels_path.write_text("\n".join(exported.qrels_lines) + "\n")
+    measures = [RR @ 10, nDCG @ 10, R @ 10, nDCG @ 3, R @ 3, Success @ 1, Success @ 3, P @ 1]
+    theirs = ir_measures.calc_aggregate(
+        measures, ir_measures.read_trec_qrels(str(qrels_path)),
+        ir_measures.read_trec_run(str(run_path)),
+    )  # fmt: skip
+    ours = summarize(outcomes, (1, 3, 10)).values
+    assert theirs[RR @ 10] == pytest.approx(ours["mrr@10"])
+    assert theirs[nDCG @ 10] == pytest.approx(ours["ndcg@10"])
+    assert theirs[R @ 10] == pytest.approx(ours["recall@10"])
+    assert theirs[nDCG @ 3] == pytest.approx(ours["ndcg@3"])
+    assert theirs[R @ 3] == pytest.approx(ours["recall@3"])
+    with_answer = [q for q in outcomes if q.expected_document_ids]
+    assert theirs[Success @ 1] == pytest.approx(
+        sum(q.hits[1] for q in with_answer) / len(with_answer)
     )
-    qrels = list(ir_measures.read_trec_qrels(str(qrels_path)))
-    results = ir_measures.calc_aggregate(
-        [Success @ 1, Success @ 3, P @ 1], qrels, ir_measures.read_trec_run(str(run_path))
-    )
-    top1 = sum(q.hits[1] for q in outcomes) / len(outcomes)
-    top3 = sum(q.hits[3] for q in outcomes) / len(outcomes)
-    assert 0 < top1 < top3 < 1
-    assert results[Success @ 1] == pytest.approx(top1)
-    assert results[Success @ 3] == pytest.approx(top3)
 
 
-def test_whitespace_in_an_id_is_a_clear_error(tmp_path):
+def test_whitespace_in_an_id_is_a_clear_error():
     run = build_run([outcome("q 1", ["d1"], ["d1"])])
     with pytest.raises(InputError, match="question id 'q 1'"):
-        export_trec(run, tmp_path / "run.txt", None)
+        trec_export(run)

@@ -61,11 +61,6 @@ def test_missing_explicit_file_is_an_error(tmp_path: Path) -> None:
         load_config(tmp_path / "nowhere.toml")
 
 
-def test_other_tables_belong_to_others(tmp_path: Path) -> None:
-    path = write(tmp_path, '[eval]\nconcurrency = 4\n[retrievers.a]\naddress = "unix:/s"\n')
-    assert list(load_config(path)) == ["a"]
-
-
 @pytest.mark.parametrize(
     ("text", "expected"),
     [
@@ -105,7 +100,8 @@ def test_other_tables_belong_to_others(tmp_path: Path) -> None:
             '[retrievers.prod]\naddress = "grpc://h:1"\ntls_ca = "ca.pem"\n',
             r"key 'address': TLS files are set but 'grpc://h:1' is plaintext; use grpcs://",
         ),
-        ('[retriever.prod]\naddress = "grpc://h:1"\n', r"unknown table \[retriever\]"),
+        ('[retriever.prod]\naddress = "grpc://h:1"\n', r"unknown table \[retriever\]; did you"),
+        ("[eval]\nks = [1, 3]\n", r"unknown table \[eval\]; reval.toml has \[retrievers\] only"),
         ('retrievers = "prod"\n', r"\[retrievers\] must be a table"),
         ('[retrievers]\nprod = "grpc://h:1"\n', r"\[retrievers\.prod\]: must be a table"),
         ('[retrievers."bad name"]\naddress = "grpc://h:1"\n', r"invalid retriever name"),

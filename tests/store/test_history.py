@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import dataclasses
+import re
 
 import pytest
 from support.factory import make_run, question_set
@@ -11,21 +12,27 @@ from retrieval_eval.errors import InputError, UnknownNameError
 from retrieval_eval.records import RunState
 
 
-def test_run_ids_are_unique_sortable_and_found_by_prefix(store):
+def test_run_ids_are_short_unique_and_found_by_prefix(store):
     ids = [store.save(make_run("13", started=m)) for m in (0, 0, 0, 61)]
     assert len(set(ids)) == 4
-    assert ids[0].startswith("261130-090000-") and ids[3].startswith("261130-100100-")
-    assert max(ids) == ids[3]
+    assert all(len(i) == 8 and re.fullmatch(r"[0-9a-hjkmnp-tv-z]{8}", i) for i in ids)
+    assert len({i[:6] for i in ids}) == 4
+    assert [s.run_id for s in store.list_runs()] == [ids[3], ids[2], ids[1], ids[0]]
     for run_id in ids:
-        assert store.get(run_id[:-1] if run_id == ids[3] else run_id).run_id == run_id
-    with pytest.raises(InputError, match="ambiguous: matches 261130-090000-"):
-        store.get("261130-0900")
+        assert store.get(run_id[:6]).run_id == run_id
     with pytest.raises(UnknownNameError, match="unknown run 'nope'"):
         store.get("nope")
-    with pytest.raises(UnknownNameError):
-        store.get("2611%")  # LIKE wildcards are literal
     with pytest.raises(InputError, match="empty run id"):
         store.get(" ")
+
+
+def test_ids_of_older_stores_keep_working_by_id_and_prefix(store):
+    old = [store.save(make_run("13", started=0, run_id=f"261130-090000-{s}")) for s in "ab"]
+    assert store.get("261130-090000-a").run_id == old[0]
+    with pytest.raises(InputError, match="ambiguous: matches 261130-090000-a, 261130-090000-b"):
+        store.get("261130-0900")
+    with pytest.raises(UnknownNameError):
+        store.get("2611%")  # LIKE wildcards are literal
 
 
 def test_list_runs_filters_and_orders_newest_first(store):

@@ -71,6 +71,8 @@ def make_run(
     parameters: RunParameters | None = None,
     description: RetrieverDescription | None = None,
     labels: Mapping[str, str] | None = None,
+    run_id: str | None = None,
+    target: str | None = None,
 ) -> RunResult:
     """A run of ``qs`` (default: ``len(codes)`` questions) scored by the engine's own
     protocol and metrics, one code per question.
@@ -109,7 +111,7 @@ def make_run(
     return RunResult(
         set_name=qs.name,
         set_fingerprint=qs.fingerprint,
-        retriever_target=f"grpc://127.0.0.1:50{len(identifier)}",
+        retriever_target=target or f"grpc://127.0.0.1:50{len(identifier)}",
         retriever=description,
         parameters=p,
         started_at=start,
@@ -122,4 +124,5 @@ def make_run(
         questions=tuple(outcomes),
         underfilled_count=sum(o.underfilled for o in outcomes),
         labels=dict(labels or {}),
+        run_id=run_id,
     )

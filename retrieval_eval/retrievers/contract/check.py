@@ -21,6 +21,7 @@ from grpc_health.v1 import health_pb2, health_pb2_grpc
 from grpc_reflection.v1alpha import reflection_pb2, reflection_pb2_grpc
 
 from retrieval_eval.errors import InputError
+from retrieval_eval.records import DEFAULT_TIMEOUT_S
 from retrieval_eval.retrievers import convert
 from retrieval_eval.retrievers.client.grpc_client import GrpcRetrieverClient
 from retrieval_eval.retrievers.contract.limits import (
@@ -58,7 +59,6 @@ PROBE_QUESTIONS = (
     "what is the best way to get started",
 )
 PROBE_LIMITS = (1, 5, 12)
-DEFAULT_TIMEOUT_S = 5.0
 #: The short deadline of the deadline check, and how much longer we wait before calling
 #: the call hung.
 SHORT_DEADLINE_S = 0.2

@@ -1,0 +1,143 @@
+"""``reval runs compare`` and ``reval runs history``: many runs side by side, and one
+set × retriever over time."""
+
+from __future__ import annotations
+
+import json
+import sys
+
+import click
+
+from retrieval_eval.cli.options import db_option, format_option, threshold_options
+from retrieval_eval.cli.render import terminal_width
+
+
+@click.command("compare")
+@click.argument("run_ids", metavar="RUN RUN [RUN ...]", nargs=-1, required=True)
+@click.option(
+    "--questions",
+    type=click.Choice(["all", "disagree", "none"]),
+    default="disagree",
+    show_default=True,
+    help="Per-question grid: every question, only those where the runs differ, or none.",
+)
+@click.option(
+    "--overlap-k",
+    type=click.IntRange(min=1),
+    default=10,
+    show_default=True,
+    metavar="K",
+    help="Depth of the rank overlap (Jaccard and RBO over the top K distinct documents).",
+)
+@click.option(
+    "--rbo-p",
+    type=click.FloatRange(0, 1, min_open=True, max_open=True),
+    default=0.9,
+    show_default=True,
+    metavar="P",
+    help="Persistence of rank-biased overlap (higher looks deeper down the rankings).",
+)
+@click.option(
+    "--seed",
+    type=int,
+    default=0,
+    show_default=True,
+    help="Seed of the paired bootstrap (same runs and seed give the same intervals).",
+)
+@threshold_options
+@db_option
+@format_option("text", "json", "markdown")
+def compare(
+    run_ids: tuple[str, ...],
+    questions: str,
+    overlap_k: int,
+    rbo_p: float,
+    seed: int,
+    max_top1_drop: float,
+    max_top3_drop: float,
+    max_p95_ms: float | None,
+    db_url: str | None,
+    fmt: str,
+) -> None:
+    """Compare runs side by side; the first RUN is the reference.
+
+    Each run against the reference: metric deltas with paired bootstrap intervals, exact
+    McNemar tests with Holm's correction across the runs, a regression verdict by the
+    thresholds, rank overlap (Jaccard, RBO), breakdowns and a per-question grid. Runs
+    scored against other labels are reported incomparable and left out.
+    """
+    from retrieval_eval.cli.runs_commands import open_store
+    from retrieval_eval.comparison import QuestionsShown, compare_runs
+    from retrieval_eval.regression.types import Thresholds
+
+    if len(run_ids) < 2:
+        raise click.UsageError("give at least two runs: the reference first, then the others")
+    with open_store(db_url) as store:
+        runs = [store.get(run_id) for run_id in run_ids]
+    comparison = compare_runs(
+        runs,
+        overlap_k=overlap_k,
+        rbo_p=rbo_p,
+        seed=seed,
+        thresholds=Thresholds(max_top1_drop, max_top3_drop, max_p95_ms),
+    )
+    shown = QuestionsShown(questions)
+    if fmt == "json":
+        from retrieval_eval.report.comparison_json import comparison_to_dict
+
+        click.echo(json.dumps(comparison_to_dict(comparison, shown), indent=2, ensure_ascii=False))
+    elif fmt == "markdown":
+        from retrieval_eval.report.comparison_markdown import render_comparison_markdown
+
+        click.echo(render_comparison_markdown(comparison, shown), nl=False)
+    else:
+        from retrieval_eval.report.comparison_text import render_comparison_text
+
+        text = render_comparison_text(
+            comparison, shown, color=sys.stdout.isatty(), width=terminal_width()
+        )
+        click.echo(text, nl=False)
+
+
+@click.command("history")
+@click.option("--set", "set_name", metavar="SET", required=True, help="The question set's name.")
+@click.option(
+    "--retriever",
+    metavar="ID",
+    required=True,
+    help="The retriever's identifier (as in `runs list`) or target.",
+)
+@click.option(
+    "--limit",
+    type=click.IntRange(min=1),
+    default=20,
+    show_default=True,
+    metavar="N",
+    help="The N newest runs.",
+)
+@db_option
+@format_option("text", "json", "markdown")
+def history(set_name: str, retriever: str, limit: int, db_url: str | None, fmt: str) -> None:
+    """One set × retriever over time: rates with intervals, variants, stored verdicts,
+    the pinned baseline; then flaky and never-hit questions."""
+    from retrieval_eval.cli.runs_commands import open_store
+    from retrieval_eval.comparison import build_history
+
+    with open_store(db_url) as store:
+        stored = store.history(set_name, retriever, limit)
+    if not stored:
+        click.echo(f"no runs of set {set_name!r} with retriever {retriever!r}", err=True)
+    result = build_history(set_name, retriever, stored)
+    if fmt == "json":
+        from retrieval_eval.report.comparison_json import history_to_dict
+
+        click.echo(json.dumps(history_to_dict(result), indent=2, ensure_ascii=False))
+    elif fmt == "markdown":
+        from retrieval_eval.report.comparison_markdown import render_history_markdown
+
+        click.echo(render_history_markdown(result), nl=False)
+    elif stored:
+        from retrieval_eval.report.history_text import render_history_text
+
+        text = render_history_text(result, color=sys.stdout.isatty(), width=terminal_width())
+        click.echo(text, nl=False)

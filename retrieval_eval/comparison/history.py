@@ -1,0 +1,87 @@
+"""A set × retriever over time: each run's headline rates, variant and stored verdict;
+the questions that keep flipping; the questions never hit.
+
+Flips are counted per question between consecutive runs (oldest to newest) that both
+answered it, at top-1 and top-3; failed retrievals are skipped, never misses. A question
+is *never hit* when at least one run answered it and none had it in its top 3.
+"""
+
+from __future__ import annotations
+
+import itertools
+from collections.abc import Sequence
+
+from retrieval_eval.comparison.types import FlakyQuestion, History, HistoryEntry
+from retrieval_eval.records import RunResult
+from retrieval_eval.regression.stored import stored_verdict
+from retrieval_eval.store.types import StoredRun
+
+HISTORY_KS = (1, 3)
+
+
+def build_history(set_name: str, retriever: str, stored: Sequence[StoredRun]) -> History:
+    """``stored`` in any order; the history lists them newest first."""
+    newest_first = sorted(stored, key=lambda s: s.run.started_at, reverse=True)
+    oldest_first = [s.run for s in reversed(newest_first)]
+    flaky = [f for k in HISTORY_KS for f in _flips(oldest_first, k) if f.flips]
+    flaky.sort(key=lambda f: (-f.flips, f.k))
+    return History(
+        set_name=set_name,
+        retriever=retriever,
+        entries=tuple(map(_entry, newest_first)),
+        flaky=tuple(flaky),
+        never_hit=_never_hit(oldest_first, HISTORY_KS[-1]),
+        ks=HISTORY_KS,
+        fingerprints=tuple(dict.fromkeys(r.set_fingerprint for r in oldest_first)),
+    )
+
+
+def _entry(stored: StoredRun) -> HistoryEntry:
+    run = stored.run
+    return HistoryEntry(
+        run_id=run.run_id or "(unsaved)",
+        started_at=run.started_at,
+        variant=run.retriever.variant_label(run.retriever_target),
+        state=run.state.value,
+        labels=dict(run.labels),
+        question_count=len(run.questions),
+        errors=run.error_count,
+        top1=run.metrics.intervals.get("top1_hit_rate"),
+        top3=run.metrics.intervals.get("top3_hit_rate"),
+        verdict=stored_verdict(stored),
+        pinned=stored.pinned,
+    )
+
+
+def _question_order(runs: Sequence[RunResult]) -> list[str]:
+    return list(dict.fromkeys(q.question_id for run in reversed(runs) for q in run.questions))
+
+
+def _flips(runs: Sequence[RunResult], k: int) -> list[FlakyQuestion]:
+    series: dict[str, list[bool]] = {qid: [] for qid in _question_order(runs)}
+    for run in runs:
+        for q in run.questions:
+            if q.answered and k in q.hits:
+                series[q.question_id].append(q.hits[k])
+    return [
+        FlakyQuestion(
+            question_id=qid,
+            k=k,
+            flips=sum(a != b for a, b in itertools.pairwise(hits)),
+            hits=sum(hits),
+            answered=len(hits),
+        )
+        for qid, hits in series.items()
+    ]
+
+
+def _never_hit(runs: Sequence[RunResult], k: int) -> tuple[str, ...]:
+    answered: set[str] = set()
+    hit: set[str] = set()
+    for run in runs:
+        for q in run.questions:
+            if q.answered and k in q.hits:
+                answered.add(q.question_id)
+                if q.hits[k]:
+                    hit.add(q.question_id)
+    return tuple(qid for qid in _question_order(runs) if qid in answered and qid not in hit)

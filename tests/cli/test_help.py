@@ -1,0 +1,61 @@
+"""--help is complete and consistent: every option says what it does, --timeout is one
+option everywhere, and mistyped commands suggest the right one."""
+
+from __future__ import annotations
+
+import click
+
+from retrieval_eval.cli.main import cli
+
+from .conftest import run_reval
+
+
+def commands() -> list[tuple[str, click.Command]]:
+    found: list[tuple[str, click.Command]] = []
+
+    def walk(command: click.Command, path: str) -> None:
+        found.append((path, command))
+        if isinstance(command, click.Group):
+            for name in command.list_commands(click.Context(command)):
+                sub = command.get_command(click.Context(command), name)
+                if sub is not None:
+                    walk(sub, f"{path} {name}")
+
+    walk(cli, "reval")
+    return found
+
+
+def test_every_option_has_help_text():
+    missing = [
+        f"{path} {'/'.join(p.opts)}"
+        for path, command in commands()
+        for p in command.params
+        if isinstance(p, click.Option) and not p.help and p.name not in ("help", "version")
+    ]
+    assert not missing
+
+
+def test_timeout_is_one_option_with_one_default_and_metavar():
+    timeouts = [
+        (path, p)
+        for path, command in commands()
+        for p in command.params
+        if isinstance(p, click.Option) and "--timeout" in p.opts
+    ]
+    assert {path for path, _ in timeouts} >= {"reval eval", "reval check-retriever", "reval diff"}
+    assert {(p.metavar, p.default, p.help) for _, p in timeouts} == {
+        ("SECONDS", None, timeouts[0][1].help)
+    }
+    assert "else 10]" in (timeouts[0][1].help or "")
+
+
+def test_top_level_typos_suggest_the_command():
+    result = run_reval("evl")
+    assert result.returncode == 2 and "Did you mean 'eval'?" in result.stderr
+    result = run_reval("runs", "histroy")
+    assert result.returncode == 2 and "Did you mean 'history'?" in result.stderr
+
+
+def test_eval_documents_its_retriever_arguments():
+    result = run_reval("eval", "--help")
+    assert "[RETRIEVER]..." in result.stdout and "RETRIEVER arguments" in result.stdout

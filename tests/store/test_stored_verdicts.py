@@ -1,0 +1,102 @@
+"""A run keeps the verdict it was given and its retriever scores; stores made before
+verdicts were stored upgrade in place and their runs load without one."""
+
+from __future__ import annotations
+
+from alembic import command
+from sqlalchemy import create_engine, insert
+from support.factory import make_run, question_set
+
+from retrieval_eval.records import Form
+from retrieval_eval.regression import Thresholds, VerdictKind, judge
+from retrieval_eval.regression.stored import stored_verdict
+from retrieval_eval.store import RunStore, serialize
+from retrieval_eval.store.bulk import insert_rows
+from retrieval_eval.store.models import OutcomeRow, RunRow
+from retrieval_eval.store.schema import alembic_config, current_revision, head_revision
+
+QS = question_set(6, forms=[Form.MATCH] * 6)
+
+
+def test_the_verdict_is_stored_with_the_run_and_read_back_exactly(store):
+    baseline = make_run("111111", qs=QS, started=0)
+    base_id = store.save(baseline, judge(baseline, None, Thresholds()))
+    run = make_run("110000", qs=QS, started=1)
+    verdict = judge(run, store.find_baseline(run), Thresholds(0.05, 0.2))
+    assert verdict.kind is VerdictKind.REGRESSION and verdict.flips
+    run_id = store.save(run, verdict)
+    stored = store.get_stored(run_id)
+    assert stored_verdict(stored) == verdict
+    assert stored_verdict(stored).thresholds == Thresholds(0.05, 0.2)
+    assert stored_verdict(stored).baseline_run_id == base_id
+    assert stored_verdict(store.get_stored(base_id)).kind is VerdictKind.NO_BASELINE
+    summary = store.list_runs()[0]
+    assert (summary.verdict_kind, summary.baseline_run_id) == ("regression", base_id)
+    assert summary.variant == "bm25 1.0 · grpc://127.0.0.1:504"
+
+
+def test_a_run_saved_without_a_check_has_no_verdict(store):
+    run_id = store.save(make_run("13"))
+    assert store.get_stored(run_id).verdict_document is None
+    assert store.list_runs()[0].verdict_kind == ""
+
+
+def test_retriever_scores_round_trip(store):
+    run = make_run("130")
+    assert run.questions[0].raw_scores[0] == 1.0 and run.questions[0].raw_scores[1] is None
+    assert run.questions[2].raw_scores == ()  # no result carried a score
+    assert store.get(store.save(run)).questions == run.questions
+
+
+def test_history_returns_runs_of_one_set_and_retriever_with_verdicts(store):
+    ids = [store.save(make_run("11", started=m), judge(make_run("11"), None, Thresholds()))
+           for m in range(3)]  # fmt: skip
+    store.save(make_run("11", started=5, identifier="dense"))
+    store.pin(ids[0])
+    found = store.history("faq", "bm25", limit=2)
+    assert [s.run.run_id for s in found] == [ids[2], ids[1]]
+    assert [stored_verdict(s).kind for s in found] == [VerdictKind.NO_BASELINE] * 2
+    assert [s.pinned for s in store.history("faq", "bm25")] == [False, False, True]
+
+
+def test_a_store_made_before_verdicts_upgrades_and_keeps_its_runs(store_url):
+    engine = create_engine(store_url)
+    config = alembic_config()
+    try:
+        with engine.begin() as connection:
+            config.attributes["connection"] = connection
+            command.upgrade(config, "0001")
+        assert current_revision(engine) == "0001"
+        run = make_run("1E3", started=0)
+        row = serialize.run_row(run, "261130-090000-abcd")
+        old_columns = {c.name for c in RunRow.__table__.columns} - {
+            "verdict_kind", "baseline_run_id", "verdict_json", "pk"}  # fmt: skip
+        outcomes = serialize.outcome_rows(run.questions)
+        with engine.begin() as connection:
+            pk = connection.execute(
+                insert(RunRow.__table__).values({k: row[k] for k in old_columns})
+            ).inserted_primary_key[0]
+            columns = ("run_pk", "position", *serialize.OUTCOME_ROW_COLUMNS[:-1])
+            insert_rows(connection, OutcomeRow.__tablename__, columns,
+                        [(pk, i, *o[:-1]) for i, o in enumerate(outcomes)])  # fmt: skip
+    finally:
+        engine.dispose()
+    with RunStore.open(store_url) as store:
+        stored = store.get_stored("261130")
+        assert current_revision(store._engine) == head_revision()
+        assert stored.verdict_document is None and stored.run.run_id == "261130-090000-abcd"
+        assert [q.raw_scores for q in stored.run.questions] == [(), (), ()]
+        assert [q.hits for q in stored.run.questions] == [q.hits for q in run.questions]
+
+
+def test_an_error_budget_in_percent_round_trips(store):
+    from fractions import Fraction
+
+    from retrieval_eval.regression.types import ErrorBudget, Verdict
+
+    run = make_run("1E", started=0)
+    thresholds = Thresholds(max_errors=ErrorBudget(percent=Fraction(1, 3)))
+    verdict = Verdict(VerdictKind.INCOMPLETE, reasons=("1 of 2 failed",), thresholds=thresholds)
+    stored = store.get_stored(store.save(run, verdict))
+    assert stored_verdict(stored) == verdict
+    assert stored_verdict(stored).thresholds.max_errors.percent == Fraction(1, 3)
