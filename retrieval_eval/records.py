@@ -169,6 +169,8 @@ class GroupMetrics:
 
 @dataclass(frozen=True, slots=True)
 class LatencySummary:
+    """Client wall time per answered question, in milliseconds."""
+
     count: int
     p50_ms: float
     p95_ms: float
@@ -209,6 +211,9 @@ class RunResult:
     labels: Mapping[str, str] = field(default_factory=dict)
     #: Assigned by the run store when saved.
     run_id: str | None = None
+    #: Unloaded latency: questions re-asked one at a time after the run (``latency`` is
+    #: measured under the run's concurrency, queueing included). None without a probe.
+    latency_probe: LatencySummary | None = None
 
     @property
     def complete(self) -> bool:
@@ -247,8 +252,9 @@ def _rate_text(metrics: GroupMetrics, key: str) -> str:
 # --- the documented dict shape (see report/json_report.py) ----------------------------------
 
 
-def run_to_dict(run: RunResult) -> dict[str, Any]:
-    """One run in the documented JSON shape, ``regression`` null."""
+def run_to_dict(run: RunResult, *, questions: bool = True) -> dict[str, Any]:
+    """One run in the documented JSON shape, ``regression`` null (``questions=False``:
+    ``questions`` left empty, for a writer that encodes them a batch at a time)."""
     d = run.retriever
     p = run.parameters
     return {
@@ -290,8 +296,9 @@ def run_to_dict(run: RunResult) -> dict[str, Any]:
         "no_answer": _no_answer(run.metrics.no_answer),
         "by_form": {k: group_to_dict(g) for k, g in run.by_form.items()},
         "by_hard_class": {k: group_to_dict(g) for k, g in run.by_hard_class.items()},
-        "latency_ms": _latency(run.latency),
-        "questions": [question_to_dict(q) for q in run.questions],
+        "latency_ms": _latency(run.latency, p.concurrency),
+        "latency_probe_ms": _latency(run.latency_probe, 1),
+        "questions": [question_to_dict(q) for q in run.questions] if questions else [],
         "regression": None,
     }
 
@@ -353,8 +360,9 @@ def _no_answer(stats: NoAnswerStats | None) -> dict[str, int] | None:
     }
 
 
-def _latency(lat: LatencySummary | None) -> dict[str, float] | None:
+def _latency(lat: LatencySummary | None, concurrency: int) -> dict[str, float] | None:
+    """A latency summary with the calls in flight it was measured under."""
     if lat is None:
         return None
     return {"count": lat.count, "p50": lat.p50_ms, "p95": lat.p95_ms, "p99": lat.p99_ms,
-            "mean": lat.mean_ms, "max": lat.max_ms}  # fmt: skip
+            "mean": lat.mean_ms, "max": lat.max_ms, "concurrency": concurrency}  # fmt: skip

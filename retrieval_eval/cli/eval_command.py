@@ -91,7 +91,16 @@ _THRESHOLDS = Thresholds()
     type=click.IntRange(min=1),
     default=DEFAULT_CONCURRENCY,
     show_default=True,
-    help="Calls in flight per retriever.",
+    help="Calls in flight per retriever (latency is measured under this load).",
+)
+@click.option(
+    "--latency-probe",
+    "latency_probe",
+    type=click.IntRange(min=0),
+    default=0,
+    metavar="N",
+    help="After the run, re-ask N questions one at a time and report their latency "
+    "apart: latency without load (the latency gate then compares these).",
 )
 @timeout_option
 @format_option("text", "json", "junit", "markdown", "html")
@@ -131,7 +140,8 @@ _THRESHOLDS = Thresholds()
     type=click.FloatRange(min=0),
     default=None,
     metavar="MS",
-    help="A p95 latency increase above MS is a regression.",
+    help="A p95 latency increase above MS is a regression (unloaded p95 when both runs "
+    "have a --latency-probe; a warning when their concurrencies differ).",
 )
 @click.option(
     "--max-errors",
@@ -164,6 +174,7 @@ def eval_command(
     overfetch: int,
     doc_id_separator: str | None,
     concurrency: int,
+    latency_probe: int,
     timeout_s: float | None,
     fmt: str,
     output: Path | None,
@@ -210,6 +221,7 @@ def eval_command(
         overfetch=overfetch,
         doc_id_separator=doc_id_separator,
         concurrency=concurrency,
+        latency_probe=latency_probe,
         timeout_s=timeout_s,
         labels=labels,
     )

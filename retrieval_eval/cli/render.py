@@ -30,7 +30,10 @@ def emit_report(
     it, the report goes to stdout (coloured only on a terminal)."""
     tty = sys.stdout.isatty()
     if output is not None:
-        write_file(output, render(reports, fmt, warnings=warnings))
+        if fmt == "json":  # written piece by piece: a big run never exists as one string
+            write_json_file(output, reports, warnings)
+        else:
+            write_file(output, render(reports, fmt, warnings=warnings))
         fmt = "text"
     elif fmt == "html" and tty:
         raise click.UsageError("--format html writes a file: add --output FILE (or redirect)")
@@ -52,6 +55,21 @@ def check_writable(path: Path) -> None:
         problem = f"directory {str(path.parent)!r} is not writable"
     if problem is not None:
         raise InputError(f"cannot write --output {path}: {problem}")
+
+
+def write_json_file(
+    path: Path, reports: Recorded | Sequence[RunReport], warnings: Sequence[str]
+) -> None:
+    from retrieval_eval.report.json_report import write_json
+
+    runs: Sequence[RunReport] = reports.reports if isinstance(reports, Recorded) else reports
+    if isinstance(reports, Recorded):
+        warnings = (*reports.warnings, *warnings)
+    try:
+        with path.open("w", encoding="utf-8") as f:
+            write_json(runs, f, warnings)
+    except OSError as e:
+        raise InputError(f"cannot write --output {path}: {e.strerror or e}") from e
 
 
 def write_file(path: Path, text: str) -> None:

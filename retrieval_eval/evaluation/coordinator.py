@@ -35,6 +35,7 @@ from typing import Protocol, TypeAlias
 from retrieval_eval.errors import InputError, Interrupted, RetrieverError
 from retrieval_eval.evaluation.accumulate import RunAccumulator
 from retrieval_eval.evaluation.deadlines import Call, describe_once, with_deadline
+from retrieval_eval.evaluation.probe import probe_latency
 from retrieval_eval.questions.model import GoldenQuestionSet
 from retrieval_eval.records import (
     DEFAULT_CONCURRENCY,
@@ -71,6 +72,9 @@ class EvalOptions:
     #: (``timeout`` in reval.toml), else DEFAULT_TIMEOUT_S.
     timeout_s: float | None = None
     labels: Mapping[str, str] = field(default_factory=dict)
+    #: After the run, re-ask this many of each set's questions one at a time (spread over
+    #: the set) for latency without load; 0 = no probe.
+    latency_probe: int = 0
 
 
 class Progress(Protocol):
@@ -94,6 +98,8 @@ def check_options(options: EvalOptions) -> RunParameters:
     """Validate the options (``InputError`` naming the option) and fix the parameters."""
     if options.concurrency < 1:
         raise InputError(f"invalid --concurrency {options.concurrency}: it must be >= 1")
+    if options.latency_probe < 0:
+        raise InputError(f"invalid --latency-probe {options.latency_probe}: it must be >= 0")
     if options.timeout_s is not None and not options.timeout_s > 0:
         raise InputError(f"invalid --timeout {options.timeout_s}: it must be > 0 seconds")
     ks = normalize_ks(options.ks)
@@ -165,6 +171,12 @@ async def _evaluate_adapted(
             for column, retriever in enumerate(retrievers):
                 runs = [row[column] for row in grid]
                 _start_pool(group, retriever, runs, bases[column], progress)
+        if options.latency_probe:
+            for column, retriever in enumerate(retrievers):
+                call = with_deadline(retriever, bases[column].timeout_s)
+                for acc in (row[column] for row in grid):
+                    limit = bases[column].limit
+                    acc.probe = await probe_latency(call, acc.qs, limit, options.latency_probe)
     except asyncio.CancelledError:
         raise EvaluationInterrupted(_results(grid, options)) from None
     return _results(grid, options)

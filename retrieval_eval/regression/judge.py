@@ -120,6 +120,7 @@ def _numeric(
         *_state_warnings(baseline, f"baseline {baseline.run_id or '(unsaved)'}"),
         *advice.tiny_group_warning(deltas),
         *advice.noise_warnings(deltas, tests),
+        *_latency_warnings(deltas, current, baseline),
     ]
     unpaired = unpaired_count(current, baseline)
     if unpaired:
@@ -197,25 +198,44 @@ def _drop_exceeds(metric: str, now: GroupMetrics, before: GroupMetrics, limit: f
 def _latency_delta(
     current: RunResult, baseline: RunResult, thresholds: Thresholds | None
 ) -> MetricDelta | None:
+    """The latency gate: on the unloaded probes when both runs have one (group
+    ``latency:unloaded``), else on the latencies measured under load (``latency``)."""
     limit = thresholds.max_p95_latency_increase_ms if thresholds else None
-    if limit is None or current.latency is None or baseline.latency is None:
+    if limit is None:
         return None
-    before, now = baseline.latency.p95_ms, current.latency.p95_ms
+    group, now, before = "latency:unloaded", current.latency_probe, baseline.latency_probe
+    if now is None or before is None:
+        group, now, before = "latency", current.latency, baseline.latency
+    if now is None or before is None:
+        return None
     return MetricDelta(
-        group="latency",
+        group=group,
         metric="p95_ms",
-        baseline=before,
-        current=now,
+        baseline=before.p95_ms,
+        current=now.p95_ms,
         threshold=limit,
-        regressed=now - before > limit + _EPS,
-        baseline_count=baseline.latency.count,
-        current_count=current.latency.count,
+        regressed=now.p95_ms - before.p95_ms > limit + _EPS,
+        baseline_count=before.count,
+        current_count=now.count,
     )
+
+
+def _latency_warnings(
+    deltas: list[MetricDelta], current: RunResult, baseline: RunResult
+) -> list[str]:
+    """Loaded latency compared across different concurrencies measures the load too."""
+    was, now = baseline.parameters.concurrency, current.parameters.concurrency
+    if was == now or not any(d.group == "latency" for d in deltas):
+        return []
+    return [f"p95 latency compared across concurrencies ({was} in flight in the baseline, "
+            f"{now} now): queueing differs, so the change is not the retriever's alone; "
+            "compare unloaded latency with --latency-probe N on both runs"]  # fmt: skip
 
 
 def _describe(d: MetricDelta) -> str:
     if d.metric == "p95_ms":
-        return (f"p95 latency rose {d.delta:+.1f} ms ({d.baseline:.1f} -> {d.current:.1f}), "
+        which = "unloaded p95 latency" if d.group == "latency:unloaded" else "p95 latency"
+        return (f"{which} rose {d.delta:+.1f} ms ({d.baseline:.1f} -> {d.current:.1f}), "
                 f"more than the allowed {d.threshold:g} ms")  # fmt: skip
     name = dict(_RATES)[d.metric]
     where = "overall" if d.group == "overall" else f"in {d.group}"

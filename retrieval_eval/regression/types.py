@@ -78,7 +78,8 @@ class Thresholds:
 
 @dataclass(frozen=True, slots=True)
 class MetricDelta:
-    #: "overall", "form:GAP", "hard_class:near-duplicate", or "latency".
+    #: "overall", "form:GAP", "hard_class:near-duplicate", "latency" (measured under
+    #: the run's concurrency) or "latency:unloaded" (the ``--latency-probe`` figures).
     group: str
     metric: str  # "top1_hit_rate", "top3_hit_rate", "p95_ms", ...
     baseline: float

@@ -46,7 +46,11 @@ key                       value
                           over questions with no expected document, or ``null``
 ``by_form``               ``{form: group}`` (MATCH, GAP, UNLABELLED)
 ``by_hard_class``         ``{hard class: group}``
-``latency_ms``            ``{"count", "p50", "p95", "p99", "mean", "max"}`` or ``null``
+``latency_ms``            ``{"count", "p50", "p95", "p99", "mean", "max",
+                          "concurrency"}`` or ``null``: client wall time per answered
+                          question under the run's ``concurrency`` (queueing included)
+``latency_probe_ms``      the same shape (``concurrency`` 1) for ``--latency-probe``:
+                          questions re-asked one at a time after the run, or ``null``
 ``questions``             list of questions (below), in set order
 ``regression``            the verdict (below), or ``null`` when none was computed
 ========================  =====================================================
@@ -75,11 +79,12 @@ Each question: ``id``, ``form``, ``hard_class``, ``expected_document_ids``, ``to
 from __future__ import annotations
 
 import json
+import uuid
 from collections import Counter
 from collections.abc import Sequence
-from typing import Any
+from typing import Any, TextIO
 
-from retrieval_eval import __version__
+from retrieval_eval import __version__, records
 from retrieval_eval.records import (
     RunResult,
     RunState,
@@ -89,20 +94,30 @@ from retrieval_eval.records import (
 from retrieval_eval.regression.types import Verdict
 from retrieval_eval.report.model import RunReport
 
-__all__ = ["group_to_dict", "question_to_dict", "render_json", "run_to_dict", "runs_to_document"]
+__all__ = [
+    "group_to_dict",
+    "question_to_dict",
+    "render_json",
+    "run_to_dict",
+    "runs_to_document",
+    "write_json",
+]
 
 SCHEMA_VERSION = 1
 
 
-def runs_to_document(reports: Sequence[RunReport], warnings: Sequence[str] = ()) -> dict[str, Any]:
-    """The whole ``--format json`` document for one invocation."""
+def runs_to_document(
+    reports: Sequence[RunReport], warnings: Sequence[str] = (), *, questions: bool = True
+) -> dict[str, Any]:
+    """The whole ``--format json`` document for one invocation (``questions=False``: each
+    run's ``questions`` left empty, for ``write_json`` to fill in)."""
     verdicts = Counter(r.verdict.kind.value for r in reports if r.verdict is not None)
     states = Counter(r.run.state for r in reports)
     failing = sum(1 for r in reports if r.verdict is not None and r.verdict.fails())
     return {
         "schema_version": SCHEMA_VERSION,
         "tool": {"name": "reval", "version": __version__},
-        "runs": [run_to_dict(r.run, r.verdict) for r in reports],
+        "runs": [run_to_dict(r.run, r.verdict, questions=questions) for r in reports],
         "summary": {
             "runs": len(reports),
             "incomplete": states[RunState.INCOMPLETE],
@@ -127,10 +142,42 @@ def render_json(reports: Sequence[RunReport], warnings: Sequence[str] = ()) -> s
     return json.dumps(document, ensure_ascii=False, separators=(",", ":")) + "\n"
 
 
-def run_to_dict(run: RunResult, verdict: Verdict | None) -> dict[str, Any]:
+#: Questions encoded per ``json.dumps`` call by ``write_json``.
+WRITE_BATCH = 10_000
+
+
+def write_json(reports: Sequence[RunReport], out: TextIO, warnings: Sequence[str] = ()) -> None:
+    """Write the same text as ``render_json`` to ``out``, a big document piece by piece:
+    questions are encoded a batch at a time, so that a run of a million questions never
+    exists whole as dicts or as one string (that would take several times the run)."""
+    if sum(len(r.run.questions) for r in reports) <= PRETTY_UP_TO:
+        out.write(render_json(reports, warnings))
+        return
+    document = runs_to_document(reports, warnings, questions=False)
+    marks = []
+    for i, run in enumerate(document["runs"]):
+        marks.append(f"reval-questions-{uuid.uuid4().hex}-{i}")
+        run["questions"] = marks[-1]
+    text = json.dumps(document, ensure_ascii=False, separators=(",", ":")) + "\n"
+    for report, mark in zip(reports, marks, strict=True):
+        head, text = text.split(f'"{mark}"', 1)
+        out.write(head)
+        out.write("[")
+        outcomes = report.run.questions
+        for start in range(0, len(outcomes), WRITE_BATCH):
+            batch = [question_to_dict(q) for q in outcomes[start : start + WRITE_BATCH]]
+            out.write("," if start else "")
+            out.write(json.dumps(batch, ensure_ascii=False, separators=(",", ":"))[1:-1])
+        out.write("]")
+    out.write(text)
+
+
+def run_to_dict(
+    run: RunResult, verdict: Verdict | None, *, questions: bool = True
+) -> dict[str, Any]:
     """One run in the documented shape (see the module docstring): ``run.to_dict()``
     with its verdict."""
-    out = run.to_dict()
+    out = records.run_to_dict(run, questions=questions)
     out["regression"] = verdict_to_dict(verdict) if verdict is not None else None
     return out
 

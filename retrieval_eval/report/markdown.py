@@ -1,8 +1,9 @@
 """A Markdown summary (``--format markdown``) fit for a pull-request comment.
 
 A headline verdict, one table row per set × retriever (rates, deltas against the
-baseline, p-value, verdict), then for each run that did not pass the reasons and the
-questions that flipped, folded in ``<details>`` so the comment stays short.
+baseline, p-value, p95 latency with the load it was measured under, verdict), then for
+each run that did not pass the reasons and the questions that flipped, folded in
+``<details>`` so the comment stays short.
 """
 
 from __future__ import annotations
@@ -10,8 +11,9 @@ from __future__ import annotations
 from collections import Counter
 from collections.abc import Sequence
 
+from retrieval_eval.records import RunResult
 from retrieval_eval.regression.types import FlipDirection, Verdict, VerdictKind
-from retrieval_eval.report.model import RunReport, retriever_label, run_title
+from retrieval_eval.report.model import RunReport, latency_lines, retriever_label, run_title
 from retrieval_eval.report.plural import plural
 from retrieval_eval.report.safe_text import visible
 from retrieval_eval.report.terminal_regression import describe_flip
@@ -36,8 +38,9 @@ def render_markdown(reports: Sequence[RunReport], warnings: Sequence[str] = ()) 
             "",
         ]
     lines += [
-        "| set | retriever | questions | top-1 | top-3 | Δ top-1 | Δ top-3 | p (top-1) | verdict |",
-        "|---|---|--:|--:|--:|--:|--:|--:|---|",
+        "| set | retriever | questions | top-1 | top-3 | Δ top-1 | Δ top-3 | p (top-1) "
+        "| p95 ms | verdict |",
+        "|---|---|--:|--:|--:|--:|--:|--:|--:|---|",
     ]
     lines += [_row(r) for r in reports]
     for report in reports:
@@ -78,6 +81,7 @@ def _row(report: RunReport) -> str:
         _delta(verdict, "top1_hit_rate"),
         _delta(verdict, "top3_hit_rate"),
         _p_value(verdict, 1),
+        _p95(run),
         _ICON.get(verdict.kind, verdict.kind.value) if verdict is not None else "not checked",
     ]
     return "| " + " | ".join(cells) + " |"
@@ -125,6 +129,11 @@ def _p_value(verdict: Verdict | None, k: int) -> str:
         if t.k == k:
             return f"{t.p_value:.3f}"
     return ""
+
+
+def _p95(run: RunResult) -> str:
+    """Each p95 with its load: ``41.0 at 8 in flight; 12.5 unloaded (20 ...)``."""
+    return "; ".join(f"{lat.p95_ms:.1f} {label}" for label, lat in latency_lines(run)) or "–"
 
 
 def _rate(value: float | None) -> str:

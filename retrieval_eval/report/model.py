@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 
-from retrieval_eval.records import GroupMetrics, RunResult, metric_sort_key
+from retrieval_eval.records import GroupMetrics, LatencySummary, RunResult, metric_sort_key
 from retrieval_eval.regression.types import FlipDirection
 from retrieval_eval.regression.types import RunReport as RunReport  # the run, judged
 
@@ -45,3 +45,15 @@ def question_flips(report: RunReport) -> dict[str, list[str]]:
 
 def duration_s(run: RunResult) -> float:
     return max(0.0, (run.finished_at - run.started_at).total_seconds())
+
+
+def latency_lines(run: RunResult) -> list[tuple[str, LatencySummary]]:
+    """The run's latency figures, each with the load it was measured under: the run's
+    own at its concurrency (queueing included), then the unloaded probe's, if any."""
+    lines = []
+    if run.latency is not None and run.latency.count:
+        lines.append((f"at {run.parameters.concurrency} in flight", run.latency))
+    probe = run.latency_probe
+    if probe is not None and probe.count:
+        lines.append((f"unloaded ({probe.count} re-asked one at a time)", probe))
+    return lines

@@ -16,6 +16,7 @@ from rich.table import Table
 from retrieval_eval.records import GroupMetrics, QuestionOutcome, RunResult, RunState
 from retrieval_eval.report.model import (
     RunReport,
+    latency_lines,
     ordered_metrics,
     question_flips,
     rate_names,
@@ -162,13 +163,12 @@ def _rate(g: GroupMetrics, name: str) -> str:
 
 
 def _latency(console: Console, run: RunResult) -> None:
-    lat = run.latency
-    if lat is None or not lat.count:
-        return
-    console.print(
-        f"latency ms: p50 {lat.p50_ms:.1f} · p95 {lat.p95_ms:.1f} · p99 {lat.p99_ms:.1f} · "
-        f"mean {lat.mean_ms:.1f} · max {lat.max_ms:.1f} (n={lat.count})"
-    )
+    for label, lat in latency_lines(run):
+        console.print(
+            f"latency ms {label}: p50 {lat.p50_ms:.1f} · p95 {lat.p95_ms:.1f} · "
+            f"p99 {lat.p99_ms:.1f} · mean {lat.mean_ms:.1f} · max {lat.max_ms:.1f} "
+            f"(n={lat.count})"
+        )
 
 
 def _questions(console: Console, report: RunReport, style: Style) -> None:

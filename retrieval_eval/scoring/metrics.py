@@ -86,7 +86,7 @@ class _Row(NamedTuple):
     error: bool
     hits: tuple[bool, ...] = ()
     #: ``_rank_values``; None for a question without expected documents.
-    ranks: list[float] | None = None
+    ranks: tuple[float, ...] | None = None
     empty: bool = False
 
 
@@ -102,7 +102,7 @@ def _row(outcome: QuestionOutcome, ks: tuple[int, ...]) -> _Row:
     if not outcome.expected_document_ids:
         return _Row(False, hits, None, not outcome.ranked_document_ids)
     expected = outcome.expected_document_ids
-    return _Row(False, hits, _rank_values(outcome.ranked_document_ids, expected, ks))
+    return _Row(False, hits, tuple(_rank_values(outcome.ranked_document_ids, expected, ks)))
 
 
 def _aggregate(rows: Sequence[_Row], ks: tuple[int, ...]) -> GroupMetrics:
@@ -141,12 +141,13 @@ def summarize(outcomes: Iterable[QuestionOutcome], ks: Iterable[int]) -> GroupMe
 
 
 def _grouped(
-    pairs: Sequence[tuple[QuestionOutcome, _Row]],
+    outcomes: Sequence[QuestionOutcome],
+    rows: Sequence[_Row],
     ks: tuple[int, ...],
     label: Callable[[QuestionOutcome], str],
 ) -> dict[str, GroupMetrics]:
     groups: dict[str, list[_Row]] = {}
-    for outcome, row in pairs:
+    for outcome, row in zip(outcomes, rows, strict=True):
         groups.setdefault(label(outcome), []).append(row)
     return {name: _aggregate(groups[name], ks) for name in sorted(groups)}
 
@@ -176,6 +177,14 @@ def summarize_with_breakdowns(
 ) -> tuple[GroupMetrics, dict[str, GroupMetrics], dict[str, GroupMetrics]]:
     """``summarize`` and ``breakdowns`` at once, reducing each outcome only once."""
     cutoffs = normalize_ks(ks)
-    pairs = [(o, _row(o, cutoffs)) for o in outcomes]
-    overall = _aggregate([row for _, row in pairs], cutoffs)
-    return overall, _grouped(pairs, cutoffs, _form_label), _grouped(pairs, cutoffs, _class_label)
+    outcomes = outcomes if isinstance(outcomes, Sequence) else list(outcomes)
+    # Rows repeat (a handful of hit and rank patterns): one of each is kept, so that a
+    # million-question run does not hold a million rows at once.
+    shared: dict[_Row, _Row] = {}
+    rows = [shared.setdefault(row, row) for row in (_row(o, cutoffs) for o in outcomes)]
+    overall = _aggregate(rows, cutoffs)
+    return (
+        overall,
+        _grouped(outcomes, rows, cutoffs, _form_label),
+        _grouped(outcomes, rows, cutoffs, _class_label),
+    )

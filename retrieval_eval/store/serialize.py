@@ -193,8 +193,26 @@ def run_row(run: RunResult, run_id: str, verdict: VerdictLike | None = None) -> 
         "metrics_json": _dumps(group_to_json(run.metrics)),
         "by_form_json": _dumps({k: group_to_json(g) for k, g in run.by_form.items()}),
         "by_hard_class_json": _dumps({k: group_to_json(g) for k, g in run.by_hard_class.items()}),
-        "latency_json": None if run.latency is None else _dumps(_record_to_json(run.latency)),
+        "latency_json": _latency_json(run),
     }
+
+
+def _latency_json(run: RunResult) -> str | None:
+    """The run's latency, with the unloaded probe's (if any) under ``"probe"``."""
+    if run.latency is None and run.latency_probe is None:
+        return None
+    data = {} if run.latency is None else _record_to_json(run.latency)
+    if run.latency_probe is not None:
+        data["probe"] = _record_to_json(run.latency_probe)
+    return _dumps(data)
+
+
+def _latency_from_json(text: str | None) -> tuple[LatencySummary | None, LatencySummary | None]:
+    """(loaded, probe) from ``latency_json``."""
+    data = {} if text is None else dict(_loads(text))
+    probe = data.pop("probe", None)
+    loaded = _record_from_json(LatencySummary, data) if data else None
+    return loaded, None if probe is None else _record_from_json(LatencySummary, probe)
 
 
 #: Columns of :func:`outcome_rows` tuples, after the run's primary key and the position.
@@ -250,7 +268,7 @@ def outcome_from_tuple(row: tuple[Any, ...]) -> QuestionOutcome:
 def run_from_row(
     row: Mapping[Any, Any], labels: Mapping[str, str], outcomes: tuple[QuestionOutcome, ...]
 ) -> RunResult:
-    latency = row["latency_json"]
+    latency, probe = _latency_from_json(row["latency_json"])
     return RunResult(
         set_name=row["set_name"],
         set_fingerprint=row["set_fingerprint"],
@@ -263,11 +281,12 @@ def run_from_row(
         metrics=group_from_json(_loads(row["metrics_json"])),
         by_form={k: group_from_json(g) for k, g in _loads(row["by_form_json"]).items()},
         by_hard_class={k: group_from_json(g) for k, g in _loads(row["by_hard_class_json"]).items()},
-        latency=None if latency is None else _record_from_json(LatencySummary, _loads(latency)),
+        latency=latency,
         questions=outcomes,
         underfilled_count=row["underfilled_count"],
         labels=dict(labels),
         run_id=row["run_id"],
+        latency_probe=probe,
     )
 
 

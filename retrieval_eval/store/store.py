@@ -92,14 +92,13 @@ class RunStore:
             raise InputError(
                 f"cannot store the run: {problem} (U+0000), which {self.url} cannot take"
             )
-        outcomes = serialize.outcome_rows(run.questions)
         for _ in range(5):
             run_id = run.run_id or new_run_id()
             row = serialize.run_row(run, run_id, verdict)
             try:
                 self._write(
                     f"saving run {run_id}",
-                    partial(_insert_run, row=row, run=run, outcomes=outcomes),
+                    partial(_insert_run, row=row, run=run),
                 )
             except StoreError as e:
                 if isinstance(e.__cause__, IntegrityError) and _id_taken(e.__cause__):
@@ -108,7 +107,7 @@ class RunStore:
                         raise InputError(taken) from e
                     continue
                 raise
-            log.info("saved run %s (%d questions) to %s", run_id, len(outcomes), self.url)
+            log.info("saved run %s (%d questions) to %s", run_id, len(run.questions), self.url)
             return run_id
         raise AssertionError("could not draw a free run id")  # pragma: no cover
 
@@ -277,18 +276,20 @@ def _prepare_directory(url: URL, path: Path) -> None:
             )
 
 
-def _insert_run(
-    conn: Connection, row: dict[str, Any], run: RunResult, outcomes: list[tuple[Any, ...]]
-) -> None:
+#: Outcome rows encoded and sent per batch: a big run is never encoded whole at once.
+SAVE_BATCH = 10_000
+
+
+def _insert_run(conn: Connection, row: dict[str, Any], run: RunResult) -> None:
     key = conn.execute(insert(RunRow), row).inserted_primary_key
     assert key is not None
     pk = key[0]
-    insert_rows(
-        conn,
-        OutcomeRow.__tablename__,
-        ("run_pk", "position", *serialize.OUTCOME_ROW_COLUMNS),
-        [(pk, position, *outcome) for position, outcome in enumerate(outcomes)],
-    )
+    columns = ("run_pk", "position", *serialize.OUTCOME_ROW_COLUMNS)
+    questions = run.questions
+    for start in range(0, len(questions), SAVE_BATCH):
+        batch = serialize.outcome_rows(questions[start : start + SAVE_BATCH])
+        rows = [(pk, start + i, *outcome) for i, outcome in enumerate(batch)]
+        insert_rows(conn, OutcomeRow.__tablename__, columns, rows)
     if run.labels:
         labels = [{"run_pk": pk, "key": k, "value": v} for k, v in run.labels.items()]
         conn.execute(insert(LabelRow), labels)

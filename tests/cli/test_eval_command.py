@@ -381,3 +381,23 @@ def test_explicit_baseline(sets, serve_table, db, invoke, tmp_path):
     regression = against_bad["runs"][0]["regression"]
     assert regression["baseline_run_id"] == listed[0]["run_id"]
     assert regression["verdict"] == "pass" and regression["flips"] == []
+
+
+def test_latency_is_reported_with_its_concurrency_and_the_probe_apart(
+    sets, serve_table, db, tmp_path
+):
+    target = serve_table(GOOD)
+    out = tmp_path / "report.json"
+    result = run_reval(
+        "eval", "--set", sets["faq"], "--retriever", target, "--db", db, "--concurrency", "2",
+        "--latency-probe", "3", "--format", "json", "--output", out,
+    )  # fmt: skip
+    assert result.returncode == 0, result.stderr
+    (run,) = json.loads(out.read_text())["runs"]
+    assert run["latency_ms"]["concurrency"] == 2 and run["latency_ms"]["count"] == 4
+    assert run["latency_probe_ms"]["concurrency"] == 1 and run["latency_probe_ms"]["count"] == 3
+    assert "latency ms at 2 in flight: p50 " in result.stdout
+    assert "latency ms unloaded (3 re-asked one at a time): p50 " in result.stdout
+    shown = run_reval("runs", "show", run["run_id"], "--db", db, "--format", "markdown")
+    assert shown.returncode == 0, shown.stderr
+    assert " at 2 in flight; " in shown.stdout and " unloaded (3 re-asked" in shown.stdout

@@ -280,3 +280,38 @@ async def test_a_malformed_response_is_an_internal_error() -> None:
     assert [q.error.kind for q in run.questions if q.error] == ["internal", "internal"]
     assert run.questions[0].error is not None
     assert "result 0 is NoneType" in run.questions[0].error.message
+
+
+class Popular:
+    """Every question gets the same five documents, each as two chunks: fresh strings
+    on every call, as ids decoded from a response are."""
+
+    target = "popular"
+
+    async def describe(self) -> RetrieverDescription:
+        return RetrieverDescription("popular", "1", chunk_separator="#")
+
+    async def retrieve(self, question: str, limit: int) -> list[RetrievedItem]:
+        return [RetrievedItem("".join(["doc", str(i // 2), "#", str(i % 2)])) for i in range(10)]
+
+    async def close(self) -> None:
+        pass
+
+
+async def test_a_run_keeps_one_copy_of_each_id_and_hits_pattern():
+    qs = make_set("s", 50, target_of=lambda i: f"doc{i % 7}")
+    run = await evaluate_set(qs, Popular())
+    first, *others = run.questions
+    assert first.raw_ids == ("doc0#0", "doc0#1", "doc1#0", "doc1#1", "doc2#0", "doc2#1",
+                             "doc3#0", "doc3#1", "doc4#0", "doc4#1")  # fmt: skip
+    assert first.ranked_document_ids == ("doc0", "doc1", "doc2", "doc3", "doc4")
+    for other in others:  # equal values, and the very same objects
+        assert all(a is b for a, b in zip(other.raw_ids, first.raw_ids, strict=True))
+        assert all(
+            a is b
+            for a, b in zip(other.ranked_document_ids, first.ranked_document_ids, strict=True)
+        )
+    hits = {id(q.hits) for q in run.questions}
+    patterns = {tuple(q.hits.items()) for q in run.questions}
+    assert len(hits) == len(patterns) == 3  # doc0 top-1; doc1/2 top-3 only; doc3-6 miss
+    assert run.questions[1].hits == {1: False, 3: True}

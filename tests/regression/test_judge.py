@@ -246,3 +246,41 @@ def test_compare_warns_on_parameters_but_refuses_other_labels():
     )
     other = make_run("1111", qs=question_set(4, no_answer=(0,)))
     assert compare(a, other).kind is VerdictKind.INCOMPARABLE
+
+
+def _at(run, concurrency, probe_ms=None):
+    from retrieval_eval.evaluation.latency import summarize_latency
+
+    params = dataclasses.replace(run.parameters, concurrency=concurrency)
+    probe = None if probe_ms is None else summarize_latency(probe_ms)
+    return dataclasses.replace(run, parameters=params, latency_probe=probe)
+
+
+def test_latency_gate_warns_across_concurrencies():
+    gate = Thresholds(max_p95_latency_increase_ms=20)
+    baseline = dataclasses.replace(make_run("1111", latency_ms=[5, 6, 7, 8]), run_id="b")
+    current = make_run("1111", latency_ms=[5, 6, 7, 40], started=5)
+    same = judge(_at(current, 8), _at(baseline, 8), gate)
+    differ = judge(_at(current, 32), _at(baseline, 8), gate)
+    assert not any("concurrencies" in w for w in same.warnings)
+    assert differ.kind is VerdictKind.REGRESSION  # still judged, but said to be suspect
+    (note,) = [w for w in differ.warnings if "concurrencies" in w]
+    assert "8 in flight in the baseline, 32 now" in note and "--latency-probe" in note
+    ungated = judge(_at(current, 32), _at(baseline, 8), DEFAULT)  # no gate: nothing to warn
+    assert not any("concurrencies" in w for w in ungated.warnings)
+
+
+def test_latency_gate_compares_unloaded_probes_when_both_runs_have_one():
+    gate = Thresholds(max_p95_latency_increase_ms=20)
+    baseline = dataclasses.replace(make_run("1111", latency_ms=[5, 6, 7, 8]), run_id="b")
+    current = make_run("1111", latency_ms=[5, 6, 7, 40], started=5)  # loaded p95 +27 ms
+    calm = judge(_at(current, 32, [4, 5, 6]), _at(baseline, 8, [4, 5, 7]), gate)
+    assert calm.kind is VerdictKind.PASS  # the probes say the retriever did not slow down
+    (d,) = [d for d in calm.deltas if d.metric == "p95_ms"]
+    assert d.group == "latency:unloaded" and d.current_count == 3
+    assert not any("concurrencies" in w for w in calm.warnings)
+    slower = judge(_at(current, 8, [4, 5, 60]), _at(baseline, 8, [4, 5, 7]), gate)
+    assert slower.kind is VerdictKind.REGRESSION
+    assert "unloaded p95 latency rose" in slower.reasons[0]
+    one_sided = judge(_at(current, 8, [4, 5, 6]), _at(baseline, 8), gate)  # loaded gate
+    assert [d.group for d in one_sided.deltas if d.metric == "p95_ms"] == ["latency"]

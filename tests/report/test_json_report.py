@@ -29,6 +29,7 @@ RUN_KEYS = {
     "by_form",
     "by_hard_class",
     "latency_ms",
+    "latency_probe_ms",
     "questions",
     "regression",
 }
@@ -70,6 +71,7 @@ def test_run_shape_carries_every_documented_key(current_run):
     assert d["state"] == "incomplete" and d["complete"] is False
     assert d["errors"] == 1
     assert d["latency_ms"]["p95"] == 9.0 and set(d["latency_ms"]) >= {"p50", "p95", "p99"}
+    assert d["latency_ms"]["concurrency"] == 8 and d["latency_probe_ms"] is None
     assert d["parameters"]["ks"] == [1, 3] and d["parameters"]["limit"] == 12
     assert d["labels"] == {"git_sha": "abc123"}
     assert d["duration_s"] == 2.5
@@ -156,3 +158,22 @@ def test_big_documents_are_compact_with_the_same_shape():
     small_doc, big_doc = json.loads(small_text), json.loads(big_text)
     assert set(big_doc["runs"][0]) == set(small_doc["runs"][0])
     assert big_doc["runs"][0]["questions"][-1]["id"] == f"q{PRETTY_UP_TO}"
+
+
+def test_write_json_streams_the_same_text_as_render_json(monkeypatch):
+    import io
+
+    from retrieval_eval.report import json_report
+
+    from .conftest import build_run, outcome
+
+    monkeypatch.setattr(json_report, "WRITE_BATCH", 7)  # several batches, a partial last
+    first = build_run(
+        [outcome(f"q{i}", ["d1"], ["d2", "d1"]) for i in range(json_report.PRETTY_UP_TO)]
+    )
+    second = build_run([outcome(f"r{i}", ["d\u00e9"], ["d\u00e9"]) for i in range(23)])
+    empty = build_run([])
+    for reports in ([RunReport(first), RunReport(empty), RunReport(second)], [RunReport(second)]):
+        out = io.StringIO()
+        json_report.write_json(reports, out, warnings=['not saved: "store" down'])
+        assert out.getvalue() == json_report.render_json(reports, ['not saved: "store" down'])

@@ -26,7 +26,7 @@ def test_plain_report_has_every_section_and_no_escape_codes(current_run, regress
     )
     assert "by form" in text and "by hard class" in text
     assert re.search(r"GAP\s+2\s+0\.000 \(0/2\)\s+0\.500 \(1/2\)\s+0", text)
-    assert "latency ms: p50 5.0 · p95 9.0 · p99 9.5" in text
+    assert "latency ms at 8 in flight: p50 5.0 · p95 9.0 · p99 9.5" in text
     # per-question: misses show their top distinct documents, errors their kind
     assert "expected d5; got d2, d3, d4" in text
     assert "ERROR timeout: timeout while answering q6" in text

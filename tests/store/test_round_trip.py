@@ -110,3 +110,24 @@ def test_thousands_of_questions_round_trip(store):
     run = make_run(codes, latency_ms=[i / 7 for i in range(3000)])
     run_id = store.save(run)
     assert store.get(run_id) == dataclasses.replace(run, run_id=run_id)
+
+
+def test_a_run_saved_in_several_batches_keeps_question_order(store, monkeypatch):
+    from retrieval_eval.store import store as store_module
+
+    monkeypatch.setattr(store_module, "SAVE_BATCH", 7)  # 3000 = 428 batches and a partial
+    codes = ("13E03" * 600)[:3000]
+    run = make_run(codes, latency_ms=[i / 3 for i in range(3000)])
+    run_id = store.save(run)
+    assert store.get(run_id) == dataclasses.replace(run, run_id=run_id)
+
+
+def test_the_unloaded_latency_probe_round_trips(store):
+    from retrieval_eval.evaluation.latency import summarize_latency
+
+    run = make_run("1303", latency_ms=[40.0, 50.0, 60.0, 70.0])
+    probed = dataclasses.replace(run, latency_probe=summarize_latency([4.0, 5.5, 9.25]))
+    no_loaded = dataclasses.replace(probed, latency=None)
+    for each in (probed, no_loaded, run):
+        run_id = store.save(each)
+        assert store.get(run_id) == dataclasses.replace(each, run_id=run_id)
