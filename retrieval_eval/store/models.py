@@ -91,3 +91,6 @@ class OutcomeRow(Base):
     #: JSON array of the retriever's scores, aligned with ``raw_ids`` (null where a
     #: result had none); None when the retriever gave no scores at all.
     raw_scores: Mapped[str | None] = mapped_column(Text, nullable=True)
+    #: JSON array of notes on how the answer was made (a fused retriever's skipped
+    #: member); None when there are none.
+    notes: Mapped[str | None] = mapped_column(Text, nullable=True)

@@ -218,7 +218,7 @@ def _latency_from_json(text: str | None) -> tuple[LatencySummary | None, Latency
 #: Columns of :func:`outcome_rows` tuples, after the run's primary key and the position.
 OUTCOME_ROW_COLUMNS = (
     "question_id", "form", "hard_class", "expected_ids", "raw_ids", "ranked_ids", "hits",
-    "latency_ms", "error_kind", "error_message", "underfilled", "raw_scores",
+    "latency_ms", "error_kind", "error_message", "underfilled", "raw_scores", "notes",
 )  # fmt: skip
 
 
@@ -238,6 +238,7 @@ def outcome_rows(outcomes: Iterable[QuestionOutcome]) -> list[tuple[Any, ...]]:
             None if q.error is None else q.error.message.replace("\x00", "\\x00"),
             q.underfilled,
             encode_scores(q.raw_scores),
+            encode_ids(q.notes) if q.notes else None,
         )
         for q in outcomes
     ]
@@ -248,7 +249,8 @@ OUTCOME_COLUMNS = OUTCOME_ROW_COLUMNS
 
 
 def outcome_from_tuple(row: tuple[Any, ...]) -> QuestionOutcome:
-    qid, form, hard_class, expected, raw, ranked, hits, latency, kind, message, under, scores = row
+    qid, form, hard_class, expected, raw, ranked, hits, latency, kind, message, under = row[:11]
+    scores, notes = row[11:]
     expected_ids, raw_ids, ranked_ids = _scan(f"[{expected},{raw},{ranked}]", 0)[0]
     return QuestionOutcome(
         question_id=qid,
@@ -262,6 +264,7 @@ def outcome_from_tuple(row: tuple[Any, ...]) -> QuestionOutcome:
         latency_ms=latency,
         error=None if kind is None else RetrievalFailure(FailureKind(kind), message or ""),
         underfilled=bool(under),
+        notes=tuple(_loads(notes)) if notes else (),
     )
 
 

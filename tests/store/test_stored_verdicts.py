@@ -3,6 +3,8 @@ verdicts were stored upgrade in place and their runs load without one."""
 
 from __future__ import annotations
 
+from dataclasses import replace
+
 from alembic import command
 from sqlalchemy import create_engine, insert
 from support.factory import make_run, question_set
@@ -76,9 +78,9 @@ def test_a_store_made_before_verdicts_upgrades_and_keeps_its_runs(store_url):
             pk = connection.execute(
                 insert(RunRow.__table__).values({k: row[k] for k in old_columns})
             ).inserted_primary_key[0]
-            columns = ("run_pk", "position", *serialize.OUTCOME_ROW_COLUMNS[:-1])
+            columns = ("run_pk", "position", *serialize.OUTCOME_ROW_COLUMNS[:-2])
             insert_rows(connection, OutcomeRow.__tablename__, columns,
-                        [(pk, i, *o[:-1]) for i, o in enumerate(outcomes)])  # fmt: skip
+                        [(pk, i, *o[:-2]) for i, o in enumerate(outcomes)])  # fmt: skip
     finally:
         engine.dispose()
     with RunStore.open(store_url) as store:
@@ -86,6 +88,7 @@ def test_a_store_made_before_verdicts_upgrades_and_keeps_its_runs(store_url):
         assert current_revision(store._engine) == head_revision()
         assert stored.verdict_document is None and stored.run.run_id == "261130-090000-abcd"
         assert [q.raw_scores for q in stored.run.questions] == [(), (), ()]
+        assert [q.notes for q in stored.run.questions] == [(), (), ()]
         assert [q.hits for q in stored.run.questions] == [q.hits for q in run.questions]
 
 
@@ -100,3 +103,14 @@ def test_an_error_budget_in_percent_round_trips(store):
     stored = store.get_stored(store.save(run, verdict))
     assert stored_verdict(stored) == verdict
     assert stored_verdict(stored).thresholds.max_errors.percent == Fraction(1, 3)
+
+
+def test_notes_on_how_an_answer_was_made_round_trip(store):
+    run = make_run("10")
+    skipped = 'member "dense" skipped: unavailable: connection refused'
+    first = replace(run.questions[0], notes=(skipped, "second note"))
+    run = replace(run, questions=(first, *run.questions[1:]))
+    stored = store.get(store.save(run))
+    assert stored.questions[0].notes == (skipped, "second note")
+    assert stored.questions[1].notes == ()
+    assert stored.questions == run.questions

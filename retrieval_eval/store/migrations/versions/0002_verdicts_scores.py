@@ -1,8 +1,9 @@
 """Store each run's verdict (kind, baseline, the whole verdict as JSON) and each
-question's retriever scores.
+question's retriever scores and notes (how an answer was made, e.g. a fused retriever's
+skipped member).
 
 Existing runs keep working: they have no stored verdict (shown as "no regression check
-stored") and no scores (exports fall back to rank-derived scores).
+stored"), no scores (exports fall back to rank-derived scores) and no notes.
 
 Revision ID: 0002
 Revises: 0001
@@ -25,10 +26,12 @@ def upgrade() -> None:
     op.add_column("reval_runs", sa.Column("baseline_run_id", sa.String(64), nullable=True))
     op.add_column("reval_runs", sa.Column("verdict_json", sa.Text(), nullable=True))
     op.add_column("reval_outcomes", sa.Column("raw_scores", sa.Text(), nullable=True))
+    op.add_column("reval_outcomes", sa.Column("notes", sa.Text(), nullable=True))
 
 
 def downgrade() -> None:
     with op.batch_alter_table("reval_outcomes") as batch:
+        batch.drop_column("notes")
         batch.drop_column("raw_scores")
     with op.batch_alter_table("reval_runs") as batch:
         batch.drop_column("verdict_json")
