@@ -6,7 +6,8 @@ evaluation, which then raises ``EvaluationInterrupted`` with the measured runs);
 signal that arrived decides the exit code, and a repeated SIGTERM is only noted. While
 the measured runs are saved and reported (``finishing``), SIGINT and SIGTERM are only
 noted: a store write is one short transaction, and a second signal must not abandon it
-half way.
+half way. After a stop SIGTERM is ignored until the process exits, so a repeated SIGTERM (CI
+cancellation often sends several) cannot turn exit 143 into a kill.
 """
 
 from __future__ import annotations
@@ -52,7 +53,9 @@ def measuring() -> Iterator[None]:
     try:
         yield
     finally:
-        signal.signal(signal.SIGTERM, previous)
+        # Once stopped, the process only exits (143): a later SIGTERM is ignored, even
+        # during interpreter shutdown, where Python handlers are gone and it would kill.
+        signal.signal(signal.SIGTERM, signal.SIG_IGN if _received else previous)
 
 
 @contextlib.contextmanager
