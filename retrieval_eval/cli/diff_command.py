@@ -8,8 +8,9 @@ from pathlib import Path
 
 import click
 
-from retrieval_eval.cli.options import format_option, timeout_option
+from retrieval_eval.cli.options import format_option, rbo_p_option, timeout_option
 from retrieval_eval.cli.render import terminal_width, write_file
+from retrieval_eval.records import DEFAULT_CONCURRENCY
 
 
 @click.command("diff")
@@ -36,14 +37,7 @@ from retrieval_eval.cli.render import terminal_width, write_file
     show_default=True,
     help="Depth compared: the top K distinct documents of each ranking.",
 )
-@click.option(
-    "--rbo-p",
-    type=click.FloatRange(0, 1, min_open=True, max_open=True),
-    default=0.9,
-    show_default=True,
-    metavar="P",
-    help="Persistence of rank-biased overlap (higher looks deeper down the rankings).",
-)
+@rbo_p_option
 @click.option(
     "--top",
     type=click.IntRange(min=1),
@@ -61,7 +55,7 @@ from retrieval_eval.cli.render import terminal_width, write_file
 @click.option(
     "--concurrency",
     type=click.IntRange(min=1),
-    default=8,
+    default=DEFAULT_CONCURRENCY,
     show_default=True,
     help="Calls in flight per retriever.",
 )

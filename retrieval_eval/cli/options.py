@@ -137,6 +137,21 @@ def timeout_option(function: F) -> F:
     )(function)
 
 
+def rbo_p_option(function: F) -> F:
+    """``--rbo-p P``: the persistence of rank-biased overlap, for every command that
+    measures how far rankings moved."""
+    from retrieval_eval.comparison import DEFAULT_RBO_P
+
+    return click.option(
+        "--rbo-p",
+        type=click.FloatRange(0, 1, min_open=True, max_open=True),
+        default=DEFAULT_RBO_P,
+        show_default=True,
+        metavar="P",
+        help="Persistence of rank-biased overlap (higher looks deeper down the rankings).",
+    )(function)
+
+
 def token_env_option(help_text: str) -> Callable[[F], F]:
     """``--token-env VAR``: the name of the variable; ``read_token`` reads it."""
 

@@ -9,7 +9,12 @@ from pathlib import Path
 
 import click
 
-from retrieval_eval.cli.options import db_option, format_option, threshold_options
+from retrieval_eval.cli.options import (
+    db_option,
+    format_option,
+    rbo_p_option,
+    threshold_options,
+)
 from retrieval_eval.cli.render import terminal_width
 
 
@@ -30,14 +35,7 @@ from retrieval_eval.cli.render import terminal_width
     metavar="K",
     help="Depth of the rank overlap (Jaccard and RBO over the top K distinct documents).",
 )
-@click.option(
-    "--rbo-p",
-    type=click.FloatRange(0, 1, min_open=True, max_open=True),
-    default=0.9,
-    show_default=True,
-    metavar="P",
-    help="Persistence of rank-biased overlap (higher looks deeper down the rankings).",
-)
+@rbo_p_option
 @click.option(
     "--seed",
     type=int,
