@@ -1,0 +1,79 @@
+"""Signals during ``reval eval``: what was measured is saved and reported, exit 130/143."""
+
+from __future__ import annotations
+
+import json
+import os
+import signal
+import sqlite3
+import subprocess
+import time
+
+import pytest
+
+from .conftest import REVAL, run_reval, write_set
+
+
+@pytest.mark.parametrize(
+    ("signals", "pause", "code"),
+    [
+        ((signal.SIGINT,), 0, 130),
+        ((signal.SIGTERM,), 0, 143),  # docker stop, CI cancellation: like Ctrl-C
+        ((signal.SIGTERM, signal.SIGTERM), 0.05, 143),  # the second while saving
+    ],
+    ids=["sigint", "sigterm", "sigterm-twice"],
+)
+def test_a_signal_keeps_the_measured_part_as_an_interrupted_run(
+    serve_table, db, tmp_path, signals, pause, code
+):
+    questions = [(f"slow-{i}", [f"d{i}"], "MATCH") for i in range(40)]
+    path = write_set(tmp_path, "slow", questions)
+    answers = {f"question slow-{i}": [f"d{i}#0"] for i in range(40)}
+    calls: list[str] = []
+    target = serve_table(answers, identifier="slow", delay_s=0.1, calls=calls)
+    out = tmp_path / "partial.json"
+    env = {**os.environ, "CI": "1"}
+    process = subprocess.Popen(
+        [
+            str(REVAL),
+            "eval",
+            "--set",
+            str(path),
+            "--retriever",
+            target,
+            "--concurrency",
+            "1",
+            "--db",
+            db,
+            "--format",
+            "json",
+            "--output",
+            str(out),
+        ],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+        env=env,
+    )
+    deadline = time.monotonic() + 30
+    while len(calls) < 4 and time.monotonic() < deadline:  # 3 answered, 1 in flight
+        time.sleep(0.05)
+    for i, signum in enumerate(signals):
+        if i and pause:
+            time.sleep(pause)
+        process.send_signal(signum)
+    stdout, stderr = process.communicate(timeout=30)
+    assert process.returncode == code, stderr
+    assert "interrupted" in stderr
+    (run,) = json.loads(out.read_text())["runs"]
+    assert run["state"] == "interrupted" and run["complete"] is False
+    measured = len(run["questions"])
+    assert 3 <= measured < 40
+    assert run["metrics"]["top1_hit_rate"] == 1.0  # every measured question hit
+    stored = run_reval("runs", "list", "--db", db, "--format", "json")
+    (summary,) = json.loads(stored.stdout)["runs"]
+    assert summary["state"] == "interrupted" and summary["run_id"] == run["run_id"]
+    assert "slow × slow 1 — interrupted" in stdout
+    database = sqlite3.connect(db.removeprefix("sqlite:///"))
+    assert database.execute("PRAGMA integrity_check").fetchone() == ("ok",)
+    database.close()
