@@ -13,7 +13,7 @@ import grpc
 import pytest
 from click.testing import CliRunner
 from grpc_health.v1 import health, health_pb2, health_pb2_grpc
-from grpc_reflection.v1alpha import reflection
+from grpc_reflection.v1alpha import reflection, reflection_pb2_grpc
 
 from retrieval_eval.cli.main import cli
 from retrieval_eval.records import RetrieverDescription
@@ -63,6 +63,7 @@ class Faults:
     health: str | None = "SERVING"  # None: no health service at all
     reflection: bool = True
     reflection_service: bool = True  # False: no reflection service at all
+    reflection_internal: int = 0  # the first N reflection streams end INTERNAL
     sleep_s: float = 0.0
 
 
@@ -94,6 +95,20 @@ class BrokenServicer(pb_grpc.RetrieverServicer):
         return pb.DescribeResponse(identifier="" if self.faults.empty_identifier else "broken")
 
 
+class FlakyReflection(reflection.ReflectionServicer):
+    """Ends its first streams INTERNAL, as grpc.aio reports a stream it lost a race on."""
+
+    def __init__(self, names: list[str], failures: int) -> None:
+        super().__init__(names)
+        self.failures = failures
+
+    def ServerReflectionInfo(self, request_iterator, context):
+        if self.failures > 0:
+            self.failures -= 1
+            context.abort(grpc.StatusCode.INTERNAL, "Internal error from Core")
+        yield from super().ServerReflectionInfo(request_iterator, context)
+
+
 @pytest.fixture
 def broken_server() -> Iterator:
     servers: list[grpc.Server] = []
@@ -109,7 +124,10 @@ def broken_server() -> Iterator:
         if not faults.reflection:
             names = ["grpc.health.v1.Health"]
         if faults.reflection_service:
-            reflection.enable_server_reflection([*names, reflection.SERVICE_NAME], server)
+            servicer = FlakyReflection(
+                [*names, reflection.SERVICE_NAME], faults.reflection_internal
+            )
+            reflection_pb2_grpc.add_ServerReflectionServicer_to_server(servicer, server)
         port = server.add_insecure_port("127.0.0.1:0")
         server.start()
         servers.append(server)
@@ -340,3 +358,15 @@ def test_reflection_is_recommended_not_required(broken_server, faults: Faults, w
     )
     assert unhealthy.exit_code == 3
     assert "FAIL health: UNIMPLEMENTED" in unhealthy.output
+
+
+@pytest.mark.parametrize(
+    ("failures", "line"), [(2, "PASS reflection: lists"), (3, "WARN reflection: INTERNAL")]
+)
+def test_reflection_asks_again_after_internal(broken_server, failures: int, line: str) -> None:
+    """An INTERNAL reflection stream is asked again (grpc.aio can mask the real status so)."""
+    result = CliRunner().invoke(
+        cli, ["check-retriever", broken_server(Faults(reflection_internal=failures))]
+    )
+    assert result.exit_code == 0, result.output
+    assert any(x.startswith(line) for x in result.output.splitlines()), result.output

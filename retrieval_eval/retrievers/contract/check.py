@@ -228,15 +228,32 @@ async def _describe(wire: _Wire) -> list[CheckResult]:
 _REFLECTION_ADVICE = "recommended (grpcurl and other tools use it), not part of the contract"
 
 
-async def _reflection(wire: _Wire) -> list[CheckResult]:
-    """Server reflection is recommended, not required: its absence is a warning."""
+#: grpc.aio reports a stream the server rejected before the client's write landed as
+#: INTERNAL, hiding the server's own status (UNIMPLEMENTED, mostly); asking again a few
+#: times almost always reads the real one.
+_REFLECTION_ATTEMPTS = 3
+
+
+async def _list_services(wire: _Wire) -> list[str]:
     stub = reflection_pb2_grpc.ServerReflectionStub(wire.channel)
     request = reflection_pb2.ServerReflectionRequest(list_services="")
+    for attempt in range(1, _REFLECTION_ATTEMPTS + 1):
+        try:
+            call = stub.ServerReflectionInfo(iter([request]), timeout=wire.timeout_s)
+            services: list[str] = []
+            async for response in call:
+                services += [s.name for s in response.list_services_response.service]
+            return services
+        except grpc.aio.AioRpcError as e:
+            if e.code() != grpc.StatusCode.INTERNAL or attempt == _REFLECTION_ATTEMPTS:
+                raise
+    raise AssertionError("unreachable")  # pragma: no cover
+
+
+async def _reflection(wire: _Wire) -> list[CheckResult]:
+    """Server reflection is recommended, not required: its absence is a warning."""
     try:
-        call = stub.ServerReflectionInfo(iter([request]), timeout=wire.timeout_s)
-        services: list[str] = []
-        async for response in call:
-            services += [s.name for s in response.list_services_response.service]
+        services = await _list_services(wire)
     except Exception as e:
         why = _rpc_failure("reflection", e).detail
         return [CheckResult("reflection", True, f"{why}; {_REFLECTION_ADVICE}", warning=True)]
