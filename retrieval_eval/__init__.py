@@ -31,7 +31,7 @@ if TYPE_CHECKING:
     from retrieval_eval.regression.types import ErrorBudget, RunReport, Thresholds, Verdict
     from retrieval_eval.report.render import ReportFormat, render
     from retrieval_eval.retrievers.server.sdk import ServerTls, serve
-    from retrieval_eval.retrievers.types import RetrievedItem, Retriever
+    from retrieval_eval.retrievers.types import Ranking, RetrievedItem, Retriever
 
 _LAZY = {
     "Recorded": "retrieval_eval.regression.record",
@@ -58,6 +58,7 @@ _LAZY = {
     "serve": "retrieval_eval.retrievers.server.sdk",
     "Retriever": "retrieval_eval.retrievers.types",
     "RetrievedItem": "retrieval_eval.retrievers.types",
+    "Ranking": "retrieval_eval.retrievers.types",
     "RetrieverDescription": "retrieval_eval.records",
 }
 
@@ -69,6 +70,7 @@ __all__ = [
     "GoldenQuestion",
     "GoldenQuestionSet",
     "QuestionOutcome",
+    "Ranking",
     "Recorded",
     "ReportFormat",
     "RetrievedItem",

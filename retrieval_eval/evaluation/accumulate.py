@@ -28,7 +28,7 @@ from retrieval_eval.records import (
     RunResult,
     RunState,
 )
-from retrieval_eval.retrievers.types import RetrievedItem
+from retrieval_eval.retrievers.types import Ranking
 from retrieval_eval.scoring.metrics import summarize_with_breakdowns
 from retrieval_eval.scoring.protocol import score_question
 
@@ -82,7 +82,7 @@ class RunAccumulator:
     def record(
         self,
         index: int,
-        items: list[RetrievedItem] | None,
+        items: Ranking | None,
         error: RetrievalFailure | None,
         latency_ms: float,
     ) -> None:
@@ -95,9 +95,7 @@ class RunAccumulator:
             limit=parameters.limit,
             separator=parameters.doc_id_separator,
             latency_ms=latency_ms,
-            error=error,
-            # e.g. a fused retriever's skipped member (``FusedResults.notes``)
-            notes=tuple(getattr(items, "notes", ())),
+            error=error,  # the ranking's notes (a fused retriever's skipped member) are kept
         )
         self.outcomes[index] = self._shared(outcome) if outcome.error is None else outcome
         self.done += 1

@@ -244,7 +244,7 @@ async def _work(
         if failure is None:
             try:
                 acc.record(index, items, None, latency_ms)
-            except (AttributeError, TypeError) as e:  # not a list of RetrievedItem
+            except (AttributeError, TypeError) as e:  # not a Ranking (or RetrievedItem records)
                 failure = RetrievalFailure(FailureKind.INTERNAL, f"malformed response: {e}")
         if failure is not None:
             acc.record(index, None, failure, latency_ms)

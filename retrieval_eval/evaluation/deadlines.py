@@ -12,10 +12,10 @@ from collections.abc import Awaitable, Callable
 
 from retrieval_eval.errors import RetrieverTimeout, RetrieverUnavailable
 from retrieval_eval.records import RetrieverDescription
-from retrieval_eval.retrievers.types import AsyncRetriever, RetrievedItem
+from retrieval_eval.retrievers.types import AsyncRetriever, Ranking
 
-#: A retrieve call with its deadline bound: ``(question, limit) -> items``.
-Call = Callable[[str, int], Awaitable[list[RetrievedItem]]]
+#: A retrieve call with its deadline bound: ``(question, limit) -> ranking``.
+Call = Callable[[str, int], Awaitable[Ranking]]
 
 
 def with_deadline(retriever: AsyncRetriever, timeout_s: float) -> Call:

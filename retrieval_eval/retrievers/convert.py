@@ -9,7 +9,7 @@ from __future__ import annotations
 from collections.abc import Iterable
 
 from retrieval_eval.records import RetrieverDescription
-from retrieval_eval.retrievers.types import RetrievedItem
+from retrieval_eval.retrievers.types import Ranking, RetrievedItem
 from retrieval_eval.v1 import retriever_pb2 as pb
 
 #: The fully qualified gRPC service name (health checks and reflection list it).
@@ -32,13 +32,37 @@ def items_to_proto(items: Iterable[RetrievedItem]) -> pb.RetrieveResponse:
     return pb.RetrieveResponse(results=[item_to_proto(item) for item in items])
 
 
+def ranking_to_proto(ranking: Ranking) -> pb.RetrieveResponse:
+    """A response from the columns (unset scores stay unset, no chunk id is empty)."""
+    ids = ranking.document_ids
+    scores = ranking.scores or (None,) * len(ids)
+    chunks = ranking.chunk_ids or ("",) * len(ids)
+    item = pb.RetrievedItem
+    return pb.RetrieveResponse(
+        results=[
+            item(document_id=d, score=s, chunk_id=c or "")
+            for d, s, c in zip(ids, scores, chunks, strict=True)
+        ]
+    )
+
+
 def items_from_proto(message: pb.RetrieveResponse) -> list[RetrievedItem]:
-    """Ranked records from a response, in rank order (``item_from_proto`` inlined: this
-    runs once per result on the evaluator's hot path)."""
-    return [
-        RetrievedItem(r.document_id, r.score if r.HasField("score") else None, r.chunk_id or None)
-        for r in message.results
-    ]
+    """Ranked records from a response, in rank order."""
+    return ranking_from_proto(message).items()
+
+
+def ranking_from_proto(message: pb.RetrieveResponse) -> Ranking:
+    """The response's columns, in rank order: the evaluator's hot path, so no record is
+    built per result; an unset score is ``None`` and an empty chunk id ``None``."""
+    results = message.results
+    ids = tuple([r.document_id for r in results])
+    scores = tuple([r.score if r.HasField("score") else None for r in results])
+    chunks = tuple([r.chunk_id for r in results])
+    return Ranking(
+        ids,
+        scores if scores.count(None) != len(scores) else (),
+        tuple([c or None for c in chunks]) if any(chunks) else (),
+    )
 
 
 def request_to_proto(question: str, limit: int) -> pb.RetrieveRequest:

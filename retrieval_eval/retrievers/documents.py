@@ -14,7 +14,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
 
-from retrieval_eval.retrievers.types import RetrievedItem
+from retrieval_eval.retrievers.types import Ranking, RetrievedItem
 
 
 def document_id(result_id: str, separator: str) -> str:
@@ -35,12 +35,13 @@ def distinct_documents(result_ids: Iterable[str], separator: str) -> tuple[str, 
 
 
 def distinct_scored(
-    items: Sequence[RetrievedItem], separator: str
+    items: Ranking | Sequence[RetrievedItem], separator: str
 ) -> list[tuple[str, float | None]]:
     """``distinct_documents`` of ``items`` with each document's score: the score of the
     result at its first occurrence (the one the collapse keeps)."""
+    ranking = items if isinstance(items, Ranking) else Ranking.of(items)
+    ids = ranking.document_ids
     scores: dict[str, float | None] = {}
-    for item in items:
-        scores.setdefault(document_id(item.document_id, separator), item.score)
-    docs = distinct_documents([item.document_id for item in items], separator)
-    return [(doc, scores[doc]) for doc in docs]
+    for result_id, score in zip(ids, ranking.scores or (None,) * len(ids), strict=True):
+        scores.setdefault(document_id(result_id, separator), score)
+    return [(doc, scores[doc]) for doc in distinct_documents(ids, separator)]

@@ -24,7 +24,7 @@ from retrieval_eval.errors import (
 from retrieval_eval.records import RetrieverDescription
 from retrieval_eval.retrievers.adapt import call_describe, make_retrieve
 from retrieval_eval.retrievers.contract.limits import ContractBreach, request_problem
-from retrieval_eval.retrievers.types import AsyncRetriever, RetrievedItem
+from retrieval_eval.retrievers.types import AsyncRetriever, Ranking
 
 log = logging.getLogger(__name__)
 
@@ -60,7 +60,7 @@ class InProcessRetriever:
 
     async def retrieve(
         self, question: str, limit: int, *, timeout_s: float | None = None
-    ) -> list[RetrievedItem]:
+    ) -> Ranking:
         problem = request_problem(question, limit)
         if problem is not None:
             raise RetrieverRejected(self.target, problem, "INVALID_ARGUMENT")

@@ -2,9 +2,9 @@
 
 from __future__ import annotations
 
-from collections.abc import Awaitable, Sequence
+from collections.abc import Awaitable, Iterable, Iterator, Sequence
 from dataclasses import dataclass
-from typing import Protocol, runtime_checkable
+from typing import Protocol, overload, runtime_checkable
 
 from retrieval_eval.records import RetrieverDescription
 
@@ -19,6 +19,65 @@ class RetrievedItem:
     chunk_id: str | None = None
 
 
+@dataclass(frozen=True, slots=True)
+class Ranking(Sequence[RetrievedItem]):
+    """Ranked results as parallel columns: the form results travel in inside reval (client,
+    in-process adapter, fusion, scoring), so that no record is built per result.
+
+    ``scores`` and ``chunk_ids`` are either empty (no result has one) or hold one entry per
+    document id. Indexing or iterating yields ``RetrievedItem`` records, built on demand
+    for code that asks for items; ``notes`` say how the ranking was made (e.g. a fused
+    retriever's skipped member) and end up on the question's outcome.
+    """
+
+    document_ids: tuple[str, ...]
+    scores: tuple[float | None, ...] = ()
+    chunk_ids: tuple[str | None, ...] = ()
+    notes: tuple[str, ...] = ()
+
+    @classmethod
+    def of(cls, items: Iterable[RetrievedItem], notes: tuple[str, ...] = ()) -> Ranking:
+        """The ranking of ``items`` (records), in their order."""
+        records = list(items)
+        scores = tuple([i.score for i in records])
+        chunks = tuple([i.chunk_id for i in records])
+        return cls(
+            tuple([i.document_id for i in records]),
+            scores if any(s is not None for s in scores) else (),
+            chunks if any(c is not None for c in chunks) else (),
+            notes,
+        )
+
+    def __len__(self) -> int:
+        return len(self.document_ids)
+
+    @overload
+    def __getitem__(self, index: int) -> RetrievedItem: ...
+    @overload
+    def __getitem__(self, index: slice) -> Sequence[RetrievedItem]: ...
+    def __getitem__(self, index: int | slice) -> RetrievedItem | Sequence[RetrievedItem]:
+        if isinstance(index, slice):
+            return list(self)[index]
+        return RetrievedItem(
+            self.document_ids[index],
+            self.scores[index] if self.scores else None,
+            self.chunk_ids[index] if self.chunk_ids else None,
+        )
+
+    def __iter__(self) -> Iterator[RetrievedItem]:
+        ids = self.document_ids
+        scores = self.scores or (None,) * len(ids)
+        chunks = self.chunk_ids or (None,) * len(ids)
+        return map(RetrievedItem, ids, scores, chunks)
+
+    def items(self) -> list[RetrievedItem]:
+        """The results as records (for callers that want the user-facing form)."""
+        return list(self)
+
+    def with_notes(self, notes: tuple[str, ...]) -> Ranking:
+        return Ranking(self.document_ids, self.scores, self.chunk_ids, notes)
+
+
 #: One result as a user's ``retrieve`` may return it: a record, a plain document id, or
 #: an ``(id, score)`` pair.
 RetrievedLike = RetrievedItem | str | tuple[str, float]
@@ -28,7 +87,9 @@ RetrievedLike = RetrievedItem | str | tuple[str, float]
 class Retriever(Protocol):
     """What a user writes: served by the SDK (``serve``) or evaluated in-process
     (``evaluate``). ``retrieve`` may be sync or async and returns, in rank order, at most
-    ``limit`` results, each a ``RetrievedItem``, a document id or an ``(id, score)`` pair.
+    ``limit`` results, each a ``RetrievedItem``, a document id or an ``(id, score)`` pair;
+    or a ``Ranking`` (parallel columns of ids, scores and chunk ids), the cheapest form for
+    a retriever that answers many questions.
 
     ``describe()`` is optional (returning a ``RetrieverDescription`` or an identifier;
     the class name is the fallback), and so is ``close()``.
@@ -55,7 +116,7 @@ class AsyncRetriever(Protocol):
 
     async def retrieve(
         self, question: str, limit: int, *, timeout_s: float | None = None
-    ) -> list[RetrievedItem]: ...
+    ) -> Ranking: ...
 
     async def describe(self, *, timeout_s: float | None = None) -> RetrieverDescription: ...
 

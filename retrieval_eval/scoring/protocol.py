@@ -27,7 +27,7 @@ from retrieval_eval.records import FailureKind, QuestionOutcome, RetrievalFailur
 from retrieval_eval.retrievers.contract.limits import MAX_LIMIT, response_breach
 from retrieval_eval.retrievers.documents import distinct_documents
 from retrieval_eval.retrievers.documents import document_id as document_id  # re-exported
-from retrieval_eval.retrievers.types import RetrievedItem
+from retrieval_eval.retrievers.types import Ranking, RetrievedItem
 
 #: The cutoffs that are always scored, whatever the user asks for (the methodology's).
 REQUIRED_KS = (1, 3)
@@ -76,7 +76,7 @@ def first_hit(ranked: Sequence[str], targets: Collection[str]) -> int | None:
 
 def score_question(
     q: GoldenQuestion,
-    items: Sequence[RetrievedItem] | None,
+    items: Ranking | Sequence[RetrievedItem] | None,
     *,
     ks: Sequence[int],
     limit: int,
@@ -85,16 +85,22 @@ def score_question(
     error: RetrievalFailure | None,
     notes: tuple[str, ...] = (),
 ) -> QuestionOutcome:
-    """Score one question's response; ``ks`` must already be normalized.
+    """Score one question's response; ``ks`` must already be normalized. ``items`` is
+    read as columns (a ``Ranking``; records are taken apart first). Its ``notes``, if
+    any, go on the outcome after ``notes``.
 
     An answer that breaks the contract (``contract.limits.response_breach``, the rules the
     client and ``check-retriever`` apply too) is scored as an error of kind ``contract``.
     """
-    if error is None and items is not None:
-        breach = response_breach(items, limit)
+    ranking = None
+    if items is not None:
+        ranking = items if isinstance(items, Ranking) else Ranking.of(items)
+        notes += ranking.notes
+    if error is None and ranking is not None:
+        breach = response_breach(ranking, limit)
         if breach is not None:
             error = RetrievalFailure(FailureKind.CONTRACT, breach)
-    if error is not None or items is None:
+    if error is not None or ranking is None:
         failure = error or RetrievalFailure(FailureKind.INTERNAL, "no response recorded")
         return QuestionOutcome(
             question_id=q.id,
@@ -105,8 +111,8 @@ def score_question(
             error=failure,
             notes=notes,
         )
-    raw = tuple([item.document_id for item in items])
-    scores = tuple([item.score for item in items])
+    raw = ranking.document_ids
+    scores = ranking.scores
     ranked = distinct_documents(raw, separator)
     return QuestionOutcome(
         question_id=q.id,

@@ -16,7 +16,7 @@ from retrieval_eval.questions.model import GoldenQuestionSet
 from retrieval_eval.retrievers.documents import distinct_scored
 from retrieval_eval.retrievers.fusion.methods import MemberRanking
 from retrieval_eval.retrievers.fusion.retriever import FusedRetriever
-from retrieval_eval.retrievers.types import RetrievedItem
+from retrieval_eval.retrievers.types import Ranking
 
 
 @dataclass(frozen=True, slots=True)
@@ -66,7 +66,7 @@ async def collect_rankings(
 
 async def _ask(
     fused: FusedRetriever, m: int, question: str, question_id: str, limit: int, timeout_s: float
-) -> list[RetrievedItem]:
+) -> Ranking:
     member = fused.members[m]
     try:
         return await fused.ask_member(member, question, limit, timeout_s)

@@ -10,7 +10,7 @@ import pytest
 
 from retrieval_eval.records import RetrieverDescription
 from retrieval_eval.retrievers.adapt import call_describe, call_retrieve, describe_of
-from retrieval_eval.retrievers.types import RetrievedItem
+from retrieval_eval.retrievers.types import Ranking, RetrievedItem
 
 
 class Sync:
@@ -34,7 +34,7 @@ class Async:
 @pytest.mark.parametrize("cls", [Sync, Async])
 async def test_records_and_plain_ids_are_accepted(cls: type) -> None:
     got = await call_retrieve(cls(["a", RetrievedItem("b", 0.5)]), "q", 2)
-    assert got == [RetrievedItem("a"), RetrievedItem("b", 0.5)]
+    assert list(got) == [RetrievedItem("a"), RetrievedItem("b", 0.5)]
 
 
 async def test_sync_code_runs_off_the_event_loop_thread() -> None:
@@ -53,7 +53,7 @@ async def test_sync_code_does_not_block_the_loop() -> None:
     task = asyncio.create_task(call_retrieve(Blocking(), "q", 1))
     await asyncio.sleep(0.05)  # the loop still runs while retrieve blocks
     release.set()
-    assert await task == [RetrievedItem("done")]
+    assert list(await task) == [RetrievedItem("done")]
 
 
 @pytest.mark.parametrize(
@@ -74,6 +74,45 @@ async def test_bad_results_are_refused(
 ) -> None:
     with pytest.raises(error, match=fragment):
         await call_retrieve(cls(result), "q", 2)
+
+
+@pytest.mark.parametrize("cls", [Sync, Async])
+async def test_a_ranking_is_taken_as_it_is(cls: type) -> None:
+    ranking = Ranking(("d1#0", "d2"), (2.0, 1.0), ("d1#0", None))
+    got = await call_retrieve(cls(ranking), "q", 2)
+    assert got is ranking
+    assert list(got) == [RetrievedItem("d1#0", 2.0, "d1#0"), RetrievedItem("d2", 1.0)]
+    # lists and integer scores are accepted, as tuples of floats
+    loose = await call_retrieve(cls(Ranking(["a"], [3], [])), "q", 1)  # type: ignore[arg-type]
+    assert loose == Ranking(("a",), (3.0,)) and type(loose.scores[0]) is float
+
+
+@pytest.mark.parametrize(
+    "ranking, error, fragment",
+    [
+        (Ranking(("a", "")), ValueError, "result 2 has an empty document id"),
+        (Ranking(("a", "\t ")), ValueError, "result 2 has an empty document id"),
+        (Ranking(("a", "x" * 5000)), ValueError, "result 2 has a document id of 5,000 bytes"),
+        (Ranking(("a", "é" * 2049)), ValueError, "result 2 has a document id of 4,098 bytes"),
+        (Ranking(("a", "b"), (), ("a", "c" * 5000)), ValueError, "result 2 has a chunk id of"),
+        # the first breach by rank wins, a result's id before its chunk id
+        (Ranking(("a", ""), (), ("c" * 5000, None)), ValueError, "result 1 has a chunk id"),
+        (Ranking(("a", ""), (), (None, "c" * 5000)), ValueError, "result 2 has an empty doc"),
+        (Ranking(("a", "b", "c")), ValueError, "3 results for limit 2"),
+        (Ranking((1, "b")), TypeError, "result 0: document id 1 is not a str"),  # type: ignore[arg-type]
+        (Ranking(("a", "b"), (1.0,)), TypeError, "1 scores for 2 document ids"),
+        (Ranking(("a",), (), ("a", "b")), TypeError, "2 chunk_ids for 1 document ids"),
+        (Ranking(("a",), ("high",)), TypeError, "score 'high' is not a number"),  # type: ignore[arg-type]
+        (Ranking(("a",), (True,)), TypeError, "score True is not a number"),
+        (Ranking(("a",), (), (7,)), TypeError, "chunk id 7 is not a str"),  # type: ignore[arg-type]
+    ],
+)
+@pytest.mark.parametrize("cls", [Sync, Async])
+async def test_bad_rankings_are_refused(
+    cls: type, ranking: Ranking, error: type[Exception], fragment: str
+) -> None:
+    with pytest.raises(error, match=fragment):
+        await call_retrieve(cls(ranking), "q", 2)
 
 
 async def test_describe_variants() -> None:

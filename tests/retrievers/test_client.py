@@ -83,7 +83,7 @@ def free_port() -> int:
 async def test_round_trip_and_describe(tiny_server: ServerHandle, tiny_retriever: Any) -> None:
     async with GrpcRetrieverClient(tiny_server.address, FAST) as client:
         got = await client.retrieve("does green tea taste bitter", 3)
-        assert got == tiny_retriever.retrieve("does green tea taste bitter", 3)
+        assert list(got) == tiny_retriever.retrieve("does green tea taste bitter", 3)
         assert got[0] == RetrievedItem("tea", 2.0)
         description = await client.describe()
     assert description == RetrieverDescription("tiny", version="1", corpus_revision="tiny-6")
@@ -112,7 +112,7 @@ async def test_user_code_exception_is_internal_and_the_server_still_answers(
     async with GrpcRetrieverClient(serve_retriever(Flaky()).address, FAST) as client:
         with pytest.raises(RetrieverInternal, match=r"\[INTERNAL\]: .*model not loaded"):
             await client.retrieve("boom", 3)
-        assert await client.retrieve("fine", 3) == [RetrievedItem("ok")]
+        assert list(await client.retrieve("fine", 3)) == [RetrievedItem("ok")]
 
 
 async def test_deadline_exceeded_is_a_timeout_and_not_retried(serve_retriever: Serve) -> None:
@@ -134,7 +134,7 @@ async def test_deadline_exceeded_is_a_timeout_and_not_retried(serve_retriever: S
 async def test_transient_codes_are_retried(scripted: Any, code: grpc.StatusCode) -> None:
     address, servicer = scripted([code, code, code])
     async with GrpcRetrieverClient(address, FAST) as client:
-        assert await client.retrieve("q", 3) == [RetrievedItem("d0")]
+        assert list(await client.retrieve("q", 3)) == [RetrievedItem("d0")]
         assert (await client.describe()).identifier == "scripted"
     assert servicer.calls == 5  # 3 failures + 1 success, then Describe
 

@@ -223,7 +223,7 @@ def test_closing_a_fusion_closes_its_members(tmp_path: Path) -> None:
     from retrieval_eval.retrievers.fusion.retriever import Member as M
 
     fused = FusedRetriever("h", [M("a", Member("a")), M("b", Member("b"))])  # type: ignore[arg-type]
-    assert asyncio.run(fused.retrieve("q", 3)) == []
+    assert len(asyncio.run(fused.retrieve("q", 3))) == 0
     asyncio.run(fused.close())
     assert closed == ["a", "b"]
 

@@ -69,7 +69,11 @@ async def test_sync_plugin_round_trip_and_close() -> None:
     async with InProcessRetriever(obj, target="sync:x") as retriever:
         items = await retriever.retrieve("where are the cats", 3)
         description = await retriever.describe()
-    assert items == [RetrievedItem("d0", 10.0), RetrievedItem("d1", 9.0), RetrievedItem("d2", 8.0)]
+    assert list(items) == [
+        RetrievedItem("d0", 10.0),
+        RetrievedItem("d1", 9.0),
+        RetrievedItem("d2", 8.0),
+    ]
     assert obj.calls == [("where are the cats", 3)]
     assert description == RetrieverDescription("sync-one", version="2")
     assert obj.closed
@@ -77,7 +81,7 @@ async def test_sync_plugin_round_trip_and_close() -> None:
 
 async def test_async_plugin_with_plain_ids_and_fallback_description() -> None:
     retriever = InProcessRetriever(AsyncIds(), target="ids")
-    assert await retriever.retrieve("q", 2) == [RetrievedItem("a"), RetrievedItem("b")]
+    assert list(await retriever.retrieve("q", 2)) == [RetrievedItem("a"), RetrievedItem("b")]
     assert (await retriever.describe()).identifier == "AsyncIds"
     fallback = RetrieverDescription("declared")
     assert await InProcessRetriever(AsyncIds(), target="ids", fallback=fallback).describe() == (

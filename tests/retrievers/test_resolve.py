@@ -171,7 +171,7 @@ async def test_plugin_through_real_entry_points(test_plugins: None) -> None:
     assert isinstance(retriever, InProcessRetriever)
     assert (retriever.target, retriever.timeout_s) == ("test-keywords:my-name", 4)
     items = await retriever.retrieve("dogs in the park", 2)
-    assert items == [RetrievedItem("doc-dogs", 4.0), RetrievedItem("doc-sun", 3.0)]
+    assert list(items) == [RetrievedItem("doc-dogs", 4.0), RetrievedItem("doc-sun", 3.0)]
     assert (await retriever.describe()).identifier == "my-name"
     await retriever.close()
     assert retriever.obj.closed
@@ -179,7 +179,7 @@ async def test_plugin_through_real_entry_points(test_plugins: None) -> None:
 
 async def test_async_plugin_through_real_entry_points(test_plugins: None) -> None:
     retriever = open_retriever("test-async")
-    assert await retriever.retrieve("fish swim", 5) == [RetrievedItem("doc-fish")]
+    assert list(await retriever.retrieve("fish swim", 5)) == [RetrievedItem("doc-fish")]
 
 
 @pytest.mark.parametrize(

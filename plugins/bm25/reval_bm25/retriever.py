@@ -8,13 +8,12 @@ shared and immutable; each thread analyses with its own analyzer.
 from __future__ import annotations
 
 import threading
-from collections.abc import Callable
 from pathlib import Path
 
 import tantivy
 
+from retrieval_eval import Ranking
 from retrieval_eval.records import RetrieverDescription
-from retrieval_eval.retrievers.types import RetrievedItem
 from reval_bm25 import __version__
 from reval_bm25.chunking import CHUNK_SEPARATOR
 from reval_bm25.index import BODY, ID, open_engine
@@ -30,29 +29,7 @@ _SHOULD, _TERM, _BOOLEAN = (
 )
 
 
-def _item_maker() -> Callable[[str, float, str | None], RetrievedItem]:
-    """A RetrievedItem constructor for the hot path. The frozen dataclass's generated
-    ``__init__`` sets each field through ``object.__setattr__``; building 12 results
-    that way was most of the plugin's overhead over raw tantivy. Setting the slots
-    directly makes the same record (a test checks equality, and that the record has no
-    ``__post_init__`` this would skip)."""
-    new = object.__new__
-    slots = vars(RetrievedItem)
-    set_id = slots["document_id"].__set__
-    set_score = slots["score"].__set__
-    set_chunk = slots["chunk_id"].__set__
-
-    def make(document_id: str, score: float, chunk_id: str | None) -> RetrievedItem:
-        item = new(RetrievedItem)
-        set_id(item, document_id)
-        set_score(item, score)
-        set_chunk(item, chunk_id)
-        return item
-
-    return make
-
-
-_make_item = _item_maker()
+_EMPTY = Ranking(())
 
 
 class Bm25Retriever:
@@ -80,23 +57,22 @@ class Bm25Retriever:
             analyzer = self._local.analyzer = self.meta.analyzer.build()
         return analyzer.analyze(question)  # type: ignore[no-any-return]
 
-    def retrieve(self, question: str, limit: int) -> list[RetrievedItem]:
-        """The ``limit`` best chunks (or documents), best first; [] when no token remains."""
+    def retrieve(self, question: str, limit: int) -> Ranking:
+        """The ``limit`` best chunks (or documents), best first, as columns (no record per
+        result); an empty ranking when no token remains."""
         if limit < 1:
             raise ValueError(f"limit must be at least 1, got {limit}")
         tokens = self.tokens(question)
         if not tokens:
-            return []
+            return _EMPTY
         schema, should, term = self._schema, _SHOULD, _TERM
         query = _BOOLEAN([(should, term(schema, BODY, t, index_option="freq")) for t in tokens])
         searcher = self._searcher
         hits = searcher.search(query, limit=limit, count=False).hits
-        item, chunked = _make_item, self._chunked
-        results = []
-        for score, address in hits:
-            result_id = searcher.doc(address).get_first(ID)
-            results.append(item(result_id, score, result_id if chunked else None))  # type: ignore[arg-type]
-        return results
+        doc = searcher.doc
+        ids: tuple[str, ...] = tuple([doc(address).get_first(ID) for _, address in hits])  # type: ignore[misc]
+        scores = tuple([score for score, _ in hits])
+        return Ranking(ids, scores, ids if self._chunked else ())
 
     def describe(self) -> RetrieverDescription:
         meta = self.meta

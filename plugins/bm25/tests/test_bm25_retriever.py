@@ -12,7 +12,7 @@ from reval_bm25.chunking import Chunking
 from retrieval_eval.errors import InputError
 from retrieval_eval.questions.model import GoldenQuestion
 from retrieval_eval.records import Form
-from retrieval_eval.retrievers.types import RetrievedItem
+from retrieval_eval import Ranking, RetrievedItem
 from retrieval_eval.scoring.protocol import score_question
 
 from .corpora import DOCS, write_jsonl
@@ -34,8 +34,8 @@ def test_query_syntax_characters_are_plain_text(index_dir: Path, question: str) 
 
 def test_all_stopword_and_empty_questions_return_nothing(index_dir: Path) -> None:
     retriever = open_index(index_dir)
-    assert retriever.retrieve("the and of is it", 10) == []
-    assert retriever.retrieve("-- : () ??", 10) == []
+    assert len(retriever.retrieve("the and of is it", 10)) == 0
+    assert len(retriever.retrieve("-- : () ??", 10)) == 0
     assert retriever.tokens("Deficiencies of the vitamins") == ["defici", "vitamin"]
     with pytest.raises(ValueError, match="limit"):
         retriever.retrieve("scurvy", 0)
@@ -109,15 +109,20 @@ def test_long_document_comes_back_once_in_the_distinct_top3(tmp_path: Path) -> N
     assert outcome.hits == {1: False, 3: True}
 
 
-def test_hot_path_items_are_ordinary_records(tmp_path: Path, index_dir: Path) -> None:
-    """The retriever builds RetrievedItem without its __init__ (speed); the records must be
-    indistinguishable from ones built normally, and nothing may be skipped."""
-    assert not hasattr(RetrievedItem, "__post_init__")
-    for item in open_index(index_dir).retrieve("vitamin deficiency", 5):
-        plain = RetrievedItem(item.document_id, item.score, item.chunk_id)
-        assert item == plain and hash(item) == hash(plain) and repr(item) == repr(plain)
-        assert type(item.score) is float and item.chunk_id is None
+def test_answers_are_rankings_of_plain_columns(tmp_path: Path, index_dir: Path) -> None:
+    """The retriever answers with the core's columnar ``Ranking`` (no record per result):
+    float scores, best first, chunk ids only for a chunked index; the records it yields
+    on demand are ordinary ones."""
+    ranking = open_index(index_dir).retrieve("vitamin deficiency", 5)
+    assert isinstance(ranking, Ranking) and 0 < len(ranking) <= 5
+    assert all(type(s) is float for s in ranking.scores)
+    assert list(ranking.scores) == sorted(ranking.scores, reverse=True)
+    assert ranking.chunk_ids == ()
+    assert list(ranking) == [
+        RetrievedItem(d, s) for d, s in zip(ranking.document_ids, ranking.scores)
+    ]
     out = tmp_path / "chunked"
     build_index(write_jsonl(tmp_path / "c.jsonl", DOCS), out, chunk_words=3)
     (first,) = open_index(out).retrieve("thiamine", 1)
     assert first == RetrievedItem("beriberi#1", first.score, "beriberi#1")
+    assert open_index(index_dir).retrieve("the of and", 3) == Ranking(())  # no token left

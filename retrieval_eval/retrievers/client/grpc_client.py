@@ -24,7 +24,7 @@ from retrieval_eval.retrievers.auth import bearer_metadata
 from retrieval_eval.retrievers.client.channel import TlsConfig, channel_options, open_channel
 from retrieval_eval.retrievers.client.status import error_from_rpc, retryable
 from retrieval_eval.retrievers.contract.limits import description_breach, response_breach
-from retrieval_eval.retrievers.types import RetrievedItem
+from retrieval_eval.retrievers.types import Ranking
 from retrieval_eval.v1 import retriever_pb2 as pb
 from retrieval_eval.v1 import retriever_pb2_grpc as pb_grpc
 
@@ -99,7 +99,7 @@ class GrpcRetrieverClient:
 
     async def retrieve(
         self, question: str, limit: int, *, timeout_s: float | None = None
-    ) -> list[RetrievedItem]:
+    ) -> Ranking:
         """Ranked results; raises a ``RetrieverError`` subclass when the call fails."""
         request = pb.RetrieveRequest(question=question, limit=limit)
         timeout = self.options.timeout_s if timeout_s is None else timeout_s
@@ -118,11 +118,11 @@ class GrpcRetrieverClient:
             raise RetrieverContractError(
                 self.target, f"{len(response.results)} results for limit {limit}"
             )
-        items = convert.items_from_proto(response)
-        breach = response_breach(items, limit)
+        ranking = convert.ranking_from_proto(response)
+        breach = response_breach(ranking, limit)
         if breach is not None:
             raise RetrieverContractError(self.target, breach)
-        return items
+        return ranking
 
     async def describe(self, *, timeout_s: float | None = None) -> RetrieverDescription:
         """What the retriever says it is; ``RetrieverInternal`` without an identifier."""

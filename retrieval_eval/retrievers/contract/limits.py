@@ -11,7 +11,7 @@ from __future__ import annotations
 from collections.abc import Iterable, Sequence
 
 from retrieval_eval.records import RetrieverDescription
-from retrieval_eval.retrievers.types import RetrievedItem
+from retrieval_eval.retrievers.types import Ranking, RetrievedItem
 
 #: Inclusive bounds of ``RetrieveRequest.limit``.
 MIN_LIMIT = 1
@@ -71,7 +71,11 @@ def count_breach(count: int, limit: int) -> str | None:
 
 def item_breach(rank: int, item: RetrievedItem) -> str | None:
     """Why the result at ``rank`` (from 1) breaks the contract, or ``None``."""
-    doc = item.document_id
+    return id_breach(rank, item.document_id) or chunk_breach(rank, item.chunk_id)
+
+
+def id_breach(rank: int, doc: str) -> str | None:
+    """Why the document id at ``rank`` (from 1) breaks the contract, or ``None``."""
     if not doc or doc.isspace():
         return f"result {rank} has an empty document id"
     # A character takes at most 4 bytes: only long ids need encoding to check.
@@ -80,7 +84,11 @@ def item_breach(rank: int, item: RetrievedItem) -> str | None:
             f"result {rank} has a document id of {_size(doc):,} bytes, "
             f"over the {MAX_ID_BYTES:,}-byte limit"
         )
-    chunk = item.chunk_id
+    return None
+
+
+def chunk_breach(rank: int, chunk: str | None) -> str | None:
+    """Why the chunk id at ``rank`` (from 1) breaks the contract, or ``None``."""
     if chunk and len(chunk) * 4 > MAX_CHUNK_ID_BYTES and _size(chunk) > MAX_CHUNK_ID_BYTES:
         return (
             f"result {rank} has a chunk id of {_size(chunk):,} bytes, "
@@ -89,17 +97,33 @@ def item_breach(rank: int, item: RetrievedItem) -> str | None:
     return None
 
 
-def response_breach(items: Sequence[RetrievedItem], limit: int) -> str | None:
+def response_breach(ranking: Ranking | Sequence[RetrievedItem], limit: int) -> str | None:
     """The first way an answer to ``limit`` breaks the contract, or ``None``: the one
-    rule set the client, the server SDK and ``check-retriever`` all judge by."""
-    breach = count_breach(len(items), limit)
+    rule set the client, the server SDK and ``check-retriever`` all judge by.
+
+    Runs on the columns: a quick pass over the ids (and chunk ids, if any) finds the first
+    suspect rank, and only suspects get the full check, so that a conforming answer costs
+    one comparison per id. The first breach by rank is reported (its id before its chunk).
+    """
+    if not isinstance(ranking, Ranking):
+        ranking = Ranking.of(ranking)
+    ids = ranking.document_ids
+    breach = count_breach(len(ids), limit)
     if breach is not None:
         return breach
-    for rank, item in enumerate(items, start=1):
-        breach = item_breach(rank, item)
-        if breach is not None:
-            return breach
-    return None
+    id_room, chunk_room = MAX_ID_BYTES // 4, MAX_CHUNK_ID_BYTES // 4
+    for rank, doc in enumerate(ids, start=1):
+        if not doc or len(doc) > id_room or doc.isspace():
+            breach = id_breach(rank, doc)
+            if breach is not None:
+                ids = ids[: rank - 1]  # chunks are judged only above this rank
+                break
+    for rank, chunk in enumerate(ranking.chunk_ids[: len(ids)], start=1):
+        if chunk and len(chunk) > chunk_room:
+            found = chunk_breach(rank, chunk)
+            if found is not None:
+                return found
+    return breach
 
 
 def description_breach(description: RetrieverDescription) -> str | None:

@@ -7,7 +7,7 @@
 - The call's latency is the wall time of the whole (members run concurrently).
 - A failed member makes the question an error naming the member (same error kind), never a
   silent fallback to the others; with ``on_member_error = "skip"`` the answering members are
-  fused and the skipped ones are recorded on the question (``FusedResults.notes``); if every
+  fused and the skipped ones are recorded on the question (``Ranking.notes``); if every
   member fails the question is an error all the same.
 - ``describe`` reports the method, the parameters and every member's identity and version
   (see ``describe_fusion``), so that run history separates ``rrf(bm25, dense)`` from
@@ -33,16 +33,10 @@ from retrieval_eval.retrievers.fusion.methods import (
     FusionScoreError,
     fuse,
 )
-from retrieval_eval.retrievers.types import AsyncRetriever, RetrievedItem
+from retrieval_eval.retrievers.types import AsyncRetriever, Ranking
 
 log = logging.getLogger(__name__)
 _T = TypeVar("_T")
-
-
-class FusedResults(list[RetrievedItem]):
-    """The fused ranking, plus notes on how it was made (e.g. a skipped member)."""
-
-    notes: tuple[str, ...] = ()
 
 
 @dataclass(frozen=True, slots=True)
@@ -106,7 +100,7 @@ class FusedRetriever:
 
     async def retrieve(
         self, question: str, limit: int, *, timeout_s: float | None = None
-    ) -> FusedResults:
+    ) -> Ranking:
         descriptions = await self.member_descriptions(timeout_s=timeout_s or self.timeout_s)
         deadline = timeout_s if timeout_s is not None else self.timeout_s
         answers = await asyncio.gather(
@@ -135,25 +129,25 @@ class FusedRetriever:
         answered: list[str],
         limit: int,
         notes: list[str],
-    ) -> FusedResults:
+    ) -> Ranking:
         """Fuse the answering members' rankings (their own weights, in member order)."""
         params = replace(self.params, weights=tuple(weights))
         try:
             fused = fuse(rankings, params, limit)
         except FusionScoreError as e:
             raise RetrieverInternal(self.target, f"member {answered[e.member]}: {e}") from e
-        results = FusedResults(RetrievedItem(f.document_id, f.score) for f in fused)
-        results.notes = tuple(notes)
-        return results
+        return Ranking(
+            tuple([f.document_id for f in fused]), tuple([f.score for f in fused]), (), tuple(notes)
+        )
 
     async def _ask(
         self, member: Member, question: str, limit: int, timeout_s: float | None
-    ) -> list[RetrievedItem]:
+    ) -> Ranking:
         return await _bounded(member.retriever.retrieve, timeout_s, member, question, limit)
 
     async def ask_member(
         self, member: Member, question: str, limit: int, timeout_s: float | None
-    ) -> list[RetrievedItem]:
+    ) -> Ranking:
         """One member's own answer (for tuning); any failure is a ``RetrieverError``
         addressed to the fusion and naming the member."""
         try:

@@ -82,7 +82,7 @@ class SyncServicer(_Base, pb_grpc.RetrieverServicer):
         except Exception as e:
             log.exception("retrieve(%r, %d) failed", question[:80], limit)
             context.abort(grpc.StatusCode.INTERNAL, _error_message("retrieve", e))
-        return convert.items_to_proto(items)
+        return convert.ranking_to_proto(items)
 
     def Describe(self, request: pb.DescribeRequest, context: grpc.ServicerContext) -> Any:
         refusal = self._refusal(context, None)
@@ -126,7 +126,7 @@ class AsyncServicer(_Base, pb_grpc.RetrieverServicer):
         except Exception as e:
             log.exception("retrieve(%r, %d) failed", question[:80], limit)
             await context.abort(grpc.StatusCode.INTERNAL, _error_message("retrieve", e))
-        return convert.items_to_proto(items)
+        return convert.ranking_to_proto(items)
 
     async def Describe(
         self, request: pb.DescribeRequest, context: grpc.aio.ServicerContext
