@@ -22,10 +22,13 @@ if TYPE_CHECKING:
     from retrieval_eval.questions.model import GoldenQuestion, GoldenQuestionSet
     from retrieval_eval.records import (
         Form,
+        MetricFamily,
         QuestionOutcome,
         RetrieverDescription,
         RunResult,
         RunState,
+        metric_key,
+        parse_metric_key,
     )
     from retrieval_eval.regression.record import Recorded, judge_and_save
     from retrieval_eval.regression.types import ErrorBudget, RunReport, Thresholds, Verdict
@@ -47,6 +50,9 @@ _LAZY = {
     "aevaluate": "retrieval_eval.evaluation.coordinator",
     "evaluate": "retrieval_eval.evaluation.coordinator",
     "QuestionOutcome": "retrieval_eval.records",
+    "MetricFamily": "retrieval_eval.records",
+    "metric_key": "retrieval_eval.records",
+    "parse_metric_key": "retrieval_eval.records",
     "RunResult": "retrieval_eval.records",
     "RunState": "retrieval_eval.records",
     "load_question_set": "retrieval_eval.questions.loading",
@@ -69,6 +75,7 @@ __all__ = [
     "Form",
     "GoldenQuestion",
     "GoldenQuestionSet",
+    "MetricFamily",
     "QuestionOutcome",
     "Ranking",
     "Recorded",
@@ -88,6 +95,8 @@ __all__ = [
     "judge_and_save",
     "load_question_set",
     "load_question_sets",
+    "metric_key",
+    "parse_metric_key",
     "render",
     "serve",
 ]

@@ -339,9 +339,11 @@ def _question_set(source: Any) -> GoldenQuestionSet:
 
 
 def _summary(report: RunReport) -> str:
+    from retrieval_eval.records import TOP1_HIT_RATE, TOP3_HIT_RATE
+
     run, verdict = report.run, report.verdict
     rates = " ".join(
-        f"{k} {run.metrics.values.get(k, 0):.3f}" for k in ("top1_hit_rate", "top3_hit_rate")
+        f"{k} {run.metrics.values.get(k, 0):.3f}" for k in (TOP1_HIT_RATE, TOP3_HIT_RATE)
     )
     kind = verdict.kind.value if verdict is not None else "not judged"
     saved = f"run {run.run_id}" if run.run_id else "not saved"

@@ -23,6 +23,7 @@ from retrieval_eval.questions.lint.options import (
     LintOptions,
     require_lint_dependencies,
 )
+from retrieval_eval.records import TOP1_HIT_RATE
 
 if TYPE_CHECKING:
     from retrieval_eval.questions.lint.lint import LintReport
@@ -159,7 +160,7 @@ def _render_power(report: LintReport) -> None:
                    f"({p.smallest_significant_change:.3f}), all flipping one way "
                    f"(exact McNemar, alpha {p.alpha:g})")  # fmt: skip
     for t in p.thresholds:
-        name = "top-1" if t.metric == "top1_hit_rate" else "top-3"
+        name = "top-1" if t.metric == TOP1_HIT_RATE else "top-3"
         verdict = "enough" if p.questions >= t.questions_needed else "too few"
         click.echo(
             f"  {name} drop {t.threshold:g} = {t.threshold_questions:g} questions "

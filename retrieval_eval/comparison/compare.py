@@ -39,7 +39,7 @@ from retrieval_eval.comparison.types import (
     SignificanceTest,
 )
 from retrieval_eval.errors import InputError
-from retrieval_eval.records import GroupMetrics, QuestionOutcome, RunResult
+from retrieval_eval.records import GroupMetrics, QuestionOutcome, RunResult, parse_metric_key
 from retrieval_eval.regression.fingerprint import HARD_PARTS, benchmark_differences
 from retrieval_eval.regression.judge import compare as compare_two
 from retrieval_eval.regression.paired import FLIP_KS, paired_outcomes, paired_tests
@@ -223,17 +223,16 @@ def question_value(metric: str) -> Callable[[QuestionOutcome], float | None]:
     """The per-question value whose mean over answered questions is ``metric``
     (None where the metric leaves the question out, e.g. rank metrics on no-answer
     questions)."""
-    if metric.startswith("top") and metric.endswith("_hit_rate"):
-        k = int(metric[3:-9])
-    else:
-        family, _, depth = metric.partition("@")
-        k = int(depth)
-        if family != "hit_rate":
-            return lambda q: (
-                rank_metrics(q.ranked_document_ids, q.expected_document_ids, [k])[metric]
-                if q.expected_document_ids
-                else None
-            )
+    parsed = parse_metric_key(metric)
+    if parsed is None:
+        raise ValueError(f"unknown metric {metric!r}")
+    k = parsed.k
+    if not parsed.is_hit_rate:
+        return lambda q: (
+            rank_metrics(q.ranked_document_ids, q.expected_document_ids, [k])[metric]
+            if q.expected_document_ids
+            else None
+        )
 
     def hit(q: QuestionOutcome) -> float:
         found = q.hits.get(k)

@@ -12,7 +12,7 @@ import itertools
 from collections.abc import Sequence
 
 from retrieval_eval.comparison.types import FlakyQuestion, History, HistoryEntry
-from retrieval_eval.records import RunResult
+from retrieval_eval.records import TOP1_HIT_RATE, TOP3_HIT_RATE, RunResult
 from retrieval_eval.regression.stored import stored_verdict
 from retrieval_eval.store.types import StoredRun
 
@@ -46,8 +46,8 @@ def _entry(stored: StoredRun) -> HistoryEntry:
         labels=dict(run.labels),
         question_count=len(run.questions),
         errors=run.error_count,
-        top1=run.metrics.intervals.get("top1_hit_rate"),
-        top3=run.metrics.intervals.get("top3_hit_rate"),
+        top1=run.metrics.intervals.get(TOP1_HIT_RATE),
+        top3=run.metrics.intervals.get(TOP3_HIT_RATE),
         verdict=stored_verdict(stored),
         pinned=stored.pinned,
     )

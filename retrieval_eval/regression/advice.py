@@ -6,7 +6,7 @@ from __future__ import annotations
 from collections.abc import Iterable
 
 from retrieval_eval.mcnemar import SetPower, set_power
-from retrieval_eval.records import RunResult
+from retrieval_eval.records import TOP1_HIT_RATE, TOP3_HIT_RATE, RunResult
 from retrieval_eval.regression.types import MetricDelta, PairedTest, Thresholds
 
 #: Below this many answered questions a set is "small": one question moves a rate by
@@ -80,7 +80,7 @@ def noise_warnings(deltas: Iterable[MetricDelta], tests: Iterable[PairedTest]) -
     by_k = {t.k: t for t in tests}
     out = []
     for d in deltas:
-        k = {"top1_hit_rate": 1, "top3_hit_rate": 3}.get(d.metric)
+        k = {TOP1_HIT_RATE: 1, TOP3_HIT_RATE: 3}.get(d.metric)
         test = by_k.get(k) if k else None
         if d.group == "overall" and d.regressed and test is not None and not test.significant:
             out.append(

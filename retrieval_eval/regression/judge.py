@@ -14,7 +14,7 @@ from collections.abc import Mapping
 from dataclasses import replace
 from fractions import Fraction
 
-from retrieval_eval.records import GroupMetrics, RunResult
+from retrieval_eval.records import TOP1_HIT_RATE, TOP3_HIT_RATE, GroupMetrics, RunResult
 from retrieval_eval.regression import advice
 from retrieval_eval.regression.fingerprint import (
     HARD_PARTS,
@@ -31,7 +31,7 @@ from retrieval_eval.regression.paired import (
 )
 from retrieval_eval.regression.types import MetricDelta, Thresholds, Verdict, VerdictKind
 
-_RATES = (("top1_hit_rate", "top-1"), ("top3_hit_rate", "top-3"))
+_RATES = ((TOP1_HIT_RATE, "top-1"), (TOP3_HIT_RATE, "top-3"))
 _EPS = 1e-9
 
 
@@ -167,7 +167,7 @@ def _rate_deltas(
         limit = None
         if thresholds is not None:
             limit = (
-                thresholds.max_top1_drop if metric == "top1_hit_rate" else thresholds.max_top3_drop
+                thresholds.max_top1_drop if metric == TOP1_HIT_RATE else thresholds.max_top3_drop
             )
         out.append(
             MetricDelta(

@@ -9,7 +9,7 @@ pass on fewer answered questions than it seems.
 
 from __future__ import annotations
 
-from retrieval_eval.records import GroupMetrics, QuestionOutcome, RunResult
+from retrieval_eval.records import GroupMetrics, QuestionOutcome, RunResult, parse_metric_key
 from retrieval_eval.regression.types import Verdict
 from retrieval_eval.report.model import run_title
 from retrieval_eval.report.terminal_regression import render_verdict
@@ -109,11 +109,8 @@ def _rates(group: GroupMetrics) -> list[str]:
 
 
 def _k_of(metric: str) -> int | None:
-    if metric.startswith("top") and metric.endswith("_hit_rate"):
-        return int(metric[3:-9])
-    if metric.startswith("hit_rate@"):
-        return int(metric[9:])
-    return None
+    parsed = parse_metric_key(metric)
+    return parsed.k if parsed is not None and parsed.is_hit_rate else None
 
 
 def _misses(missed: list[QuestionOutcome], k: int) -> list[str]:

@@ -9,12 +9,12 @@ from retrieval_eval.comparison.types import (
     QuestionsShown,
     RunVersusReference,
 )
-from retrieval_eval.records import RateEstimate
+from retrieval_eval.records import TOP1_HIT_RATE, TOP3_HIT_RATE, RateEstimate
 from retrieval_eval.report.comparison_json import shown_questions
 from retrieval_eval.report.comparison_text import tags
 from retrieval_eval.report.plural import plural
 
-_RATES = (("top1_hit_rate", 1, "top-1"), ("top3_hit_rate", 3, "top-3"))
+_RATES = ((TOP1_HIT_RATE, 1, "top-1"), (TOP3_HIT_RATE, 3, "top-3"))
 
 
 def render_comparison_markdown(

@@ -17,13 +17,13 @@ from retrieval_eval.comparison.types import (
     RunDelta,
     SignificanceTest,
 )
-from retrieval_eval.records import GroupMetrics
+from retrieval_eval.records import TOP1_HIT_RATE, TOP3_HIT_RATE, GroupMetrics
 from retrieval_eval.report.comparison_json import shown_questions
 from retrieval_eval.report.safe_text import markup_safe as escape
 from retrieval_eval.report.text_style import Style, string_console
 
-_RATE_K = {"top1_hit_rate": 1, "top3_hit_rate": 3}
-_NAMES = {"top1_hit_rate": "top-1", "top3_hit_rate": "top-3"}
+_RATE_K = {TOP1_HIT_RATE: 1, TOP3_HIT_RATE: 3}
+_NAMES = {TOP1_HIT_RATE: "top-1", TOP3_HIT_RATE: "top-3"}
 
 
 def tags(count: int) -> list[str]:
@@ -162,7 +162,7 @@ def _groups(console: Console, c: Comparison, names: list[str], style: Style) -> 
 def _group_cell(metrics: GroupMetrics | None) -> str:
     if metrics is None:
         return "-"
-    top1, top3 = metrics.values.get("top1_hit_rate"), metrics.values.get("top3_hit_rate")
+    top1, top3 = metrics.values.get(TOP1_HIT_RATE), metrics.values.get(TOP3_HIT_RATE)
     return f"{_fmt(top1)} / {_fmt(top3)} ({metrics.count})"
 
 

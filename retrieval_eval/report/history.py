@@ -5,6 +5,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any
 
+from retrieval_eval.records import TOP1_HIT_RATE, TOP3_HIT_RATE
 from retrieval_eval.report.json_report import SCHEMA_VERSION
 from retrieval_eval.report.plural import plural
 from retrieval_eval.report.safe_text import markup_safe as escape
@@ -32,8 +33,8 @@ def summaries_json(summaries: Sequence[RunSummary]) -> dict[str, Any]:
                 "finished_at": s.finished_at.isoformat(),
                 "questions": s.question_count,
                 "errors": s.error_count,
-                "top1_hit_rate": s.top1_hit_rate,
-                "top3_hit_rate": s.top3_hit_rate,
+                TOP1_HIT_RATE: s.top1_hit_rate,
+                TOP3_HIT_RATE: s.top3_hit_rate,
                 "pinned": s.pinned,
                 "labels": dict(s.labels),
                 "variant": s.variant,

@@ -11,7 +11,7 @@ from __future__ import annotations
 from collections import Counter
 from collections.abc import Sequence
 
-from retrieval_eval.records import RunResult
+from retrieval_eval.records import TOP1_HIT_RATE, TOP3_HIT_RATE, RunResult
 from retrieval_eval.regression.types import FlipDirection, Verdict, VerdictKind
 from retrieval_eval.report.model import RunReport, latency_lines, retriever_label, run_title
 from retrieval_eval.report.plural import plural
@@ -76,10 +76,10 @@ def _row(report: RunReport) -> str:
         _cell(run.set_name),
         _cell(retriever_label(run)),
         f"{len(run.questions)}{errors}",
-        _rate(m.values.get("top1_hit_rate")),
-        _rate(m.values.get("top3_hit_rate")),
-        _delta(verdict, "top1_hit_rate"),
-        _delta(verdict, "top3_hit_rate"),
+        _rate(m.values.get(TOP1_HIT_RATE)),
+        _rate(m.values.get(TOP3_HIT_RATE)),
+        _delta(verdict, TOP1_HIT_RATE),
+        _delta(verdict, TOP3_HIT_RATE),
         _p_value(verdict, 1),
         _p95(run),
         _ICON.get(verdict.kind, verdict.kind.value) if verdict is not None else "not checked",

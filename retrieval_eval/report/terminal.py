@@ -13,7 +13,14 @@ from collections.abc import Mapping, Sequence
 from rich.console import Console
 from rich.table import Table
 
-from retrieval_eval.records import GroupMetrics, QuestionOutcome, RunResult, RunState
+from retrieval_eval.records import (
+    TOP1_HIT_RATE,
+    TOP3_HIT_RATE,
+    GroupMetrics,
+    QuestionOutcome,
+    RunResult,
+    RunState,
+)
 from retrieval_eval.report.model import (
     RunReport,
     latency_lines,
@@ -147,8 +154,8 @@ def _breakdown(title: str, groups: Mapping[str, GroupMetrics], style: Style) -> 
         table.add_row(
             escape(label),
             str(g.count),
-            _rate(g, "top1_hit_rate"),
-            _rate(g, "top3_hit_rate"),
+            _rate(g, TOP1_HIT_RATE),
+            _rate(g, TOP3_HIT_RATE),
             str(g.errors),
         )
     return table

@@ -22,7 +22,13 @@ import math
 from collections.abc import Callable, Collection, Iterable, Sequence
 from typing import NamedTuple
 
-from retrieval_eval.records import GroupMetrics, NoAnswerStats, QuestionOutcome
+from retrieval_eval.records import (
+    GroupMetrics,
+    MetricFamily,
+    NoAnswerStats,
+    QuestionOutcome,
+    metric_key,
+)
 from retrieval_eval.retrievers.contract.limits import MAX_LIMIT
 from retrieval_eval.scoring.intervals import wilson
 from retrieval_eval.scoring.protocol import hits_at, normalize_ks
@@ -33,9 +39,15 @@ UNCLASSIFIED = "unclassified"
 
 def hit_rate_key(k: int) -> str:
     """Canonical name of the hit rate at k: the methodology's names for 1 and 3."""
-    if k in (1, 3):
-        return f"top{k}_hit_rate"
-    return f"hit_rate@{k}"
+    return metric_key(MetricFamily.HIT_RATE, k)
+
+
+#: The rank metrics, in the order ``_rank_values`` computes them at each k.
+_RANK_FAMILIES = (MetricFamily.MRR, MetricFamily.RECALL, MetricFamily.NDCG)
+
+
+def _rank_names(ks: Iterable[int]) -> list[str]:
+    return [metric_key(family, k) for k in ks for family in _RANK_FAMILIES]
 
 
 #: 1 / log2(rank + 2) for every rank a response can hold (the contract caps its size).
@@ -53,8 +65,7 @@ def rank_metrics(
     """
     cutoffs = sorted(ks)
     values = _rank_values(ranked, tuple(expected), cutoffs)
-    names = [f"{m}@{k}" for k in cutoffs for m in ("mrr", "recall", "ndcg")]
-    return dict(zip(names, values, strict=True))
+    return dict(zip(_rank_names(cutoffs), values, strict=True))
 
 
 def _rank_values(
@@ -117,7 +128,7 @@ def _aggregate(rows: Sequence[_Row], ks: tuple[int, ...]) -> GroupMetrics:
             intervals[hit_rate_key(k)] = estimate
     if ranked:
         sums = [math.fsum(column) for column in zip(*ranked, strict=True)]
-        names = [f"{m}@{k}" for k in ks for m in ("mrr", "recall", "ndcg")]
+        names = _rank_names(ks)
         values.update((name, total / len(ranked)) for name, total in zip(names, sums, strict=True))
     no_answer_count = len(answered) - len(ranked)
     empty = sum(r.empty for r in answered)

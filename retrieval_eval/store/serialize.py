@@ -13,6 +13,8 @@ from sys import intern
 from typing import Any
 
 from retrieval_eval.records import (
+    TOP1_HIT_RATE,
+    TOP3_HIT_RATE,
     FailureKind,
     Form,
     GroupMetrics,
@@ -185,8 +187,8 @@ def run_row(run: RunResult, run_id: str, verdict: VerdictLike | None = None) -> 
         "question_count": len(run.questions),
         "error_count": run.error_count,
         "underfilled_count": run.underfilled_count,
-        "top1_hit_rate": run.metrics.values.get("top1_hit_rate"),
-        "top3_hit_rate": run.metrics.values.get("top3_hit_rate"),
+        "top1_hit_rate": run.metrics.values.get(TOP1_HIT_RATE),
+        "top3_hit_rate": run.metrics.values.get(TOP3_HIT_RATE),
         "pinned": False,
         "retriever_json": _dumps(_record_to_json(run.retriever)),
         "parameters_json": _dumps(_record_to_json(run.parameters)),

@@ -16,14 +16,19 @@ from __future__ import annotations
 import asyncio
 import difflib
 import math
-import re
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
 from retrieval_eval.errors import InputError, UnknownNameError
 from retrieval_eval.questions.model import GoldenQuestionSet
-from retrieval_eval.records import DEFAULT_OVERFETCH, DEFAULT_TIMEOUT_S, RateEstimate
+from retrieval_eval.records import (
+    DEFAULT_OVERFETCH,
+    DEFAULT_TIMEOUT_S,
+    TOP3_HIT_RATE,
+    RateEstimate,
+    parse_metric_key,
+)
 from retrieval_eval.regression.stats import SIGNIFICANCE_LEVEL, mcnemar_exact, paired_counts
 from retrieval_eval.retrievers.fusion.config import FusionConfig
 from retrieval_eval.retrievers.fusion.methods import (
@@ -39,13 +44,11 @@ from retrieval_eval.tuning.crossval import best_setting, cross_validate, stratif
 from retrieval_eval.tuning.grid import DEFAULT_RRF_KS, DEFAULT_WEIGHT_LEVELS, settings_grid
 from retrieval_eval.tuning.rankings import CachedRankings, collect_rankings
 
-_METRIC = re.compile(r"^(?:top(\d+)_hit_rate|hit_rate@(\d+))$")
-
 
 @dataclass(frozen=True, slots=True)
 class TuneOptions:
     #: A hit-rate metric: ``top1_hit_rate``, ``top3_hit_rate`` or ``hit_rate@K``.
-    metric: str = "top3_hit_rate"
+    metric: str = TOP3_HIT_RATE
     folds: int = 5
     seed: int = 0
     #: Results asked of each member = max(1, 3, K) * overfetch, as ``reval eval`` asks.
@@ -101,14 +104,13 @@ class TuningResult:
 
 def metric_k(metric: str) -> int:
     """The cut-off of a hit-rate metric name; ``InputError`` for anything else."""
-    match = _METRIC.match(metric)
-    k = int(match.group(1) or match.group(2)) if match else 0
-    if k < 1:
+    parsed = parse_metric_key(metric)
+    if parsed is None or not parsed.is_hit_rate:
         raise InputError(
             f"invalid --metric {metric!r}: tuning scores a hit rate: top1_hit_rate, "
             "top3_hit_rate or hit_rate@K"
         )
-    return k
+    return parsed.k
 
 
 def tune_fusion(

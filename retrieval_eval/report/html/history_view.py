@@ -12,6 +12,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from retrieval_eval.comparison.types import History, HistoryEntry
+from retrieval_eval.records import TOP1_HIT_RATE
 from retrieval_eval.report.html.run_view import HEADLINE
 
 #: Chart.js point styles per stored verdict kind ("" = saved without a check).
@@ -51,7 +52,7 @@ def verdict_kind(entry: HistoryEntry) -> str:
 def _chart(entries: list[HistoryEntry], variants: dict[str, str]) -> dict[str, Any]:
     series = []
     for metric, label in HEADLINE:
-        points = [e.top1 if metric == "top1_hit_rate" else e.top3 for e in entries]
+        points = [e.top1 if metric == TOP1_HIT_RATE else e.top3 for e in entries]
         series.append(
             {
                 "label": label,

@@ -14,7 +14,13 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
-from retrieval_eval.records import GroupMetrics, QuestionOutcome, RateEstimate
+from retrieval_eval.records import (
+    TOP1_HIT_RATE,
+    TOP3_HIT_RATE,
+    GroupMetrics,
+    QuestionOutcome,
+    RateEstimate,
+)
 from retrieval_eval.regression.types import Verdict
 from retrieval_eval.report.model import (
     RunReport,
@@ -25,7 +31,7 @@ from retrieval_eval.report.model import (
 )
 
 #: The headline rates, as the JSON report names them, and how people say them.
-HEADLINE = (("top1_hit_rate", "top-1"), ("top3_hit_rate", "top-3"))
+HEADLINE = ((TOP1_HIT_RATE, "top-1"), (TOP3_HIT_RATE, "top-3"))
 #: Error kind of a response that broke the retriever contract.
 CONTRACT = "contract"
 
