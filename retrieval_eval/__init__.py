@@ -18,17 +18,15 @@ if TYPE_CHECKING:
         aevaluate,
         evaluate,
     )
+    from retrieval_eval.metric_keys import MetricFamily, metric_key, parse_metric_key
     from retrieval_eval.questions.loading import load_question_set, load_question_sets
     from retrieval_eval.questions.model import GoldenQuestion, GoldenQuestionSet
     from retrieval_eval.records import (
         Form,
-        MetricFamily,
         QuestionOutcome,
         RetrieverDescription,
         RunResult,
         RunState,
-        metric_key,
-        parse_metric_key,
     )
     from retrieval_eval.regression.record import Recorded, judge_and_save
     from retrieval_eval.regression.types import ErrorBudget, RunReport, Thresholds, Verdict
@@ -50,9 +48,9 @@ _LAZY = {
     "aevaluate": "retrieval_eval.evaluation.coordinator",
     "evaluate": "retrieval_eval.evaluation.coordinator",
     "QuestionOutcome": "retrieval_eval.records",
-    "MetricFamily": "retrieval_eval.records",
-    "metric_key": "retrieval_eval.records",
-    "parse_metric_key": "retrieval_eval.records",
+    "MetricFamily": "retrieval_eval.metric_keys",
+    "metric_key": "retrieval_eval.metric_keys",
+    "parse_metric_key": "retrieval_eval.metric_keys",
     "RunResult": "retrieval_eval.records",
     "RunState": "retrieval_eval.records",
     "load_question_set": "retrieval_eval.questions.loading",

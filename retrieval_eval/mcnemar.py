@@ -25,6 +25,8 @@ import math
 from dataclasses import dataclass
 from statistics import NormalDist
 
+from retrieval_eval.metric_keys import TOP1_HIT_RATE, TOP3_HIT_RATE
+
 SIGNIFICANCE_LEVEL = 0.05
 #: Power the sample size is planned for.
 TARGET_POWER = 0.8
@@ -182,7 +184,7 @@ def set_power(
             questions_needed=questions_needed(t, discordance, alpha=alpha, power=power),
             discordance=max(discordance, t),
         )
-        for metric, t in (("top1_hit_rate", max_top1_drop), ("top3_hit_rate", max_top3_drop))
+        for metric, t in ((TOP1_HIT_RATE, max_top1_drop), (TOP3_HIT_RATE, max_top3_drop))
         if t > 0
     )
     return SetPower(

@@ -339,7 +339,7 @@ def _question_set(source: Any) -> GoldenQuestionSet:
 
 
 def _summary(report: RunReport) -> str:
-    from retrieval_eval.records import TOP1_HIT_RATE, TOP3_HIT_RATE
+    from retrieval_eval.metric_keys import TOP1_HIT_RATE, TOP3_HIT_RATE
 
     run, verdict = report.run, report.verdict
     rates = " ".join(

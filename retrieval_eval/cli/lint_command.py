@@ -16,6 +16,7 @@ import click
 from retrieval_eval.cli import exit_codes
 from retrieval_eval.cli.options import db_option, format_option
 from retrieval_eval.mcnemar import DEFAULT_DISCORDANCE, DEFAULT_MAX_DROP
+from retrieval_eval.metric_keys import TOP1_HIT_RATE
 from retrieval_eval.questions.lint.options import (
     DEFAULT_MATCH_CUTOFF,
     DEFAULT_MIN_RETRIEVERS,
@@ -23,7 +24,6 @@ from retrieval_eval.questions.lint.options import (
     LintOptions,
     require_lint_dependencies,
 )
-from retrieval_eval.records import TOP1_HIT_RATE
 
 if TYPE_CHECKING:
     from retrieval_eval.questions.lint.lint import LintReport

@@ -39,7 +39,8 @@ from retrieval_eval.comparison.types import (
     SignificanceTest,
 )
 from retrieval_eval.errors import InputError
-from retrieval_eval.records import GroupMetrics, QuestionOutcome, RunResult, parse_metric_key
+from retrieval_eval.metric_keys import parse_metric_key
+from retrieval_eval.records import GroupMetrics, QuestionOutcome, RunResult
 from retrieval_eval.regression.fingerprint import HARD_PARTS, benchmark_differences
 from retrieval_eval.regression.judge import compare as compare_two
 from retrieval_eval.regression.paired import FLIP_KS, paired_outcomes, paired_tests

@@ -12,7 +12,8 @@ import itertools
 from collections.abc import Sequence
 
 from retrieval_eval.comparison.types import FlakyQuestion, History, HistoryEntry
-from retrieval_eval.records import TOP1_HIT_RATE, TOP3_HIT_RATE, RunResult
+from retrieval_eval.metric_keys import TOP1_HIT_RATE, TOP3_HIT_RATE
+from retrieval_eval.records import RunResult
 from retrieval_eval.regression.stored import stored_verdict
 from retrieval_eval.store.types import StoredRun
 

@@ -6,7 +6,8 @@ from __future__ import annotations
 from collections.abc import Iterable
 
 from retrieval_eval.mcnemar import SetPower, set_power
-from retrieval_eval.records import TOP1_HIT_RATE, TOP3_HIT_RATE, RunResult
+from retrieval_eval.metric_keys import TOP1_HIT_RATE, TOP3_HIT_RATE
+from retrieval_eval.records import RunResult
 from retrieval_eval.regression.types import MetricDelta, PairedTest, Thresholds
 
 #: Below this many answered questions a set is "small": one question moves a rate by

@@ -14,7 +14,8 @@ from collections.abc import Mapping
 from dataclasses import replace
 from fractions import Fraction
 
-from retrieval_eval.records import TOP1_HIT_RATE, TOP3_HIT_RATE, GroupMetrics, RunResult
+from retrieval_eval.metric_keys import TOP1_HIT_RATE, TOP3_HIT_RATE
+from retrieval_eval.records import GroupMetrics, RunResult
 from retrieval_eval.regression import advice
 from retrieval_eval.regression.fingerprint import (
     HARD_PARTS,

@@ -9,7 +9,8 @@ pass on fewer answered questions than it seems.
 
 from __future__ import annotations
 
-from retrieval_eval.records import GroupMetrics, QuestionOutcome, RunResult, parse_metric_key
+from retrieval_eval.metric_keys import parse_metric_key
+from retrieval_eval.records import GroupMetrics, QuestionOutcome, RunResult
 from retrieval_eval.regression.types import Verdict
 from retrieval_eval.report.model import run_title
 from retrieval_eval.report.terminal_regression import render_verdict

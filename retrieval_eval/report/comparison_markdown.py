@@ -9,7 +9,8 @@ from retrieval_eval.comparison.types import (
     QuestionsShown,
     RunVersusReference,
 )
-from retrieval_eval.records import TOP1_HIT_RATE, TOP3_HIT_RATE, RateEstimate
+from retrieval_eval.metric_keys import TOP1_HIT_RATE, TOP3_HIT_RATE
+from retrieval_eval.records import RateEstimate
 from retrieval_eval.report.comparison_json import shown_questions
 from retrieval_eval.report.comparison_text import tags
 from retrieval_eval.report.plural import plural

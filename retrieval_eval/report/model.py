@@ -4,7 +4,8 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 
-from retrieval_eval.records import GroupMetrics, LatencySummary, RunResult, metric_sort_key
+from retrieval_eval.metric_keys import metric_sort_key
+from retrieval_eval.records import GroupMetrics, LatencySummary, RunResult
 from retrieval_eval.regression.types import FlipDirection
 from retrieval_eval.regression.types import RunReport as RunReport  # the run, judged
 

@@ -13,14 +13,8 @@ from collections.abc import Mapping, Sequence
 from rich.console import Console
 from rich.table import Table
 
-from retrieval_eval.records import (
-    TOP1_HIT_RATE,
-    TOP3_HIT_RATE,
-    GroupMetrics,
-    QuestionOutcome,
-    RunResult,
-    RunState,
-)
+from retrieval_eval.metric_keys import TOP1_HIT_RATE, TOP3_HIT_RATE
+from retrieval_eval.records import GroupMetrics, QuestionOutcome, RunResult, RunState
 from retrieval_eval.report.model import (
     RunReport,
     latency_lines,

@@ -22,13 +22,8 @@ import math
 from collections.abc import Callable, Collection, Iterable, Sequence
 from typing import NamedTuple
 
-from retrieval_eval.records import (
-    GroupMetrics,
-    MetricFamily,
-    NoAnswerStats,
-    QuestionOutcome,
-    metric_key,
-)
+from retrieval_eval.metric_keys import MetricFamily, metric_key
+from retrieval_eval.records import GroupMetrics, NoAnswerStats, QuestionOutcome
 from retrieval_eval.retrievers.contract.limits import MAX_LIMIT
 from retrieval_eval.scoring.intervals import wilson
 from retrieval_eval.scoring.protocol import hits_at, normalize_ks

@@ -12,9 +12,8 @@ from functools import lru_cache
 from sys import intern
 from typing import Any
 
+from retrieval_eval.metric_keys import TOP1_HIT_RATE, TOP3_HIT_RATE
 from retrieval_eval.records import (
-    TOP1_HIT_RATE,
-    TOP3_HIT_RATE,
     FailureKind,
     Form,
     GroupMetrics,

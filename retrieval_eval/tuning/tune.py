@@ -21,14 +21,9 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from retrieval_eval.errors import InputError, UnknownNameError
+from retrieval_eval.metric_keys import TOP3_HIT_RATE, parse_metric_key
 from retrieval_eval.questions.model import GoldenQuestionSet
-from retrieval_eval.records import (
-    DEFAULT_OVERFETCH,
-    DEFAULT_TIMEOUT_S,
-    TOP3_HIT_RATE,
-    RateEstimate,
-    parse_metric_key,
-)
+from retrieval_eval.records import DEFAULT_OVERFETCH, DEFAULT_TIMEOUT_S, RateEstimate
 from retrieval_eval.regression.stats import SIGNIFICANCE_LEVEL, mcnemar_exact, paired_counts
 from retrieval_eval.retrievers.fusion.config import FusionConfig
 from retrieval_eval.retrievers.fusion.methods import (

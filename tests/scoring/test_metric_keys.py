@@ -5,12 +5,7 @@ from __future__ import annotations
 import pytest
 
 from retrieval_eval import MetricFamily, metric_key, parse_metric_key
-from retrieval_eval.records import (
-    TOP1_HIT_RATE,
-    TOP3_HIT_RATE,
-    MetricKey,
-    metric_sort_key,
-)
+from retrieval_eval.metric_keys import TOP1_HIT_RATE, TOP3_HIT_RATE, MetricKey, metric_sort_key
 from retrieval_eval.scoring.metrics import hit_rate_key, rank_metrics
 
 

@@ -9,10 +9,10 @@ import pytest
 from reval_bm25 import build_index, open_index
 from reval_bm25.chunking import Chunking
 
+from retrieval_eval import Ranking, RetrievedItem
 from retrieval_eval.errors import InputError
 from retrieval_eval.questions.model import GoldenQuestion
 from retrieval_eval.records import Form
-from retrieval_eval import Ranking, RetrievedItem
 from retrieval_eval.scoring.protocol import score_question
 
 from .corpora import DOCS, write_jsonl
@@ -119,7 +119,7 @@ def test_answers_are_rankings_of_plain_columns(tmp_path: Path, index_dir: Path) 
     assert list(ranking.scores) == sorted(ranking.scores, reverse=True)
     assert ranking.chunk_ids == ()
     assert list(ranking) == [
-        RetrievedItem(d, s) for d, s in zip(ranking.document_ids, ranking.scores)
+        RetrievedItem(d, s) for d, s in zip(ranking.document_ids, ranking.scores, strict=True)
     ]
     out = tmp_path / "chunked"
     build_index(write_jsonl(tmp_path / "c.jsonl", DOCS), out, chunk_words=3)

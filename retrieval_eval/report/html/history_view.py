@@ -12,7 +12,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from retrieval_eval.comparison.types import History, HistoryEntry
-from retrieval_eval.records import TOP1_HIT_RATE
+from retrieval_eval.metric_keys import TOP1_HIT_RATE
 from retrieval_eval.report.html.run_view import HEADLINE
 
 #: Chart.js point styles per stored verdict kind ("" = saved without a check).

@@ -14,13 +14,8 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
-from retrieval_eval.records import (
-    TOP1_HIT_RATE,
-    TOP3_HIT_RATE,
-    GroupMetrics,
-    QuestionOutcome,
-    RateEstimate,
-)
+from retrieval_eval.metric_keys import TOP1_HIT_RATE, TOP3_HIT_RATE
+from retrieval_eval.records import GroupMetrics, QuestionOutcome, RateEstimate
 from retrieval_eval.regression.types import Verdict
 from retrieval_eval.report.model import (
     RunReport,
