@@ -53,11 +53,15 @@ def items_from_proto(message: pb.RetrieveResponse) -> list[RetrievedItem]:
 
 def ranking_from_proto(message: pb.RetrieveResponse) -> Ranking:
     """The response's columns, in rank order: the evaluator's hot path, so no record is
-    built per result; an unset score is ``None`` and an empty chunk id ``None``."""
-    results = message.results
-    ids = tuple([r.document_id for r in results])
-    scores = tuple([r.score if r.HasField("score") else None for r in results])
-    chunks = tuple([r.chunk_id for r in results])
+    built per result (one pass over the messages, columns split by ``zip``); an unset
+    score is ``None`` and an empty chunk id ``None``."""
+    rows = [
+        (r.document_id, r.score if r.HasField("score") else None, r.chunk_id)
+        for r in message.results
+    ]
+    if not rows:
+        return Ranking(())
+    ids, scores, chunks = zip(*rows, strict=True)
     return Ranking(
         ids,
         scores if scores.count(None) != len(scores) else (),
