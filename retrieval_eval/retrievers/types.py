@@ -74,9 +74,6 @@ class Ranking(Sequence[RetrievedItem]):
         """The results as records (for callers that want the user-facing form)."""
         return list(self)
 
-    def with_notes(self, notes: tuple[str, ...]) -> Ranking:
-        return Ranking(self.document_ids, self.scores, self.chunk_ids, notes)
-
 
 #: One result as a user's ``retrieve`` may return it: a record, a plain document id, or
 #: an ``(id, score)`` pair.

@@ -6,7 +6,7 @@ import pytest
 
 from retrieval_eval.records import RetrieverDescription
 from retrieval_eval.retrievers import convert
-from retrieval_eval.retrievers.types import RetrievedItem
+from retrieval_eval.retrievers.types import Ranking, RetrievedItem
 from retrieval_eval.v1 import retriever_pb2 as pb
 
 ITEMS = [
@@ -60,3 +60,30 @@ def test_description_round_trip(description: RetrieverDescription) -> None:
     wire = convert.description_to_proto(description).SerializeToString()
     back = convert.description_from_proto(pb.DescribeResponse.FromString(wire))
     assert back == description
+
+
+@pytest.mark.parametrize(
+    "ranking",
+    [
+        Ranking(()),
+        Ranking(("a", "b")),  # no scores, no chunk ids: both columns stay empty
+        Ranking(("a", "b"), (0.0, None)),  # a zero score is kept apart from no score
+        Ranking(("d#1", "e"), (2.0, 1.0), ("d#1", None)),
+    ],
+    ids=repr,
+)
+def test_ranking_round_trip_keeps_its_columns(ranking: Ranking) -> None:
+    wire = convert.ranking_to_proto(ranking).SerializeToString()
+    message = pb.RetrieveResponse.FromString(wire)
+    assert convert.ranking_from_proto(message) == ranking
+    assert convert.items_from_proto(message) == list(ranking)
+
+
+def test_ranking_reads_as_records_on_demand() -> None:
+    ranking = Ranking.of(ITEMS)
+    assert list(ranking) == list(ITEMS) and len(ranking) == len(ITEMS)
+    assert ranking[0] == ITEMS[0] and ranking[-1] == ITEMS[-1]
+    assert list(ranking[1:]) == list(ITEMS[1:])
+    assert Ranking.of([RetrievedItem("a"), RetrievedItem("b")]) == Ranking(("a", "b"))
+    with pytest.raises(IndexError):
+        ranking[len(ITEMS)]
