@@ -80,6 +80,9 @@ def parse_metric_key(key: str) -> MetricKey | None:
     return MetricKey(family, _HEADLINE.get(family, 0) if depth is None else int(depth))
 
 
+#: The keys there are, for messages that refuse another.
+KEY_FORMS = "top1_hit_rate, top3_hit_rate, hit_rate@K, mrr@K, recall@K or ndcg@K"
+
 #: The two headline keys (the methodology's top-1 and top-3 hit rates).
 TOP1_HIT_RATE = metric_key(MetricFamily.TOP1_HIT_RATE)
 TOP3_HIT_RATE = metric_key(MetricFamily.TOP3_HIT_RATE)

@@ -314,7 +314,9 @@ class Reval:
         hard_class: str | None = None,
     ) -> None:
         """Fail unless ``metric`` (overall, or in one form or hard class) is at least
-        ``at_least`` with no errored question in the group."""
+        ``at_least`` with no errored question in the group. ``metric`` is a metric key
+        (``"top3_hit_rate"``, ``metric_key(MetricFamily.MRR, 10)``); any other name fails
+        with the keys there are."""
         __tracebackhide__ = True
         from retrieval_eval.records import RunResult
         from retrieval_eval.report.assertions import rate_failure

@@ -9,7 +9,7 @@ pass on fewer answered questions than it seems.
 
 from __future__ import annotations
 
-from retrieval_eval.metric_keys import parse_metric_key
+from retrieval_eval.metric_keys import KEY_FORMS, parse_metric_key
 from retrieval_eval.records import GroupMetrics, QuestionOutcome, RunResult
 from retrieval_eval.regression.types import Verdict
 from retrieval_eval.report.model import run_title
@@ -49,6 +49,8 @@ def rate_failure(
     fewer answered questions would pass for the wrong reason."""
     if form is not None and hard_class is not None:
         raise ValueError("give form or hard_class, not both")
+    if parse_metric_key(metric) is None:
+        return _header(run, f"{metric!r} is not a metric: {KEY_FORMS}")
     where, group = _group(run, form, hard_class)
     if group is None:
         return _header(run, f"has no questions {where}: {metric} cannot be checked")
