@@ -70,8 +70,10 @@ class Bm25Retriever:
         searcher = self._searcher
         hits = searcher.search(query, limit=limit, count=False).hits
         doc = searcher.doc
-        ids: tuple[str, ...] = tuple([doc(address).get_first(ID) for _, address in hits])  # type: ignore[misc]
-        scores = tuple([score for score, _ in hits])
+        rows = [(doc(address).get_first(ID), score) for score, address in hits]
+        if not rows:
+            return _EMPTY
+        ids, scores = zip(*rows, strict=True)  # one pass over the hits, split in C
         return Ranking(ids, scores, ids if self._chunked else ())
 
     def describe(self) -> RetrieverDescription:
