@@ -55,6 +55,6 @@ def _outcomes(conn: Connection, pks: Sequence[int]) -> dict[int, list[QuestionOu
             .where(OutcomeRow.run_pk.in_(chunk))
             .order_by(OutcomeRow.run_pk, OutcomeRow.position)
         )
-        for row in conn.execute(query):
-            found.setdefault(row[0], []).append(serialize.outcome_from_tuple(tuple(row[1:])))
+        for row in conn.execute(query).all():
+            found.setdefault(row[0], []).append(serialize.outcome_from_tuple(row[1:]))
     return found
