@@ -117,8 +117,8 @@ _THRESHOLDS = Thresholds()
     "--baseline",
     "baseline_id",
     metavar="RUN",
-    help="Judge every run of this invocation against RUN (an id or unique prefix) instead "
-    "of the pinned or latest complete run of the same set and retriever.",
+    help="Judge every run of this invocation against RUN (an id or unique prefix; a complete "
+    "run) instead of the pinned or latest complete run of the same set and retriever.",
 )
 @click.option(
     "--max-top1-drop",

@@ -34,7 +34,7 @@ def open_store(db_url: str | None, baseline_id: str | None) -> RunStore | str | 
         return db_url
     try:
         if baseline_id is not None:
-            store.resolve_id(baseline_id)
+            store.resolve_baseline(baseline_id)
     except StoreError:
         store.close()
         return db_url

@@ -116,7 +116,7 @@ def show(
         verdict = stored_verdict(stored)
         if baseline_id is not None:
             thresholds = Thresholds(max_top1_drop, max_top3_drop, max_p95_ms)
-            verdict = judge(stored.run, store.get(baseline_id), thresholds)
+            verdict = judge(stored.run, store.find_baseline(stored.run, baseline_id), thresholds)
     emit_report([RunReport(stored.run, verdict)], fmt, output)
 
 

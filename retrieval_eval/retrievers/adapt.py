@@ -14,7 +14,11 @@ from collections.abc import Awaitable, Callable, Iterable
 from typing import Any
 
 from retrieval_eval.records import RetrieverDescription
-from retrieval_eval.retrievers.contract.limits import ContractBreach, response_breach
+from retrieval_eval.retrievers.contract.limits import (
+    ContractBreach,
+    description_breach,
+    response_breach,
+)
 from retrieval_eval.retrievers.types import RetrievedItem
 
 RetrieveFn = Callable[[str, int], Awaitable[list[RetrievedItem]]]
@@ -120,6 +124,7 @@ def _checked_description(obj: Any, described: Any) -> RetrieverDescription:
             f"{type(obj).__name__}.describe() returned {type(described).__name__}, "
             "expected RetrieverDescription"
         )
-    if not described.identifier:
-        raise ValueError(f"{type(obj).__name__}.describe() returned an empty identifier")
+    breach = description_breach(described)
+    if breach is not None:
+        raise ContractBreach(f"{type(obj).__name__}.describe(): {breach}")
     return described

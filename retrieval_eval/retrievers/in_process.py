@@ -91,6 +91,8 @@ class InProcessRetriever:
             ) from e
         except RetrieverError:
             raise
+        except ContractBreach as e:
+            raise RetrieverContractError(self.target, str(e)) from e
         except Exception as e:
             raise RetrieverInternal(
                 self.target, f"describe(): {_describe_exception(e)}", "INTERNAL"

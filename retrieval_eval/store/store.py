@@ -111,14 +111,21 @@ class RunStore:
             return run_id
         raise AssertionError("could not draw a free run id")  # pragma: no cover
 
-    def pin(self, run_id: str) -> str:
-        """Make a complete run the baseline of its set x retriever (replacing any other)."""
+    def resolve_baseline(self, run_id: str) -> RunSummary:
+        """The run ``run_id`` (or unique prefix) names, if it can be a baseline: only a
+        complete run can, since errored questions leave its denominator and would make
+        it an easier bar to clear."""
         summary = self._summary(self.resolve_id(run_id))
         if summary.state is not RunState.COMPLETE:
             raise InputError(
                 f"run {summary.run_id} is {summary.state.value} ({summary.error_count} "
-                "failed retrievals): only complete runs can be pinned as baselines"
+                "failed retrievals): only a complete run can be a baseline"
             )
+        return summary
+
+    def pin(self, run_id: str) -> str:
+        """Make a complete run the baseline of its set x retriever (replacing any other)."""
+        summary = self.resolve_baseline(run_id)
 
         def work(conn: Connection) -> None:
             same = (RunRow.set_name == summary.set_name) & (
@@ -236,11 +243,11 @@ class RunStore:
         return self._read("listing runs", lambda conn: queries.summaries(conn, query))
 
     def find_baseline(self, run: RunResult, baseline_id: str | None = None) -> RunResult | None:
-        """The run to judge ``run`` against: ``baseline_id`` if given; else the pinned run
-        of the same set and retriever identifier; else the latest *complete* run of them
-        that started no later than ``run``. Never ``run`` itself."""
+        """The run to judge ``run`` against: ``baseline_id`` if given (it must be complete);
+        else the pinned run of the same set and retriever identifier; else the latest
+        *complete* run of them that started no later than ``run``. Never ``run`` itself."""
         if baseline_id is not None:
-            return self.get(baseline_id)
+            return self.get(self.resolve_baseline(baseline_id).run_id)
         pinned, latest = queries.baseline_queries(run)
 
         def work(conn: Connection) -> str | None:

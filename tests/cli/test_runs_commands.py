@@ -219,6 +219,11 @@ def test_export_writes_trec_files_that_ir_measures_agrees_with(history, invoke, 
     assert both.returncode == 2 and "only one of --trec-run and --qrels" in both.stderr
 
 
+def stored_first(listing: str) -> str:
+    """The oldest run id of a ``runs list --format json`` listing."""
+    return str(json.loads(listing)["runs"][-1]["run_id"])
+
+
 def test_unknown_or_unpinnable_runs_are_input_errors(history, invoke, db, sets, serve_table):
     with pytest.raises(UnknownNameError, match="no-such-run"):
         invoke("runs", "show", "no-such-run", "--db", db)
@@ -228,8 +233,15 @@ def test_unknown_or_unpinnable_runs_are_input_errors(history, invoke, db, sets, 
     (incomplete,) = json.loads(
         invoke("runs", "list", "--db", db, "--label", "step=flaky", "--format", "json").stdout
     )["runs"]
-    with pytest.raises(InputError, match="only complete runs can be pinned"):
+    with pytest.raises(InputError, match="only a complete run can be a baseline"):
         invoke("runs", "pin", incomplete["run_id"], "--db", db)
+    # Named as --baseline it is refused too, before anything is measured or stored.
+    stored = invoke("runs", "list", "--db", db, "--format", "json").stdout
+    with pytest.raises(InputError, match=f"run {incomplete['run_id']} is incomplete"):
+        invoke("eval", "--set", sets["faq"], flaky, "--db", db, "--baseline", incomplete["run_id"])
+    assert invoke("runs", "list", "--db", db, "--format", "json").stdout == stored
+    with pytest.raises(InputError, match="only a complete run can be a baseline"):
+        invoke("runs", "show", stored_first(stored), "--db", db, "--baseline", incomplete["run_id"])
     result = run_reval("runs", "export", incomplete["run_id"], "--db", db)
     assert result.returncode == 2 and "--trec-run" in result.stderr
 

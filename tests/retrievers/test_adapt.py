@@ -10,6 +10,7 @@ import pytest
 
 from retrieval_eval.records import RetrieverDescription
 from retrieval_eval.retrievers.adapt import call_describe, call_retrieve, describe_of
+from retrieval_eval.retrievers.contract.limits import ContractBreach
 from retrieval_eval.retrievers.types import RetrievedItem
 
 
@@ -108,7 +109,13 @@ async def test_bad_descriptions_are_refused() -> None:
         def describe(self) -> int:
             return 3
 
-    with pytest.raises(ValueError, match=r"Empty.describe\(\) returned an empty identifier"):
+    class Nul:
+        def describe(self) -> RetrieverDescription:
+            return RetrieverDescription(identifier="x", version="1\x00")
+
+    with pytest.raises(ContractBreach, match=r"Empty.describe\(\): .* empty identifier"):
         describe_of(Empty())
+    with pytest.raises(ContractBreach, match=r"Nul.describe\(\): Describe version holds a NUL"):
+        describe_of(Nul())
     with pytest.raises(TypeError, match=r"Wrong.describe\(\) returned int"):
         describe_of(Wrong())

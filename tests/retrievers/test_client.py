@@ -173,7 +173,9 @@ async def test_contract_violations_in_responses(scripted: Any) -> None:
             await client.retrieve("q", 3)
     address, _ = scripted([], results=0)
     async with GrpcRetrieverClient(address, FAST) as client:
-        with pytest.raises(RetrieverInternal, match="empty identifier"):
+        with pytest.raises(
+            RetrieverContractError, match="contract: Describe answered with an empty"
+        ):
             await client.describe()
 
 

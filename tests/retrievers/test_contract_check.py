@@ -216,7 +216,7 @@ async def test_a_correct_raw_server_passes(broken_server) -> None:
                 "long-question": "expected INVALID_ARGUMENT, got 5 results",
             },
         ),
-        (Faults(empty_identifier=True), {"describe": "Describe returned an empty identifier"}),
+        (Faults(empty_identifier=True), {"describe": "Describe answered with an empty identifier"}),
         (Faults(health="NOT_SERVING"), {"health": "grpc.health.v1 reports NOT_SERVING"}),
         (
             Faults(health=None, reflection=False),

@@ -116,6 +116,18 @@ async def test_user_code_errors_become_internal_with_the_message() -> None:
         await retriever.describe()
 
 
+async def test_a_description_that_cannot_key_a_run_breaks_the_contract() -> None:
+    """In process as over gRPC: no identifier, or a NUL no store can hold, is a breach."""
+
+    class Nul(Sync):
+        def describe(self) -> RetrieverDescription:
+            return RetrieverDescription("nul", chunking="words\x00")
+
+    retriever = InProcessRetriever(Nul(), target="nul")
+    with pytest.raises(RetrieverContractError, match="Describe chunking holds a NUL"):
+        await retriever.describe()
+
+
 @pytest.mark.parametrize(
     ("obj", "message"),
     [(TooMany(), "results for limit 3"), (EmptyId(), "result 2 has an empty document id")],

@@ -96,10 +96,14 @@ def test_pinned_baseline_wins_and_can_be_replaced_or_unpinned(store):
     assert explicit == store.get(old)
 
 
-def test_only_complete_runs_can_be_pinned(store):
+def test_only_complete_runs_can_be_pinned_or_named_baselines(store):
     incomplete = store.save(make_run("1E"))
-    with pytest.raises(InputError, match=r"is incomplete \(1 failed retrievals\): only complete"):
+    with pytest.raises(InputError, match=r"is incomplete \(1 failed retrievals\): only a complete"):
         store.pin(incomplete)
+    with pytest.raises(InputError, match=f"run {incomplete} is incomplete"):
+        store.find_baseline(make_run("11"), incomplete)
+    complete = store.save(make_run("11"))
+    assert store.find_baseline(make_run("10"), complete[:6]).run_id == complete
     with pytest.raises(UnknownNameError):
         store.pin("missing")
 

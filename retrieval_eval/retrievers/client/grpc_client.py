@@ -17,7 +17,7 @@ from typing import TypeVar
 import grpc
 from grpc_health.v1 import health_pb2, health_pb2_grpc
 
-from retrieval_eval.errors import RetrieverContractError, RetrieverInternal, RetrieverUnavailable
+from retrieval_eval.errors import RetrieverContractError, RetrieverUnavailable
 from retrieval_eval.records import RetrieverDescription
 from retrieval_eval.retrievers import convert
 from retrieval_eval.retrievers.auth import bearer_metadata
@@ -125,14 +125,13 @@ class GrpcRetrieverClient:
         return items
 
     async def describe(self, *, timeout_s: float | None = None) -> RetrieverDescription:
-        """What the retriever says it is; ``RetrieverInternal`` without an identifier."""
+        """What the retriever says it is; ``RetrieverContractError`` when that cannot key
+        a run (no identifier, a NUL character)."""
         timeout = self.options.timeout_s if timeout_s is None else timeout_s
         call = self.stub.Describe
         response = await self._call(
             lambda: call(_DESCRIBE, timeout=timeout, metadata=self._metadata)
         )
-        if not response.identifier:
-            raise RetrieverInternal(self.target, "Describe answered with an empty identifier")
         description = convert.description_from_proto(response)
         breach = description_breach(description)
         if breach is not None:

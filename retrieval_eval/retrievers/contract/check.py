@@ -214,8 +214,6 @@ async def _describe(wire: _Wire) -> list[CheckResult]:
     except Exception as e:
         return [_rpc_failure("describe", e)]
     description = convert.description_from_proto(response)
-    if not description.identifier.strip():
-        return [CheckResult("describe", False, "Describe returned an empty identifier")]
     breach = description_breach(description)
     if breach is not None:
         return [CheckResult("describe", False, breach)]

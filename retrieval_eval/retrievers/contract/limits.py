@@ -103,9 +103,12 @@ def response_breach(items: Sequence[RetrievedItem], limit: int) -> str | None:
 
 
 def description_breach(description: RetrieverDescription) -> str | None:
-    """Why a Describe answer cannot key a run, or ``None``: a NUL character (U+0000), which
-    no run store can hold, in any of its texts. Caught at the start of a run, so that
-    nothing measured is lost at save time."""
+    """Why a Describe answer cannot key a run, or ``None``: an empty identifier (runs are
+    stored and compared by it), or a NUL character (U+0000), which no run store can hold,
+    in any of its texts. Caught at the start of a run, so that nothing measured is lost at
+    save time."""
+    if not description.identifier.strip():
+        return "Describe answered with an empty identifier"
     fields = {
         "identifier": description.identifier,
         "version": description.version,
