@@ -12,8 +12,6 @@ candidate is not the same as "nothing answers it"), else it stays ``needs-review
 
 from __future__ import annotations
 
-import getpass
-import os
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
@@ -28,21 +26,9 @@ from retrieval_eval.labelling.document import (
     trailing_comments_kept,
     update_document,
 )
+from retrieval_eval.labelling.judge_name import default_judge
 from retrieval_eval.questions.labelling import LABELLING_KEY, JudgementState
 from retrieval_eval.records import Form
-
-JUDGE_ENV = "REVAL_JUDGE"
-
-
-def default_judge() -> str:
-    """``$REVAL_JUDGE``, else the login name."""
-    name = os.environ.get(JUDGE_ENV, "").strip()
-    if name:
-        return name
-    try:
-        return getpass.getuser()
-    except (OSError, KeyError):
-        return "unknown"
 
 
 @dataclass(frozen=True, slots=True)

@@ -20,16 +20,22 @@ The file format (field names are the same in every format)::
 
 A YAML/JSON document may also be a bare list of questions. Reading only parses: it yields
 a ``RawSet`` (the parsed data plus a ``Locator`` for line numbers); ``validate`` checks it.
+A JSONL file is read line by line and each plainly valid question built as it is read, so
+a set of a million lines never holds its whole text and every raw mapping at once.
 """
 
 from __future__ import annotations
 
+import codecs
 import gzip
 import json
 import os
 import re
 import sys
 import tempfile
+import zlib
+from array import array
+from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -55,6 +61,7 @@ from retrieval_eval.questions.locate import (
 )
 from retrieval_eval.questions.model import GoldenQuestion, GoldenQuestionSet
 from retrieval_eval.questions.problems import Problem
+from retrieval_eval.questions.wellformed import well_formed
 
 HEADER_KEY = "reval_question_set"
 FORMAT_VERSION = 1
@@ -78,6 +85,9 @@ class RawSet:
     problems: list[Problem] = field(default_factory=list)
     #: Keys given twice in one mapping: question index (-1: header) -> [(key, line)].
     duplicate_keys: dict[int, list[tuple[str, int | None]]] = field(default_factory=dict)
+    #: ``questions`` may hold ``GoldenQuestion`` records the reader built from plainly
+    #: valid lines (JSONL, read line by line), besides raw mappings to check.
+    built: bool = False
 
 
 _UNREADABLE = object()
@@ -119,6 +129,8 @@ def read_set_file(path: Path) -> RawSet:
         known = ", ".join(sorted(FORMATS))
         message = f"unknown set file type; expected one of {known} (optionally .gz)"
         return RawSet(source, name, {}, None, problems=[Problem(source, None, message)])
+    if fmt == "jsonl":
+        return read_jsonl_file(path, source, name)
     try:
         text = read_text(path)
     except UnicodeDecodeError as e:
@@ -127,7 +139,7 @@ def read_set_file(path: Path) -> RawSet:
     except OSError as e:
         problem = Problem(source, None, f"cannot read: {e.strerror or e}")
         return RawSet(source, name, {}, None, problems=[problem])
-    parse = {"yaml": parse_yaml, "json": parse_json, "jsonl": parse_jsonl}[fmt]
+    parse = {"yaml": parse_yaml, "json": parse_json}[fmt]
     return parse(text, source, name)
 
 
@@ -195,44 +207,96 @@ def parse_json(text: str, source: str, default_name: str) -> RawSet:
 
 
 def parse_jsonl(text: str, source: str, default_name: str) -> RawSet:
-    numbered = [(n, line) for n, line in enumerate(text.split("\n"), 1) if line.strip()]
-    objects: list[Any] = []
-    problems: list[Problem] = []
-    decode = PLAIN.decode
-    for number, line in numbered:
+    return _JsonlReader(source, default_name).read(enumerate(text.split("\n"), 1))
+
+
+def read_jsonl_file(path: Path, source: str, default_name: str) -> RawSet:
+    """Read a JSONL set line by line (gzip by suffix): each plainly valid question is built
+    as it is read, so the file's text and its raw mappings are never all held at once.
+    Failing to open, decompress or decode the file is its one problem, as for other formats."""
+    gz = path.suffix.lower() == ".gz"
+    try:
+        with gzip.open(path, "rb") if gz else path.open("rb") as f:
+            return _JsonlReader(source, default_name).read(_decoded_lines(f))
+    except UnicodeDecodeError as e:
+        return _unreadable(source, default_name, f"not UTF-8 text (byte {e.start})")
+    except (OSError, EOFError, zlib.error) as e:
+        what = getattr(e, "strerror", None) or (f"not a valid gzip file ({e})" if gz else e)
+        return _unreadable(source, default_name, f"cannot read: {what}")
+
+
+def _unreadable(source: str, default_name: str, message: str) -> RawSet:
+    return RawSet(source, default_name, {}, None, problems=[Problem(source, None, message)])
+
+
+def _decoded_lines(f: Iterable[bytes]) -> Iterator[tuple[int, str]]:
+    """Numbered lines, split at newlines only (not at a lone CR), as ``read_text`` then
+    ``split`` would give them; a decoding error's ``start`` is the byte offset in the
+    file after a BOM, as decoding the whole file would report it."""
+    offset = 0
+    for number, data in enumerate(f, 1):
+        if number == 1 and data.startswith(codecs.BOM_UTF8):
+            data = data[len(codecs.BOM_UTF8) :]
         try:
-            objects.append(decode(line))
+            line = data.decode("utf-8")
+        except UnicodeDecodeError as e:
+            e.start += offset
+            raise
+        offset += len(data)
+        yield number, line[:-1] if line.endswith("\n") else line
+
+
+class _JsonlReader:
+    """One JSONL set, fed line by line: the optional header, then one question a line."""
+
+    def __init__(self, source: str, default_name: str) -> None:
+        self.source, self.default_name = source, default_name
+        self.header: dict[str, Any] = {}
+        self.header_line: int | None = None
+        self.questions: list[Any] = []
+        self.lines: array[int] = array("q")
+        self.problems: list[Problem] = []
+        self.dups: dict[int, list[tuple[str, int | None]]] = {}
+
+    def read(self, numbered: Iterable[tuple[int, str]]) -> RawSet:
+        first = True
+        for number, line in numbered:
+            if not line.strip():
+                continue
+            obj = self.decode(number, line)
+            if obj is not _UNREADABLE:
+                self.take(obj, number, first)
+            first = False
+        locator = JsonlLines(self.lines, self.header_line)
+        return RawSet(
+            self.source, self.default_name, self.header, self.questions, locator,
+            self.problems, self.dups, built=True,
+        )  # fmt: skip
+
+    def decode(self, number: int, line: str) -> Any:
+        try:
+            obj = PLAIN.decode(line)
         except json.JSONDecodeError as e:
             what = f"{e.msg} (column {e.colno})"
-            problems.append(_syntax(source, number, "JSON", what, line, exact=True))
-            objects.append(_UNREADABLE)
+            self.problems.append(_syntax(self.source, number, "JSON", what, line, exact=True))
+            return _UNREADABLE
         except (ValueError, RecursionError) as e:
-            problems.append(_beyond(source, "JSON", e, line, number))
-            objects.append(_UNREADABLE)
-    if len(KEY_END.findall(text)) != sum(keys_in_line(o) for o in objects):
-        objects = [
-            o if o is _UNREADABLE else WITH_DUPLICATES.decode(line)
-            for o, (_, line) in zip(objects, numbered, strict=True)
-        ]
-    header: dict[str, Any] = {}
-    header_line: int | None = None
-    questions: list[Any] = []
-    lines: list[int] = []
-    dups: dict[int, list[tuple[str, int | None]]] = {}
-    for position, (obj, (number, _line)) in enumerate(zip(objects, numbered, strict=True)):
-        if obj is _UNREADABLE:
-            continue
-        if position == 0 and isinstance(obj, dict) and HEADER_KEY in obj:
-            header, header_line = dict(obj), number
+            self.problems.append(_beyond(self.source, "JSON", e, line, number))
+            return _UNREADABLE
+        if len(KEY_END.findall(line)) != keys_in_line(obj):
+            obj = WITH_DUPLICATES.decode(line)  # a key may be given twice: find out
+        return obj
+
+    def take(self, obj: Any, number: int, first: bool) -> None:
+        if first and isinstance(obj, dict) and HEADER_KEY in obj:
+            self.header, self.header_line = dict(obj), number
             if isinstance(obj, DuplicateKeys):
-                dups[-1] = [(k, number) for k in obj.duplicates]
-            continue
+                self.dups[-1] = [(k, number) for k in obj.duplicates]
+            return
         if isinstance(obj, DuplicateKeys):
-            dups[len(questions)] = [(k, number) for k in obj.duplicates]
-        questions.append(obj)
-        lines.append(number)
-    locator = JsonlLines(lines, header_line)
-    return RawSet(source, default_name, header, questions, locator, problems, dups)
+            self.dups[len(self.questions)] = [(k, number) for k in obj.duplicates]
+        self.questions.append(well_formed(obj) or obj)
+        self.lines.append(number)
 
 
 _LONG_INT = re.compile(rf"\d{{{sys.get_int_max_str_digits() + 1},}}")

@@ -51,7 +51,21 @@ class GoldenQuestionSet:
 
 
 def label_fingerprint(questions: tuple[GoldenQuestion, ...] | list[GoldenQuestion]) -> str:
-    """A digest of everything that affects scoring, independent of question order."""
-    records = sorted((q.fingerprint_record() for q in questions), key=lambda r: str(r[0]))
-    canonical = json.dumps(records, ensure_ascii=False, separators=(",", ":"))
-    return "sha256:" + hashlib.sha256(canonical.encode("utf-8")).hexdigest()
+    """A digest of everything that affects scoring, independent of question order.
+
+    The digest of the compact JSON list of every question's ``fingerprint_record``, sorted
+    by id; hashed in slices so a big set's canonical text never exists as one string.
+    """
+    ordered = sorted(questions, key=lambda q: str(q.id))
+    digest = hashlib.sha256(b"[")
+    dumps = json.JSONEncoder(ensure_ascii=False, separators=(",", ":")).encode
+    for start in range(0, len(ordered), _SLICE):
+        records = [q.fingerprint_record() for q in ordered[start : start + _SLICE]]
+        text = dumps(records)[1:-1]  # the slice's records without their brackets
+        digest.update(("," + text if start else text).encode("utf-8"))
+    digest.update(b"]")
+    return "sha256:" + digest.hexdigest()
+
+
+#: Questions hashed at a time by ``label_fingerprint``.
+_SLICE = 4096

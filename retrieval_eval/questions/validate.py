@@ -11,7 +11,7 @@ otherwise silently drop a label.
 
 from __future__ import annotations
 
-from collections.abc import Set
+from collections.abc import Sequence, Set
 from typing import Any
 
 from retrieval_eval.questions.formats import FORMAT_VERSION, HEADER_KEY, RawSet
@@ -26,6 +26,7 @@ from retrieval_eval.questions.labelling import (
 from retrieval_eval.questions.model import GoldenQuestion, GoldenQuestionSet
 from retrieval_eval.questions.problems import Problem, QuestionSetProblems
 from retrieval_eval.questions.suggest import did_you_mean
+from retrieval_eval.questions.wellformed import FIELDS, well_formed
 from retrieval_eval.records import Form
 
 QUESTION_KEYS = (
@@ -56,7 +57,7 @@ SYNONYMS = {
     "category": "hard_class",
     "title": "name",
 }
-_KEYS = frozenset(QUESTION_KEYS) - {LABELLING_KEY}  # the fast path skips drafts
+_KEYS = FIELDS  # the fast path skips drafts
 _FORMS = {f.value.lower(): f for f in Form}
 _FORM_NAMES = ", ".join(f.value for f in Form)
 
@@ -79,42 +80,6 @@ def _label(data: Any) -> str | None:
     if isinstance(qid, int | float) and not isinstance(qid, bool):
         return str(qid)
     return qid if isinstance(qid, str) and qid.strip() else None
-
-
-_FAST_FORMS: dict[Any, Form] = {None: Form.UNLABELLED}
-for _form in Form:
-    for _spelling in (_form.value, _form.value.lower(), _form.value.capitalize()):
-        _FAST_FORMS[_spelling] = _form
-
-
-def _text(value: Any) -> bool:
-    return type(value) is str and value != "" and not value.isspace()
-
-
-def _well_formed(data: Any) -> GoldenQuestion | None:
-    """The question when it is plainly valid (the common case, fast); ``None`` means "check
-    it field by field" — never that it is wrong."""
-    if type(data) is not dict or not data.keys() <= _KEYS:
-        return None
-    qid: Any = data.get("id")
-    text: Any = data.get("question")
-    ids = data.get("expected_document_ids")
-    if not (_text(qid) and _text(text) and type(ids) is list):
-        return None
-    given = data.get("form")
-    form = _FAST_FORMS.get(given) if given is None or type(given) is str else None
-    hard_class, gist = data.get("hard_class"), data.get("answer_gist")
-    if form is None or not (hard_class is None or _text(hard_class)):
-        return None
-    if not (gist is None or _text(gist)):
-        return None
-    for doc in ids:
-        if type(doc) is not str or doc == "" or doc.isspace():
-            return None
-    expected = tuple(ids)
-    if len(set(expected)) != len(expected):
-        return None
-    return GoldenQuestion(qid, text, form, expected, hard_class, gist)
 
 
 def _flaw(text: str) -> str | None:
@@ -220,8 +185,11 @@ class _Checker:
         built: list[GoldenQuestion] = []
         first_index: dict[str, int] = {}
         careful = self.corpus is not None or bool(self.raw.duplicate_keys)
+        built_by_reader = self.raw.built
         for index, data in enumerate(items):
-            question = None if careful else _well_formed(data)
+            # A plainly valid JSONL line was built while reading.
+            prebuilt = built_by_reader and type(data) is GoldenQuestion
+            question = data if prebuilt else None if careful else well_formed(data)
             label = question.id if question is not None else _label(data)
             if label is not None:
                 earlier = first_index.setdefault(label, index)
@@ -229,7 +197,9 @@ class _Checker:
                     line = self.raw.locator.question_line(earlier)
                     where = f"line {line}" if line is not None else f"question #{earlier + 1}"
                     self.add(index, "id", label, f"duplicate question id (first at {where})")
-            if question is None:
+            if prebuilt:
+                self.in_corpus(index, label, data.expected_document_ids)
+            elif question is None:
                 question = self.question(index, data, label)
             if question is not None:
                 built.append(question)
@@ -331,12 +301,18 @@ class _Checker:
                 ok = False
             else:
                 seen.add(doc)
-        if ok and self.corpus is not None:
-            for doc in ids:
-                if doc not in self.corpus:
-                    message = f"expected document {doc!r} is not in the corpus {self.corpus_name}"
-                    self.add(index, key, label, message)
+        if ok:
+            self.in_corpus(index, label, ids)
         return tuple(ids) if ok else None
+
+    def in_corpus(self, index: int, label: str | None, ids: Sequence[str]) -> None:
+        """With a corpus given, every expected id must be one of its documents."""
+        if self.corpus is None:
+            return
+        for doc in ids:
+            if doc not in self.corpus:
+                message = f"expected document {doc!r} is not in the corpus {self.corpus_name}"
+                self.add(index, "expected_document_ids", label, message)
 
     def unstorable(self, name: str, description: str, questions: list[GoldenQuestion]) -> None:
         """Locate every text that ``_flaw`` refuses."""

@@ -51,7 +51,19 @@ class RunRow(Base):
     baseline_run_id: Mapped[str | None] = mapped_column(String(64), nullable=True)
     verdict_json: Mapped[str | None] = mapped_column(Text, nullable=True)
 
-    __table_args__ = (Index("ix_reval_runs_set_retriever", "set_name", "retriever_identifier"),)
+    #: Newest first (the listings' order, ``pk`` breaking ties) overall, within a set, and
+    #: within a set x retriever identifier (history, baselines).
+    __table_args__ = (
+        Index("ix_reval_runs_started", "started_ts", "pk"),
+        Index("ix_reval_runs_set_started", "set_name", "started_ts", "pk"),
+        Index(
+            "ix_reval_runs_set_retriever_started",
+            "set_name",
+            "retriever_identifier",
+            "started_ts",
+            "pk",
+        ),
+    )
 
 
 class LabelRow(Base):

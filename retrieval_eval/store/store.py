@@ -22,6 +22,7 @@ from retrieval_eval.store import queries, serialize
 from retrieval_eval.store.bulk import insert_rows
 from retrieval_eval.store.engine import BEGIN_MODE, create_store_engine, translated, with_retry
 from retrieval_eval.store.ids import new_run_id
+from retrieval_eval.store.loading import stored_runs
 from retrieval_eval.store.models import LabelRow, OutcomeRow, RunRow
 from retrieval_eval.store.schema import ensure_schema
 from retrieval_eval.store.types import RunSummary, StoredRun
@@ -32,7 +33,6 @@ log = logging.getLogger(__name__)
 T = TypeVar("T")
 
 DEFAULT_LOCK_TIMEOUT_S = 30.0
-_OUTCOME_COLUMNS = [getattr(OutcomeRow, c) for c in serialize.OUTCOME_COLUMNS]
 
 
 class RunStore:
@@ -211,29 +211,20 @@ class RunStore:
     def get_stored(self, run_id: str) -> StoredRun:
         """The run named by ``run_id`` (or a unique prefix) with its stored verdict."""
         full = self.resolve_id(run_id)
-
-        def work(conn: Connection) -> StoredRun:
-            row = conn.execute(select(RunRow).where(RunRow.run_id == full)).mappings().one()
-            labels = dict(conn.execute(
-                select(LabelRow.key, LabelRow.value).where(LabelRow.run_pk == row["pk"])
-            ).all())  # fmt: skip
-            result = conn.execute(
-                select(*_OUTCOME_COLUMNS)
-                .where(OutcomeRow.run_pk == row["pk"])
-                .order_by(OutcomeRow.position)
-            )  # fmt: skip
-            outcomes = tuple(map(serialize.outcome_from_tuple, result.all()))
-            run = serialize.run_from_row(row, labels, outcomes)
-            return StoredRun(run, row["verdict_json"], bool(row["pinned"]))
-
-        stored: StoredRun = self._read(f"loading run {full}", work)
-        return stored
+        query = select(RunRow).where(RunRow.run_id == full)
+        found = self._read(f"loading run {full}", lambda conn: stored_runs(conn, query))
+        if not found:  # deleted (pruned) since its id was resolved
+            raise UnknownNameError("run", full)
+        return found[0]
 
     def history(self, set_name: str, retriever: str, limit: int | None = 20) -> list[StoredRun]:
         """The newest ``limit`` runs of one set × retriever (identifier or target) with
-        their verdicts, newest first."""
-        found = self.list_runs(set_name=set_name, retriever=retriever, limit=limit)
-        return [self.get_stored(s.run_id) for s in found]
+        their verdicts, newest first; loaded together, in a few queries."""
+        query = queries.list_query(set_name, retriever, None, None, limit)
+        return self._read(
+            f"loading the history of {set_name} × {retriever}",
+            lambda conn: stored_runs(conn, query),
+        )
 
     def list_runs(
         self,

@@ -11,14 +11,20 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from retrieval_eval.errors import InputError, UnknownNameError
-from retrieval_eval.labelling.document import load_document
-from retrieval_eval.labelling.judge import Judgement, SaveResult, default_judge, save_judgement
-from retrieval_eval.questions.corpus import CorpusDocument, read_corpus
+from retrieval_eval.labelling.judge_name import default_judge
 from retrieval_eval.questions.labelling import LABELLING_KEY, POOL_KEY, JudgementState
 from retrieval_eval.records import Form
+
+if TYPE_CHECKING:
+    from retrieval_eval.labelling.judge import Judgement, SaveResult
+    from retrieval_eval.questions.corpus import CorpusDocument
+
+# The set-file and corpus readers (YAML round-tripping) load with the first judging
+# request: every ``reval ui`` has a judging desk, few use it, and they are a noticeable
+# share of the viewer's start-up.
 
 
 @dataclass
@@ -28,6 +34,8 @@ class JudgedSet:
     _documents: dict[str, CorpusDocument] | None = None
 
     def documents(self) -> dict[str, CorpusDocument]:
+        from retrieval_eval.questions.corpus import read_corpus
+
         if self._documents is None:
             self._documents = {d.id: d for d in read_corpus(self.corpus)}
         return self._documents
@@ -41,6 +49,8 @@ class JudgingDesk:
     sets: dict[str, JudgedSet] = field(default_factory=dict)
 
     def add(self, path: Path, corpus: Path) -> str:
+        from retrieval_eval.labelling.document import load_document
+
         load_document(path)  # readable now, or a clear error before the viewer starts
         key = path.name.split(".")[0] or "set"
         while key in self.sets:
@@ -55,6 +65,8 @@ class JudgingDesk:
 
     def page_data(self, key: str) -> dict[str, Any]:
         """Everything the page shows: questions, candidates with document text, pool."""
+        from retrieval_eval.labelling.document import load_document
+
         judged = self.get(key)
         document, version = load_document(judged.path)
         documents = judged.documents()
@@ -73,6 +85,8 @@ class JudgingDesk:
         }
 
     def save(self, key: str, question_id: str, body: Any) -> SaveResult:
+        from retrieval_eval.labelling.judge import save_judgement
+
         judged = self.get(key)
         return save_judgement(judged.path, _judgement(question_id, body), seen_history=_seen(body))
 
@@ -112,6 +126,8 @@ def _question(question: Any, documents: dict[str, CorpusDocument]) -> dict[str, 
 
 
 def _judgement(question_id: str, body: Any) -> Judgement:
+    from retrieval_eval.labelling.judge import Judgement
+
     if not isinstance(body, dict):
         raise InputError("a judgement is a JSON object")
     ids = {}

@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import sqlite3
+import subprocess
+import sys
 
 import pytest
 from alembic.autogenerate import compare_metadata
@@ -13,7 +15,7 @@ from support.factory import make_run
 from retrieval_eval.errors import StoreError
 from retrieval_eval.store import RunStore
 from retrieval_eval.store.models import Base
-from retrieval_eval.store.schema import VERSION_TABLE, head_revision
+from retrieval_eval.store.schema import HEAD, VERSION_TABLE, head_revision
 
 
 def test_migration_from_an_empty_database(store_url):
@@ -54,3 +56,29 @@ def test_sqlite_store_uses_write_ahead_logging(tmp_path):
     RunStore.open(str(path)).close()
     with sqlite3.connect(path) as conn:
         assert conn.execute("PRAGMA journal_mode").fetchone() == ("wal",)
+
+
+def test_the_known_head_is_the_newest_migration():
+    assert head_revision() == HEAD
+
+
+OPEN_AND_REPORT = """
+import sys
+from retrieval_eval.store import RunStore
+with RunStore.open(sys.argv[1]) as store:
+    store.list_runs()
+print(sorted(m for m in ("alembic", "mako") if m in sys.modules))
+"""
+
+
+def test_opening_an_up_to_date_store_leaves_alembic_unimported(store_url):
+    """Start-up cost: an up-to-date store is recognised with one query; only a store
+    that needs migrating loads Alembic."""
+
+    def imported() -> str:
+        done = subprocess.run([sys.executable, "-c", OPEN_AND_REPORT, store_url],
+                              capture_output=True, text=True, check=True, timeout=120)  # fmt: skip
+        return done.stdout.strip()
+
+    assert imported() == "['alembic', 'mako']"  # creates the schema
+    assert imported() == "[]"

@@ -31,4 +31,3 @@ def test_other_addresses_need_expose_and_say_what_it_exposes(text):
 def test_bad_addresses_are_named(text):
     with pytest.raises(InputError, match=re.escape(repr(text))):
         parse_address(text)
-

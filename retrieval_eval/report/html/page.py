@@ -9,6 +9,7 @@ browser refuses any request to another origin.
 from __future__ import annotations
 
 import json
+from contextlib import suppress
 from functools import cache
 from importlib import resources
 from typing import Any
@@ -56,10 +57,29 @@ def _chart_json(spec: Any) -> Markup:
     return Markup(text.replace("</", "<\\/"))
 
 
+class _CompiledTemplates(jinja2.FileSystemBytecodeCache):
+    """Jinja's cache of compiled templates (a private per-user temporary directory; an
+    entry is used only while its template's source is unchanged), so that a viewer or a
+    report does not compile the same templates again each time it starts. A cache that
+    cannot be written is not used."""
+
+    def dump_bytecode(self, bucket: jinja2.bccache.Bucket) -> None:
+        with suppress(OSError):
+            super().dump_bytecode(bucket)
+
+
+def _bytecode_cache() -> jinja2.BytecodeCache | None:
+    try:
+        return _CompiledTemplates()
+    except (OSError, RuntimeError):  # no safe temporary directory
+        return None
+
+
 @cache
 def environment() -> jinja2.Environment:
     env = jinja2.Environment(
         loader=jinja2.PackageLoader(__package__, "templates"),
+        bytecode_cache=_bytecode_cache(),
         autoescape=True,
         trim_blocks=True,
         lstrip_blocks=True,

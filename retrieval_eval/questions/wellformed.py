@@ -1,0 +1,49 @@
+"""The fast path of validation: a question that is plainly valid, built in one pass.
+
+Shared by the checker (for every format) and the JSONL reader, which builds each plainly
+valid line as it reads, so a big set never holds all of its raw mappings at once.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from retrieval_eval.questions.model import GoldenQuestion
+from retrieval_eval.records import Form
+
+#: The keys a question may have (a drafted question's labelling key takes the slow path).
+FIELDS = frozenset(("id", "question", "form", "expected_document_ids", "hard_class", "answer_gist"))
+_FORMS: dict[Any, Form] = {None: Form.UNLABELLED}
+for _form in Form:
+    for _spelling in (_form.value, _form.value.lower(), _form.value.capitalize()):
+        _FORMS[_spelling] = _form
+
+
+def _text(value: Any) -> bool:
+    return type(value) is str and value != "" and not value.isspace()
+
+
+def well_formed(data: Any) -> GoldenQuestion | None:
+    """The question when it is plainly valid (the common case, fast); ``None`` means "check
+    it field by field" — never that it is wrong."""
+    if type(data) is not dict or not data.keys() <= FIELDS:
+        return None
+    qid: Any = data.get("id")
+    text: Any = data.get("question")
+    ids = data.get("expected_document_ids")
+    if not (_text(qid) and _text(text) and type(ids) is list):
+        return None
+    given = data.get("form")
+    form = _FORMS.get(given) if given is None or type(given) is str else None
+    hard_class, gist = data.get("hard_class"), data.get("answer_gist")
+    if form is None or not (hard_class is None or _text(hard_class)):
+        return None
+    if not (gist is None or _text(gist)):
+        return None
+    for doc in ids:
+        if type(doc) is not str or doc == "" or doc.isspace():
+            return None
+    expected = tuple(ids)
+    if len(set(expected)) != len(expected):
+        return None
+    return GoldenQuestion(qid, text, form, expected, hard_class, gist)

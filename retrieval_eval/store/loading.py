@@ -1,0 +1,60 @@
+"""Whole runs out of the store, many at a time: the runs a query selects, their labels
+and their outcomes in a few queries (batches of ids), not a round trip per run."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any
+
+from sqlalchemy import Connection, Select, select
+
+from retrieval_eval.records import QuestionOutcome
+from retrieval_eval.store import queries, serialize
+from retrieval_eval.store.models import LabelRow, OutcomeRow
+from retrieval_eval.store.types import StoredRun
+
+_OUTCOME_COLUMNS = [getattr(OutcomeRow, c) for c in serialize.OUTCOME_COLUMNS]
+
+
+def stored_runs(conn: Connection, query: Select[Any]) -> list[StoredRun]:
+    """Every run ``query`` (a ``select(RunRow)``) returns, in its order, with labels,
+    outcomes in question order, stored verdict and pin."""
+    rows = conn.execute(query).mappings().all()
+    pks = [row["pk"] for row in rows]
+    labels = _labels(conn, pks)
+    outcomes = _outcomes(conn, pks)
+    return [
+        StoredRun(
+            serialize.run_from_row(row, labels.get(pk, {}), tuple(outcomes.get(pk, ()))),
+            row["verdict_json"],
+            bool(row["pinned"]),
+        )
+        for pk, row in zip(pks, rows, strict=True)
+    ]
+
+
+def _chunks(pks: Sequence[int]) -> list[Sequence[int]]:
+    size = queries.BATCH
+    return [pks[i : i + size] for i in range(0, len(pks), size)]
+
+
+def _labels(conn: Connection, pks: Sequence[int]) -> dict[int, dict[str, str]]:
+    found: dict[int, dict[str, str]] = {}
+    for chunk in _chunks(pks):
+        query = select(LabelRow.run_pk, LabelRow.key, LabelRow.value)
+        for run_pk, key, value in conn.execute(query.where(LabelRow.run_pk.in_(chunk))):
+            found.setdefault(run_pk, {})[key] = value
+    return found
+
+
+def _outcomes(conn: Connection, pks: Sequence[int]) -> dict[int, list[QuestionOutcome]]:
+    found: dict[int, list[QuestionOutcome]] = {}
+    for chunk in _chunks(pks):
+        query = (
+            select(OutcomeRow.run_pk, *_OUTCOME_COLUMNS)
+            .where(OutcomeRow.run_pk.in_(chunk))
+            .order_by(OutcomeRow.run_pk, OutcomeRow.position)
+        )
+        for row in conn.execute(query).all():
+            found.setdefault(row[0], []).append(serialize.outcome_from_tuple(row[1:]))
+    return found
