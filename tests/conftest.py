@@ -2,6 +2,12 @@
 
 from __future__ import annotations
 
-from support.fixtures import isolated_home, postgres_url, repo_root, scifact_dir
+from support.fixtures import (
+    isolated_home,
+    isolated_session_home,
+    postgres_url,
+    repo_root,
+    scifact_dir,
+)
 
-__all__ = ["isolated_home", "postgres_url", "repo_root", "scifact_dir"]
+__all__ = ["isolated_home", "isolated_session_home", "postgres_url", "repo_root", "scifact_dir"]

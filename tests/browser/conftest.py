@@ -110,5 +110,3 @@ def chart_state(page: object, name: str) -> dict:
         }""",
         name,
     )
-
-

@@ -53,7 +53,7 @@ def test_ui_serves_the_store_on_loopback_until_terminated(sets, serve_table, db,
         assert url, line
         with urllib.request.urlopen(url.group(0), timeout=10) as response:
             page = response.read().decode()
-        assert response.status == 200 and "<table class=\"runs\">" in page
+        assert response.status == 200 and '<table class="runs">' in page
         assert page.count('<tr data-run-id="') == 1
     finally:
         process.send_signal(signal.SIGTERM)

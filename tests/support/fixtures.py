@@ -32,6 +32,21 @@ def postgres_url() -> str:
     return url
 
 
+@pytest.fixture(scope="session", autouse=True)
+def isolated_session_home(tmp_path_factory: pytest.TempPathFactory) -> Iterator[None]:
+    """The same for module- and session-scoped fixtures (set up before any test's own),
+    e.g. a ``reval`` server started once for a module."""
+    saved = {name: os.environ.get(name) for name in ("REVAL_HOME", "REVAL_DATABASE_URL")}
+    os.environ["REVAL_HOME"] = str(tmp_path_factory.mktemp("session-home"))
+    os.environ.pop("REVAL_DATABASE_URL", None)
+    yield
+    for name, value in saved.items():
+        if value is None:
+            os.environ.pop(name, None)
+        else:
+            os.environ[name] = value
+
+
 @pytest.fixture(autouse=True)
 def isolated_home(
     tmp_path_factory: pytest.TempPathFactory, monkeypatch: pytest.MonkeyPatch

@@ -7,11 +7,17 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
-from support.fixtures import isolated_home, postgres_url, repo_root, scifact_dir
+from support.fixtures import (
+    isolated_home,
+    isolated_session_home,
+    postgres_url,
+    repo_root,
+    scifact_dir,
+)
 
 from .corpora import DOCS, write_jsonl
 
-__all__ = ["isolated_home", "postgres_url", "repo_root", "scifact_dir"]
+__all__ = ["isolated_home", "isolated_session_home", "postgres_url", "repo_root", "scifact_dir"]
 
 
 @pytest.fixture
