@@ -196,7 +196,7 @@ def main() -> None:
             ):
                 print(f"  {name:<42}{seconds:>8.1f} s")
             own = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
-            print(f"  (peak RSS of this process holding the reloaded run: {own:,.0f} MiB)")
+            print(f"  (peak RSS of this process, JSON report parsed too: {own:,.0f} MiB)")
     finally:
         if server is not None:
             assert server.stdin is not None
