@@ -18,12 +18,17 @@ from retrieval_eval.errors import PluginError
 )
 @click.option(
     "--expose",
-    is_flag=True,
+    multiple=True,
+    is_flag=False,
+    flag_value="",
+    metavar="[NAME]",
     help="Allow a non-loopback --address: anyone who reaches it reads every stored run "
-    "(questions, document ids, labels); there is no authentication.",
+    "(questions, document ids, labels); there is no authentication. Repeat with a NAME "
+    "for each host name browsers use to reach it: only loopback names, the bound address "
+    "and these are answered as Host (DNS rebinding).",
 )
 @db_option
-def ui(address: str, expose: bool, db_url: str | None) -> None:
+def ui(address: str, expose: tuple[str, ...], db_url: str | None) -> None:
     """Browse the run store in a web browser: runs, a run, history, comparisons.
 
     Read-only: the viewer never changes a stored run (like every command, it creates
@@ -33,7 +38,7 @@ def ui(address: str, expose: bool, db_url: str | None) -> None:
     from retrieval_eval.store import RunStore
     from retrieval_eval.web.address import parse_address
 
-    where = parse_address(address, expose=expose)
+    where = parse_address(address, expose=bool(expose))
     try:
         from retrieval_eval.web.serve import serve
     except ModuleNotFoundError as e:
@@ -51,4 +56,4 @@ def ui(address: str, expose: bool, db_url: str | None) -> None:
                     err=True,
                 )
 
-        serve(store, where, on_ready=ready)
+        serve(store, where, on_ready=ready, exposed=[name for name in expose if name])
