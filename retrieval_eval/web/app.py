@@ -6,8 +6,8 @@ import json
 from collections.abc import Callable
 
 from starlette.applications import Starlette
-from starlette.middleware import Middleware
 from starlette.concurrency import run_in_threadpool
+from starlette.middleware import Middleware
 from starlette.requests import Request
 from starlette.responses import HTMLResponse, JSONResponse, Response
 from starlette.routing import Route

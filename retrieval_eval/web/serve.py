@@ -38,7 +38,9 @@ def serve(
     bound = Address(address.host, sock.getsockname()[1])
     config = uvicorn.Config(
         create_app(store, desk, hosts=HostRule.for_address(address.host, exposed)),
-        log_level="warning", access_log=False, lifespan="off"
+        log_level="warning",
+        access_log=False,
+        lifespan="off",
     )
     server = uvicorn.Server(config)
 

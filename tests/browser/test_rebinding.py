@@ -56,8 +56,18 @@ def judge_base(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[str, 
     corpus = work / "corpus.jsonl"
     corpus.write_text('{"_id": "overview", "title": "Overview", "text": "Here."}\n')
     server = subprocess.Popen(
-        [str(REVAL), "sets", "judge", str(draft), "--corpus", str(corpus), "--judge", "ana",
-         "--db", f"sqlite:///{work / 'runs.sqlite'}"],  # fmt: skip
+        [
+            str(REVAL),
+            "sets",
+            "judge",
+            str(draft),
+            "--corpus",
+            str(corpus),
+            "--judge",
+            "ana",
+            "--db",
+            f"sqlite:///{work / 'runs.sqlite'}",
+        ],
         stdout=subprocess.PIPE,
         stderr=subprocess.STDOUT,
         text=True,
