@@ -277,6 +277,7 @@ class Reval:
         from retrieval_eval.evaluation.coordinator import EvalOptions
 
         labels = {**self.labels(), **options.pop("labels", {})}
+        options.setdefault("stop_asking", self.settings.thresholds().max_errors.exceeded_by)
         return EvalOptions(labels=labels, **options)
 
     def _record(self, run: RunResult) -> RunReport:

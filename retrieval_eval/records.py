@@ -87,6 +87,9 @@ class FailureKind(StrEnum):
     #: an unparsable or oversized message); never retried, never a miss.
     CONTRACT = "contract"
     CANCELLED = "cancelled"
+    #: Never asked: the run's failures had already exceeded its error budget, so the
+    #: coordinator stopped asking (fail fast). An error like any other, never a miss.
+    NOT_ASKED = "not_asked"
 
 
 @dataclass(frozen=True, slots=True)
@@ -224,6 +227,13 @@ class RunResult:
     def error_count(self) -> int:
         return sum(1 for q in self.questions if q.error is not None)
 
+    @property
+    def not_asked_count(self) -> int:
+        """Questions never asked: the run stopped asking once its errors exceeded the
+        budget (they are among ``error_count``)."""
+        kind = FailureKind.NOT_ASKED
+        return sum(1 for q in self.questions if q.error is not None and q.error.kind == kind)
+
     def to_dict(self) -> dict[str, Any]:
         """The run as the JSON report holds it (``regression`` is null: a verdict is not
         part of the run; ``RunReport.to_dict`` adds it)."""
@@ -293,6 +303,7 @@ def run_to_dict(run: RunResult, *, questions: bool = True) -> dict[str, Any]:
         },
         "metrics": group_to_dict(run.metrics),
         "errors": run.error_count,
+        "not_asked": run.not_asked_count,
         "underfilled": run.underfilled_count,
         "no_answer": _no_answer(run.metrics.no_answer),
         "by_form": {k: group_to_dict(g) for k, g in run.by_form.items()},

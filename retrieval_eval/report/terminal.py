@@ -133,6 +133,13 @@ def _no_answer_and_flags(console: Console, run: RunResult) -> None:
             f"errors: {run.error_count} (rates are over the scored questions; "
             "a failed retrieval is not scored)"
         )
+    if run.not_asked_count:
+        console.print(
+            f"stopped asking: {run.not_asked_count} questions not asked once "
+            f"{run.error_count - run.not_asked_count} retrievals had failed, more than "
+            "--max-errors allows (the run is incomplete either way; --keep-asking asks "
+            "every question)"
+        )
     if run.underfilled_count:
         console.print(
             f"underfilled: {run.underfilled_count} questions had fewer distinct documents "
