@@ -7,7 +7,6 @@ from __future__ import annotations
 
 import json
 import os
-import signal
 import subprocess
 import sys
 from collections.abc import Iterator
@@ -74,9 +73,11 @@ def _eval(tmp_path: Path, target: str, questions: int, *extra: str) -> tuple[int
     out = tmp_path / "report.json"
     db = f"sqlite:///{tmp_path / 'runs.sqlite'}"
     done = subprocess.run(
-        [str(REVAL), "eval", "--set", str(path), "--retriever", target, "--db", db,
-         "--timeout", "1", "--concurrency", "4", "--format", "json", "--output", str(out),
-         *extra],  # fmt: skip
+        [
+            *(str(REVAL), "eval", "--set", str(path), "--retriever", target, "--db", db),
+            *("--timeout", "1", "--concurrency", "4", "--format", "json", "--output", str(out)),
+            *extra,
+        ],
         capture_output=True,
         text=True,
         timeout=300,
@@ -89,9 +90,7 @@ def _eval(tmp_path: Path, target: str, questions: int, *extra: str) -> tuple[int
     return done.returncode, done.stdout + done.stderr, run
 
 
-def test_a_hung_retriever_stops_the_run_once_its_errors_exceed_the_budget(
-    hanging_server, tmp_path
-):
+def test_a_hung_retriever_stops_the_run_once_its_errors_exceed_the_budget(hanging_server, tmp_path):
     code, output, run = _eval(tmp_path, hanging_server(20), 200)
     assert code == 3, output
     kinds: dict[str, int] = {}

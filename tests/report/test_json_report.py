@@ -24,6 +24,7 @@ RUN_KEYS = {
     "parameters",
     "metrics",
     "errors",
+    "not_asked",
     "underfilled",
     "no_answer",
     "by_form",
