@@ -75,7 +75,7 @@ def _eval(tmp_path: Path, target: str, questions: int, *extra: str) -> tuple[int
     done = subprocess.run(
         [
             *(str(REVAL), "eval", "--set", str(path), "--retriever", target, "--db", db),
-            *("--timeout", "1", "--concurrency", "4", "--format", "json", "--output", str(out)),
+            *("--timeout", "3", "--concurrency", "4", "--format", "json", "--output", str(out)),
             *extra,
         ],
         capture_output=True,
