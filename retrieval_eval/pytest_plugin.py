@@ -152,18 +152,14 @@ def _pick(option: Any, configured: Any) -> Any:
 
 def _toml_table(path: Path, *, explicit: bool) -> dict[str, Any]:
     """reval.toml's ``[pytest]`` table, checked; nothing when the default file is absent."""
-    import tomllib
-
     from retrieval_eval.errors import ConfigError
+    from retrieval_eval.retrievers.config import load_toml
 
     if not path.is_file():
         if explicit:
             raise ConfigError(f"--reval-config: {path}: file not found")
         return {}
-    try:
-        table = tomllib.loads(path.read_text(encoding="utf-8")).get(TABLE, {})
-    except (OSError, tomllib.TOMLDecodeError) as e:
-        raise ConfigError(f"{path}: cannot read: {e}") from e
+    table = load_toml(path).get(TABLE, {})
     for key, value in table.items():
         if key not in KEYS:
             raise ConfigError(

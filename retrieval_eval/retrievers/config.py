@@ -81,14 +81,43 @@ def load_config(path: Path | None = None) -> dict[str, RetrieverConfig | FusionC
         if explicit:
             raise ConfigError(f"{path}: configuration file not found")
         return {}
+    return _parse_document(load_toml(path), path)
+
+
+def check_token(token: str, where: str, variable: str) -> str:
+    """A bearer token read from ``$variable``, refused (``ConfigError``) when it holds a
+    control character: gRPC metadata cannot carry one, and a trailing newline
+    (``TOKEN=$'x\\n'``) or carriage return (an env file with CRLF lines) is the usual cause."""
+    if any(ord(c) < 0x20 or ord(c) == 0x7F for c in token):
+        raise ConfigError(
+            f"{where}: environment variable {variable} holds a control character (a "
+            "trailing newline?); a bearer token is one line: set it without one, e.g. "
+            f'{variable}="$(cat token-file)"'
+        )
+    return token
+
+
+def load_toml(path: Path) -> dict[str, Any]:
+    """``path`` parsed as TOML; every way it can fail is one ``ConfigError`` line:
+    unreadable, not UTF-8 (a UTF-16 file from an editor), invalid, nested too deeply."""
     try:
-        with path.open("rb") as f:
-            document = tomllib.load(f)
-    except tomllib.TOMLDecodeError as e:
-        raise ConfigError(f"{path}: invalid TOML: {e}") from e
+        data = path.read_bytes()
     except OSError as e:
         raise ConfigError(f"{path}: cannot read: {e.strerror or e}") from e
-    return _parse_document(document, path)
+    if data.startswith((b"\xff\xfe", b"\xfe\xff")):
+        raise ConfigError(f"{path}: the file is UTF-16; TOML files are UTF-8: save it as UTF-8")
+    try:
+        text = data.decode("utf-8-sig")
+    except UnicodeDecodeError as e:
+        raise ConfigError(
+            f"{path}: not UTF-8 text (byte {e.start}); TOML files are UTF-8: save it as UTF-8"
+        ) from None
+    try:
+        return tomllib.loads(text)
+    except tomllib.TOMLDecodeError as e:
+        raise ConfigError(f"{path}: invalid TOML: {e}") from e
+    except RecursionError:
+        raise ConfigError(f"{path}: invalid TOML: arrays or tables nested too deeply") from None
 
 
 def _parse_document(

@@ -27,7 +27,7 @@ from retrieval_eval.errors import (
     RevalError,
     UnknownNameError,
 )
-from retrieval_eval.retrievers.config import RetrieverConfig, load_config
+from retrieval_eval.retrievers.config import RetrieverConfig, check_token, load_config
 from retrieval_eval.retrievers.fusion.config import FusionConfig
 from retrieval_eval.retrievers.types import AsyncRetriever, RetrieverFactory
 
@@ -208,6 +208,7 @@ def _from_config(entry: RetrieverConfig, *, timeout_s: float | None, token: str 
             raise ConfigError(
                 f"{entry.where}: key 'token_env': environment variable {entry.token_env} is not set"
             )
+        token = check_token(token, f"{entry.where}: key 'token_env'", entry.token_env)
     for key in ("tls_ca", "tls_cert", "tls_key"):
         path = getattr(entry, key)
         if path is not None and not path.is_file():
