@@ -28,10 +28,8 @@ from __future__ import annotations
 
 import gzip
 import json
-import os
 import re
 import sys
-import tempfile
 import zlib
 from array import array
 from collections.abc import Iterable
@@ -41,6 +39,7 @@ from typing import Any
 
 import yaml
 
+from retrieval_eval.atomic import write_atomically
 from retrieval_eval.questions.bounded import (
     MAX_DOCUMENT_BYTES,
     TooLarge,
@@ -378,12 +377,4 @@ def write_question_set(qs: GoldenQuestionSet, path: Path) -> None:
     data = text.encode("utf-8")
     if path.suffix.lower() == ".gz":
         data = gzip.compress(data, mtime=0)
-    path.parent.mkdir(parents=True, exist_ok=True)
-    fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", dir=path.parent)
-    try:
-        with os.fdopen(fd, "wb") as f:
-            f.write(data)
-        os.replace(tmp, path)
-    except BaseException:
-        Path(tmp).unlink(missing_ok=True)
-        raise
+    write_atomically(path, data)  # an existing file keeps its mode and group
