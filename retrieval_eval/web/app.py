@@ -105,6 +105,8 @@ def judging_routes(desk: JudgingDesk) -> list[Route]:
             body = json.loads(await request.body())
         except ValueError:
             return JSONResponse({"error": "the body is not JSON"}, status_code=400)
+        except RecursionError:
+            return JSONResponse({"error": "the body is nested too deeply"}, status_code=400)
         params = request.path_params
         try:
             result = await run_in_threadpool(desk.save, params["key"], params["question"], body)
