@@ -3,31 +3,15 @@
 from __future__ import annotations
 
 import json
-from collections.abc import Iterator
-from contextlib import contextmanager
 from pathlib import Path
-from typing import TYPE_CHECKING
 
 import click
 
 from retrieval_eval.cli.options import db_option, format_option, label_option, threshold_options
 from retrieval_eval.cli.render import emit_report, terminal_width
+from retrieval_eval.cli.runs.store import open_run_store
 from retrieval_eval.errors import InputError
 from retrieval_eval.report.plural import plural
-
-if TYPE_CHECKING:
-    from retrieval_eval.store import RunStore
-
-
-@contextmanager
-def open_store(db_url: str | None) -> Iterator[RunStore]:
-    from retrieval_eval.store import RunStore
-
-    store = RunStore.open(db_url)
-    try:
-        yield store
-    finally:
-        store.close()
 
 
 @click.group("runs")
@@ -63,7 +47,7 @@ def list_runs(
     """List stored runs, newest first (* marks a pinned baseline)."""
     from retrieval_eval.report.history import summaries_json, summaries_table
 
-    with open_store(db_url) as store:
+    with open_run_store(db_url) as store:
         found = store.list_runs(
             set_name=set_name, retriever=retriever, labels=labels or None, limit=limit
         )
@@ -111,7 +95,7 @@ def show(
     from retrieval_eval.regression.types import Thresholds
     from retrieval_eval.report.model import RunReport
 
-    with open_store(db_url) as store:
+    with open_run_store(db_url) as store:
         stored = store.get_stored(run_id)
         verdict = stored_verdict(stored)
         if baseline_id is not None:
@@ -125,7 +109,7 @@ def show(
 @db_option
 def pin(run_id: str, db_url: str | None) -> None:
     """Make RUN the baseline of its set × retriever (it must be complete)."""
-    with open_store(db_url) as store:
+    with open_run_store(db_url) as store:
         full = store.pin(run_id)
     click.echo(f"pinned {full} as the baseline of its set and retriever")
 
@@ -135,7 +119,7 @@ def pin(run_id: str, db_url: str | None) -> None:
 @db_option
 def unpin(run_id: str, db_url: str | None) -> None:
     """Stop using RUN as a pinned baseline (the latest complete run is used again)."""
-    with open_store(db_url) as store:
+    with open_run_store(db_url) as store:
         full = store.unpin(run_id)
     click.echo(f"unpinned {full}")
 
@@ -153,7 +137,7 @@ def unpin(run_id: str, db_url: str | None) -> None:
 def prune(keep: int, dry_run: bool, db_url: str | None) -> None:
     """Delete old runs, keeping the newest N per set × retriever and every pinned baseline."""
     kept = f"the newest {keep} per set × retriever and pins"
-    with open_store(db_url) as store:
+    with open_run_store(db_url) as store:
         if dry_run:
             doomed = store.prune_preview(keep)
             click.echo("".join(f"{run_id}\n" for run_id in doomed), nl=False)
@@ -199,7 +183,7 @@ def export(
         raise click.UsageError("give --trec-run FILE and/or --qrels FILE (- for standard output)")
     if trec_run == "-" and qrels == "-":
         raise click.UsageError("only one of --trec-run and --qrels can go to standard output")
-    with open_store(db_url) as store:
+    with open_run_store(db_url) as store:
         run = store.get(run_id)
     exported = trec_export(run, run_name, keep_no_answer=keep_no_answer)
     if trec_run is not None:
@@ -240,7 +224,8 @@ def _write_lines(target: str, lines: tuple[str, ...]) -> None:
 
 
 def _register() -> None:
-    from retrieval_eval.cli.runs_compare_command import compare, history
+    from retrieval_eval.cli.runs.compare import compare
+    from retrieval_eval.cli.runs.history import history
 
     runs.add_command(compare)
     runs.add_command(history)

@@ -12,8 +12,8 @@ from typing import TYPE_CHECKING, Any
 
 import click
 
-from retrieval_eval.cli.lint_command import lint_command
 from retrieval_eval.cli.options import format_option
+from retrieval_eval.cli.sets.lint import lint_command
 
 if TYPE_CHECKING:
     from retrieval_eval.questions.model import GoldenQuestionSet
@@ -238,7 +238,9 @@ sets.add_command(lint_command)
 
 
 def _attach_labelling() -> None:
-    from retrieval_eval.cli.label_commands import agreement_command, draft_command, judge_command
+    from retrieval_eval.cli.sets.agreement import agreement_command
+    from retrieval_eval.cli.sets.draft import draft_command
+    from retrieval_eval.cli.sets.judge import judge_command
 
     sets.add_command(draft_command)
     sets.add_command(judge_command)

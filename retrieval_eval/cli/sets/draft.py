@@ -1,6 +1,6 @@
-"""``reval sets draft`` and ``reval sets agreement``: pooled drafts and judge agreement.
+"""``reval sets draft``: a set drafted by pooling retrievers' top documents.
 
-Thin wrappers over ``retrieval_eval.labelling``; attached to the ``sets`` group.
+A thin wrapper over ``retrieval_eval.labelling``; attached to the ``sets`` group.
 """
 
 from __future__ import annotations
@@ -9,7 +9,7 @@ from pathlib import Path
 
 import click
 
-from retrieval_eval.cli.options import db_option, read_token, timeout_option, token_env_option
+from retrieval_eval.cli.options import read_token, timeout_option, token_env_option
 from retrieval_eval.labelling.pool import DEFAULT_POOL_DEPTH, PoolOptions
 
 
@@ -107,71 +107,3 @@ def draft_command(
         f"({summary.candidates / summary.questions:.1f} per question); judge them with "
         f"reval sets judge {summary.path} --corpus {corpus}"
     )
-
-
-@click.command("agreement", short_help="Cohen's kappa between two judges of a set.")
-@click.argument("set_file", type=click.Path(exists=True, dir_okay=False, path_type=Path))
-@click.option("--judge", "judges", multiple=True, help="A judge to compare; give two.")
-def agreement_command(set_file: Path, judges: tuple[str, ...]) -> None:
-    """Agreement of two judges over the relevance decisions both made (Cohen's kappa),
-    on the questions both judged."""
-    from retrieval_eval.labelling.agreement import agreement
-
-    result = agreement(set_file, judges)
-    first, second = result.judges
-    kappa = "undefined" if result.kappa is None else f"{result.kappa:.3f}"
-    click.echo(f"judges: {first} and {second}")
-    click.echo(f"questions judged by both: {result.questions}; decisions compared: {result.items}")
-    click.echo(
-        f"both relevant {result.both}, only {first} {result.first_only}, "
-        f"only {second} {result.second_only}, neither {result.neither}"
-    )
-    click.echo(f"observed agreement {result.observed:.3f}, by chance {result.expected:.3f}")
-    click.echo(f"Cohen's kappa: {kappa}")
-
-
-@click.command("judge", short_help="Judge a drafted set in the viewer (prints its URL).")
-@click.argument("set_file", type=click.Path(exists=True, dir_okay=False, path_type=Path))
-@click.option(
-    "--corpus",
-    required=True,
-    type=click.Path(exists=True, dir_okay=False, path_type=Path),
-    help="Corpus JSONL (BEIR style; .gz ok): the documents the page shows.",
-)
-@click.option(
-    "--address",
-    default="127.0.0.1:0",
-    show_default=True,
-    metavar="HOST:PORT",
-    help="Where the viewer listens (port 0 picks a free one); loopback only.",
-)
-@click.option("--judge", "judge", help="Your name in the judgement history [default: "
-              "$REVAL_JUDGE, else the login name].")  # fmt: skip
-@db_option
-def judge_command(
-    set_file: Path, corpus: Path, address: str, judge: str | None, db_url: str | None
-) -> None:
-    """Open the judging page for SET_FILE in the reval ui viewer, on loopback, and print
-    its URL. Each save writes the file back (comments and layout kept); Ctrl-C stops."""
-    from retrieval_eval.errors import PluginError
-    from retrieval_eval.store import RunStore
-    from retrieval_eval.web.address import parse_address
-
-    where = parse_address(address, expose=False)
-    try:
-        from retrieval_eval.web.judging import JudgingDesk
-        from retrieval_eval.web.serve import serve
-    except ModuleNotFoundError as e:
-        raise PluginError(
-            f"reval sets judge needs the ui extra ({e.name} is missing): "
-            "pip install 'retrieval-eval[ui]'"
-        ) from e
-    desk = JudgingDesk(judge) if judge else JudgingDesk()
-    key = desk.add(set_file, corpus)
-    with RunStore.open(db_url) as store:
-
-        def ready(url: str) -> None:
-            click.echo(f"{url.rstrip('/')}/judge/{key}")
-            click.echo(f"reval sets judge: judging {set_file} as {desk.judge} (Ctrl-C stops)")
-
-        serve(store, where, on_ready=ready, desk=desk)

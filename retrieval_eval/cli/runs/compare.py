@@ -1,5 +1,4 @@
-"""``reval runs compare`` and ``reval runs history``: many runs side by side, and one
-set × retriever over time."""
+"""``reval runs compare``: many runs side by side, the first the reference."""
 
 from __future__ import annotations
 
@@ -72,13 +71,13 @@ def compare(
     thresholds, rank overlap (Jaccard, RBO), breakdowns and a per-question grid. Runs
     scored against other labels are reported incomparable and left out.
     """
-    from retrieval_eval.cli.runs_commands import open_store
+    from retrieval_eval.cli.runs.store import open_run_store
     from retrieval_eval.comparison import QuestionsShown, compare_runs
     from retrieval_eval.regression.types import Thresholds
 
     if len(run_ids) < 2:
         raise click.UsageError("give at least two runs: the reference first, then the others")
-    with open_store(db_url) as store:
+    with open_run_store(db_url) as store:
         runs = [store.get(run_id) for run_id in run_ids]
     comparison = compare_runs(
         runs,
@@ -107,61 +106,4 @@ def compare(
         text = render_comparison_text(
             comparison, shown, color=sys.stdout.isatty(), width=terminal_width()
         )
-        click.echo(text, nl=False)
-
-
-@click.command("history")
-@click.option("--set", "set_name", metavar="SET", required=True, help="The question set's name.")
-@click.option(
-    "--retriever",
-    metavar="ID",
-    required=True,
-    help="The retriever's identifier (as in `runs list`) or target.",
-)
-@click.option(
-    "--limit",
-    type=click.IntRange(min=1),
-    default=20,
-    show_default=True,
-    metavar="N",
-    help="The N newest runs.",
-)
-@click.option(
-    "--output",
-    type=click.Path(dir_okay=False, path_type=Path),
-    metavar="FILE",
-    help="With --format html: write the page to FILE.",
-)
-@db_option
-@format_option("text", "json", "markdown", "html")
-def history(
-    set_name: str, retriever: str, limit: int, output: Path | None, db_url: str | None, fmt: str
-) -> None:
-    """One set × retriever over time: rates with intervals, variants, stored verdicts,
-    the pinned baseline; then flaky and never-hit questions."""
-    from retrieval_eval.cli.runs_commands import open_store
-    from retrieval_eval.comparison import build_history
-
-    with open_store(db_url) as store:
-        stored = store.history(set_name, retriever, limit)
-    if not stored:
-        click.echo(f"no runs of set {set_name!r} with retriever {retriever!r}", err=True)
-    result = build_history(set_name, retriever, stored)
-    if fmt == "html":
-        from retrieval_eval.cli.render import emit_html
-        from retrieval_eval.report.html import render_history_html
-
-        emit_html(render_history_html(result), output)
-    elif fmt == "json":
-        from retrieval_eval.report.comparison_json import history_to_dict
-
-        click.echo(json.dumps(history_to_dict(result), indent=2, ensure_ascii=False))
-    elif fmt == "markdown":
-        from retrieval_eval.report.comparison_markdown import render_history_markdown
-
-        click.echo(render_history_markdown(result), nl=False)
-    elif stored:
-        from retrieval_eval.report.history_text import render_history_text
-
-        text = render_history_text(result, color=sys.stdout.isatty(), width=terminal_width())
         click.echo(text, nl=False)

@@ -18,13 +18,14 @@ from typing import TYPE_CHECKING
 import click
 
 from retrieval_eval.cli import exit_codes, signals
-from retrieval_eval.cli.eval_flow import load_sets, open_store
+from retrieval_eval.cli.eval.flow import load_sets, open_store_or_url
 from retrieval_eval.cli.options import (
     db_option,
     format_option,
     label_option,
     parse_ks,
     read_token,
+    threshold_options,
     timeout_option,
     token_env_option,
 )
@@ -120,29 +121,7 @@ _THRESHOLDS = Thresholds()
     help="Judge every run of this invocation against RUN (an id or unique prefix; a complete "
     "run) instead of the pinned or latest complete run of the same set and retriever.",
 )
-@click.option(
-    "--max-top1-drop",
-    type=click.FloatRange(0, 1),
-    default=_THRESHOLDS.max_top1_drop,
-    show_default=True,
-    help="A top-1 hit-rate drop strictly greater than this is a regression.",
-)
-@click.option(
-    "--max-top3-drop",
-    type=click.FloatRange(0, 1),
-    default=_THRESHOLDS.max_top3_drop,
-    show_default=True,
-    help="A top-3 hit-rate drop strictly greater than this is a regression.",
-)
-@click.option(
-    "--max-p95-latency-increase",
-    "max_p95_ms",
-    type=click.FloatRange(min=0),
-    default=None,
-    metavar="MS",
-    help="A p95 latency increase above MS is a regression (unloaded p95 when both runs "
-    "have a --latency-probe; a warning when their concurrencies differ).",
-)
+@threshold_options
 @click.option(
     "--max-errors",
     metavar="N|P%",
@@ -230,7 +209,7 @@ def eval_command(
     elif fmt == "html" and sys.stdout.isatty():
         raise click.UsageError("--format html writes a file: add --output FILE (or redirect)")
     question_sets = load_sets(sets)
-    store = open_store(db_url, baseline_id)  # a bad --db or RUN fails before measuring
+    store = open_store_or_url(db_url, baseline_id)  # a bad --db or RUN fails before measuring
     try:
         with signals.measuring():
             # With --output the file gets --format and the terminal the text report.

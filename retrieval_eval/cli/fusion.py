@@ -72,7 +72,7 @@ def tune_command(
     Example:
       reval fusion tune hybrid --set faq.yaml --metric top3_hit_rate --folds 5
     """
-    from retrieval_eval.cli.eval_flow import load_sets
+    from retrieval_eval.cli.eval.flow import load_sets
     from retrieval_eval.errors import InputError
     from retrieval_eval.report.tuning import tuning_text, tuning_to_dict
     from retrieval_eval.tuning import tune_fusion

@@ -21,7 +21,7 @@ def load_sets(sources: Sequence[str]) -> list[GoldenQuestionSet]:
     return [qs for source in sources for qs in load_question_sets(source)]
 
 
-def open_store(db_url: str | None, baseline_id: str | None) -> RunStore | str | None:
+def open_store_or_url(db_url: str | None, baseline_id: str | None) -> RunStore | str | None:
     """Open the run store before anything is measured, so that a bad ``--db`` or an
     unknown ``--baseline RUN`` is bad input (exit 2) with nothing lost. An unreachable
     store is not an error yet: its URL is returned, and ``judge_and_save`` reports the
