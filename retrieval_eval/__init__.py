@@ -30,7 +30,7 @@ if TYPE_CHECKING:
     )
     from retrieval_eval.regression.record import Recorded, judge_and_save
     from retrieval_eval.regression.types import ErrorBudget, RunReport, Thresholds, Verdict
-    from retrieval_eval.report.render import ReportFormat, render
+    from retrieval_eval.report.run.render import ReportFormat, render
     from retrieval_eval.retrievers.server.sdk import ServerTls, serve
     from retrieval_eval.retrievers.types import Ranking, RetrievedItem, Retriever
 
@@ -41,8 +41,8 @@ _LAZY = {
     "RunReport": "retrieval_eval.regression.types",
     "Thresholds": "retrieval_eval.regression.types",
     "Verdict": "retrieval_eval.regression.types",
-    "ReportFormat": "retrieval_eval.report.render",
-    "render": "retrieval_eval.report.render",
+    "ReportFormat": "retrieval_eval.report.run.render",
+    "render": "retrieval_eval.report.run.render",
     "EvalOptions": "retrieval_eval.evaluation.coordinator",
     "EvaluationInterrupted": "retrieval_eval.evaluation.coordinator",
     "aevaluate": "retrieval_eval.evaluation.coordinator",

@@ -290,7 +290,7 @@ class Reval:
         __tracebackhide__ = True
         from retrieval_eval.records import RunResult
         from retrieval_eval.regression.record import judge_and_save
-        from retrieval_eval.report.assertions import regression_failure
+        from retrieval_eval.report.run.assertions import regression_failure
 
         if isinstance(report, RunResult):
             thresholds = self.settings.thresholds()
@@ -319,7 +319,7 @@ class Reval:
         with the keys there are."""
         __tracebackhide__ = True
         from retrieval_eval.records import RunResult
-        from retrieval_eval.report.assertions import rate_failure
+        from retrieval_eval.report.run.assertions import rate_failure
 
         run = report if isinstance(report, RunResult) else report.run
         message = rate_failure(run, metric, at_least, form=form, hard_class=hard_class)

@@ -91,8 +91,8 @@ REPORT_NAME = "quickstart-report.html"
 def write_html_report(result: QuickstartResult, directory: Path | None = None) -> Path:
     """The run as one self-contained HTML file (``$REVAL_HOME/quickstart-report.html``
     unless ``directory`` is given), replaced by each quickstart."""
-    from retrieval_eval.report.html import render_html
     from retrieval_eval.report.model import RunReport
+    from retrieval_eval.report.run.html_view import render_html
     from retrieval_eval.store.url import reval_home
 
     folder = directory or reval_home()

@@ -92,15 +92,15 @@ def diff_command(
         write_file(write_moved, "".join(q.question + "\n" for q in moved))
         click.echo(f"wrote {len(moved)} questions that moved most to {write_moved}", err=True)
     if fmt == "json":
-        from retrieval_eval.report.diff_report import diff_to_dict
+        from retrieval_eval.report.diff import diff_to_dict
 
         click.echo(json.dumps(diff_to_dict(result), indent=2, ensure_ascii=False))
     elif fmt == "markdown":
-        from retrieval_eval.report.diff_report import render_diff_markdown
+        from retrieval_eval.report.diff import render_diff_markdown
 
         click.echo(render_diff_markdown(result, top=top), nl=False)
     else:
-        from retrieval_eval.report.diff_report import render_diff_text
+        from retrieval_eval.report.diff import render_diff_text
 
         text = render_diff_text(result, top=top, color=sys.stdout.isatty(), width=terminal_width())
         click.echo(text, nl=False)

@@ -5,7 +5,7 @@ from dataclasses import replace
 
 from retrieval_eval.regression.types import Verdict, VerdictKind
 from retrieval_eval.report import RunReport
-from retrieval_eval.report.junit import VERDICT_CASE, render_junit
+from retrieval_eval.report.run.junit import VERDICT_CASE, render_junit
 
 from .conftest import build_run, outcome
 

@@ -4,7 +4,7 @@ from dataclasses import replace
 
 from retrieval_eval.regression.types import Verdict, VerdictKind
 from retrieval_eval.report import RunReport
-from retrieval_eval.report.markdown import render_markdown
+from retrieval_eval.report.run.markdown import render_markdown
 
 
 def test_regression_summary_has_a_row_per_run_and_folded_flips(current_run, regression_verdict):

@@ -45,7 +45,7 @@ def list_runs(
     fmt: str,
 ) -> None:
     """List stored runs, newest first (* marks a pinned baseline)."""
-    from retrieval_eval.report.history import summaries_json, summaries_table
+    from retrieval_eval.report.runs_list import summaries_json, summaries_table
 
     with open_run_store(db_url) as store:
         found = store.list_runs(
@@ -177,7 +177,7 @@ def export(
 ) -> None:
     """Export RUN for trec_eval, ranx or ir_measures: distinct documents in rank order
     with the retriever's scores, and binary qrels over the same questions."""
-    from retrieval_eval.report.trec import trec_export
+    from retrieval_eval.report.run.trec import trec_export
 
     if trec_run is None and qrels is None:
         raise click.UsageError("give --trec-run FILE and/or --qrels FILE (- for standard output)")

@@ -89,19 +89,19 @@ def compare(
     shown = QuestionsShown(questions)
     if fmt == "html":
         from retrieval_eval.cli.render import emit_html
-        from retrieval_eval.report.html import render_comparison_html
+        from retrieval_eval.report.comparison.html_view import render_comparison_html
 
         emit_html(render_comparison_html(comparison, shown), output)
     elif fmt == "json":
-        from retrieval_eval.report.comparison_json import comparison_to_dict
+        from retrieval_eval.report.comparison.json_format import comparison_to_dict
 
         click.echo(json.dumps(comparison_to_dict(comparison, shown), indent=2, ensure_ascii=False))
     elif fmt == "markdown":
-        from retrieval_eval.report.comparison_markdown import render_comparison_markdown
+        from retrieval_eval.report.comparison.markdown import render_comparison_markdown
 
         click.echo(render_comparison_markdown(comparison, shown), nl=False)
     else:
-        from retrieval_eval.report.comparison_text import render_comparison_text
+        from retrieval_eval.report.comparison.text import render_comparison_text
 
         text = render_comparison_text(
             comparison, shown, color=sys.stdout.isatty(), width=terminal_width()

@@ -51,19 +51,19 @@ def history(
     result = build_history(set_name, retriever, stored)
     if fmt == "html":
         from retrieval_eval.cli.render import emit_html
-        from retrieval_eval.report.html import render_history_html
+        from retrieval_eval.report.history.html_view import render_history_html
 
         emit_html(render_history_html(result), output)
     elif fmt == "json":
-        from retrieval_eval.report.comparison_json import history_to_dict
+        from retrieval_eval.report.history.json_format import history_to_dict
 
         click.echo(json.dumps(history_to_dict(result), indent=2, ensure_ascii=False))
     elif fmt == "markdown":
-        from retrieval_eval.report.comparison_markdown import render_history_markdown
+        from retrieval_eval.report.history.markdown import render_history_markdown
 
         click.echo(render_history_markdown(result), nl=False)
     elif stored:
-        from retrieval_eval.report.history_text import render_history_text
+        from retrieval_eval.report.history.text import render_history_text
 
         text = render_history_text(result, color=sys.stdout.isatty(), width=terminal_width())
         click.echo(text, nl=False)

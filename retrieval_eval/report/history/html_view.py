@@ -13,7 +13,8 @@ from typing import Any
 
 from retrieval_eval.comparison.types import History, HistoryEntry
 from retrieval_eval.metric_keys import TOP1_HIT_RATE
-from retrieval_eval.report.html.run_view import HEADLINE
+from retrieval_eval.report.html.page import page_context, render_page
+from retrieval_eval.report.run.html_view import HEADLINE
 
 #: Chart.js point styles per stored verdict kind ("" = saved without a check).
 POINT_STYLES = {
@@ -83,3 +84,9 @@ def _letter(i: int) -> str:
         i, rest = divmod(i - 1, 26)
         letters = chr(65 + rest) + letters
     return letters
+
+
+def render_history_html(history: History, *, assets_url: str | None = None) -> str:
+    """One set × retriever over time (``runs history --format html``)."""
+    view = history_view(history)
+    return render_page("history.html.j2", assets_url=assets_url, view=view, **page_context())

@@ -13,7 +13,7 @@ from retrieval_eval.metric_keys import KEY_FORMS, parse_metric_key
 from retrieval_eval.records import GroupMetrics, QuestionOutcome, RunResult
 from retrieval_eval.regression.types import Verdict
 from retrieval_eval.report.model import run_title
-from retrieval_eval.report.terminal_regression import render_verdict
+from retrieval_eval.report.run.verdict_text import render_verdict
 from retrieval_eval.report.text_style import Style, string_console
 
 MAX_LISTED = 10

@@ -17,7 +17,7 @@ class ReportFormat(StrEnum):
     JSON = "json"
     JUNIT = "junit"
     MARKDOWN = "markdown"
-    #: One self-contained page (Chart.js inlined); see ``retrieval_eval.report.html``.
+    #: One self-contained page (Chart.js inlined); see ``retrieval_eval.report.run.html_view``.
     HTML = "html"
 
 
@@ -40,21 +40,21 @@ def render(
         reports = report
     kind = ReportFormat(fmt)
     if kind is ReportFormat.JSON:
-        from retrieval_eval.report.json_report import render_json
+        from retrieval_eval.report.run.json_format import render_json
 
         return render_json(reports, warnings)
     if kind is ReportFormat.JUNIT:
-        from retrieval_eval.report.junit import render_junit
+        from retrieval_eval.report.run.junit import render_junit
 
         return render_junit(reports)
     if kind is ReportFormat.MARKDOWN:
-        from retrieval_eval.report.markdown import render_markdown
+        from retrieval_eval.report.run.markdown import render_markdown
 
         return render_markdown(reports, warnings)
     if kind is ReportFormat.HTML:
-        from retrieval_eval.report.html import render_html
+        from retrieval_eval.report.run.html_view import render_html
 
         return render_html(reports, warnings)
-    from retrieval_eval.report.terminal import render_text
+    from retrieval_eval.report.run.text import render_text
 
     return render_text(reports, color=color, width=width, warnings=warnings)

@@ -19,7 +19,7 @@ from retrieval_eval.comparison.types import (
 )
 from retrieval_eval.metric_keys import TOP1_HIT_RATE, TOP3_HIT_RATE
 from retrieval_eval.records import GroupMetrics
-from retrieval_eval.report.comparison_json import shown_questions
+from retrieval_eval.report.comparison.json_format import shown_questions
 from retrieval_eval.report.safe_text import markup_safe as escape
 from retrieval_eval.report.text_style import Style, string_console
 

@@ -16,8 +16,8 @@ from retrieval_eval.records import RunResult
 from retrieval_eval.regression.types import FlipDirection, Verdict, VerdictKind
 from retrieval_eval.report.model import RunReport, latency_lines, retriever_label, run_title
 from retrieval_eval.report.plural import plural
+from retrieval_eval.report.run.verdict_text import describe_flip
 from retrieval_eval.report.safe_text import visible
-from retrieval_eval.report.terminal_regression import describe_flip
 
 MAX_FLIPS = 30
 _ICON = {

@@ -17,7 +17,8 @@ from retrieval_eval.comparison.types import (
     RunColumn,
     RunVersusReference,
 )
-from retrieval_eval.report.html.run_view import HEADLINE
+from retrieval_eval.report.html.page import page_context, render_page
+from retrieval_eval.report.run.html_view import HEADLINE
 
 
 @dataclass(frozen=True, slots=True)
@@ -78,3 +79,15 @@ def grouped_chart(
         "categories": [g.name for g in rows],
         "series": series,
     }
+
+
+def render_comparison_html(
+    comparison: Comparison,
+    shown: QuestionsShown = QuestionsShown.ALL,
+    *,
+    assets_url: str | None = None,
+) -> str:
+    """Many runs side by side (``runs compare --format html``); ``shown`` picks the rows
+    of the per-question grid."""
+    view = comparison_view(comparison, shown)
+    return render_page("comparison.html.j2", assets_url=assets_url, view=view, **page_context())

@@ -17,7 +17,7 @@ from collections.abc import Sequence
 from retrieval_eval.records import QuestionOutcome, RunResult
 from retrieval_eval.regression.types import Flip, FlipDirection, Verdict, VerdictKind
 from retrieval_eval.report.model import RunReport, duration_s, hit_mark, run_title
-from retrieval_eval.report.terminal_regression import describe_flip
+from retrieval_eval.report.run.verdict_text import describe_flip
 
 VERDICT_CASE = "regression verdict"
 #: Characters XML 1.0 cannot carry at all (a retriever's error message may hold them).

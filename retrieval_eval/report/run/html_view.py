@@ -10,13 +10,14 @@ every raw id, which keeps a 1,000-question report well under a megabyte.
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
 from retrieval_eval.metric_keys import TOP1_HIT_RATE, TOP3_HIT_RATE
 from retrieval_eval.records import GroupMetrics, QuestionOutcome, RateEstimate
 from retrieval_eval.regression.types import Verdict
+from retrieval_eval.report.html.page import page_context, render_page
 from retrieval_eval.report.model import (
     RunReport,
     duration_s,
@@ -183,4 +184,20 @@ def _row(q: QuestionOutcome, depth: int, flips: list[str]) -> QuestionRow:
         error="" if q.error is None else f"{q.error.kind}: {q.error.message}",
         contract_breach=q.error is not None and q.error.kind == CONTRACT,
         flipped=", ".join(flips),
+    )
+
+
+def render_html(
+    reports: Sequence[RunReport],
+    warnings: Sequence[str] = (),
+    *,
+    assets_url: str | None = None,
+) -> str:
+    """The run report (``--format html``): one section per run, one file."""
+    return render_page(
+        "report.html.j2",
+        assets_url=assets_url,
+        views=[run_view(r, i) for i, r in enumerate(reports)],
+        warnings=list(warnings),
+        **page_context(),
     )

@@ -12,8 +12,8 @@ from __future__ import annotations
 from typing import Any
 
 from retrieval_eval.comparison.diff import Diff, DiffQuestion
-from retrieval_eval.report.json_report import SCHEMA_VERSION
 from retrieval_eval.report.plural import plural
+from retrieval_eval.report.run.json_format import SCHEMA_VERSION
 from retrieval_eval.report.safe_text import markup_safe as escape
 from retrieval_eval.report.text_style import Style, string_console
 

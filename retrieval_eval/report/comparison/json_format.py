@@ -1,4 +1,4 @@
-"""``runs compare`` and ``runs history`` as JSON: the library's records, field by field.
+"""``runs compare`` as JSON: the library's records, field by field.
 
 Comparison (``"kind": "comparison"``): ``reference_run_id``; ``settings`` (``alpha``,
 ``correction`` = ``holm``, ``bootstrap_resamples``, ``bootstrap_seed``, ``confidence``,
@@ -14,12 +14,6 @@ null); ``incomparable`` (``{"run_id", "reasons"}``); ``groups`` (``{"kind", "nam
 [group | null]}``); ``disagreements``; ``questions_shown`` and ``questions`` (each
 ``{"id", "form", "hard_class", "expected_document_ids", "cells", "top_documents",
 "overlap": [{"jaccard", "rbo"} | null], "disagree"}``).
-
-History (``"kind": "history"``): ``set``, ``retriever``, ``entries`` (each ``run_id``,
-``started_at``, ``variant``, ``state``, ``labels``, ``questions``, ``errors``, ``top1``
-and ``top3`` as ``{"rate", "low", "high", "successes", "count"}`` | null, ``verdict``
-(the stored verdict, as in the run report, or null), ``pinned``), ``flaky`` (``{"id",
-"k", "flips", "hits", "answered"}``), ``never_hit``, ``ks``, ``fingerprints``.
 """
 
 from __future__ import annotations
@@ -28,15 +22,12 @@ from typing import Any
 
 from retrieval_eval.comparison.types import (
     Comparison,
-    History,
-    HistoryEntry,
     QuestionRow,
     QuestionsShown,
     RunColumn,
     RunVersusReference,
 )
-from retrieval_eval.records import RateEstimate
-from retrieval_eval.report.json_report import SCHEMA_VERSION, group_to_dict, verdict_to_dict
+from retrieval_eval.report.run.json_format import SCHEMA_VERSION, group_to_dict, verdict_to_dict
 
 
 def comparison_to_dict(
@@ -158,49 +149,3 @@ def _question(q: QuestionRow) -> dict[str, Any]:
         "overlap": [None if o is None else {"jaccard": o.jaccard, "rbo": o.rbo} for o in q.overlap],
         "disagree": q.disagree,
     }
-
-
-def history_to_dict(history: History) -> dict[str, Any]:
-    return {
-        "schema_version": SCHEMA_VERSION,
-        "kind": "history",
-        "set": history.set_name,
-        "retriever": history.retriever,
-        "entries": [_entry(e) for e in history.entries],
-        "flaky": [
-            {
-                "id": f.question_id,
-                "k": f.k,
-                "flips": f.flips,
-                "hits": f.hits,
-                "answered": f.answered,
-            }
-            for f in history.flaky
-        ],
-        "never_hit": list(history.never_hit),
-        "ks": list(history.ks),
-        "fingerprints": list(history.fingerprints),
-    }
-
-
-def _entry(e: HistoryEntry) -> dict[str, Any]:
-    return {
-        "run_id": e.run_id,
-        "started_at": e.started_at.isoformat(),
-        "variant": e.variant,
-        "state": e.state,
-        "labels": dict(e.labels),
-        "questions": e.question_count,
-        "errors": e.errors,
-        "top1": _estimate(e.top1),
-        "top3": _estimate(e.top3),
-        "verdict": None if e.verdict is None else verdict_to_dict(e.verdict),
-        "pinned": e.pinned,
-    }
-
-
-def _estimate(e: RateEstimate | None) -> dict[str, Any] | None:
-    if e is None:
-        return None
-    return {"rate": e.rate, "low": e.low, "high": e.high, "successes": e.successes,
-            "count": e.count}  # fmt: skip

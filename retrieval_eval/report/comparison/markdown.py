@@ -1,18 +1,17 @@
-"""``runs compare`` and ``runs history`` as Markdown, fit for a pull-request comment:
-one table row per run (every run compared is shown), the disagreements folded below."""
+"""``runs compare`` as Markdown, fit for a pull-request comment: one table row per run
+(every run compared is shown), the disagreements folded below."""
 
 from __future__ import annotations
 
 from retrieval_eval.comparison.types import (
     Comparison,
-    History,
     QuestionsShown,
     RunVersusReference,
 )
 from retrieval_eval.metric_keys import TOP1_HIT_RATE, TOP3_HIT_RATE
 from retrieval_eval.records import RateEstimate
-from retrieval_eval.report.comparison_json import shown_questions
-from retrieval_eval.report.comparison_text import tags
+from retrieval_eval.report.comparison.json_format import shown_questions
+from retrieval_eval.report.comparison.text import tags
 from retrieval_eval.report.plural import plural
 
 _RATES = ((TOP1_HIT_RATE, 1, "top-1"), (TOP3_HIT_RATE, 3, "top-3"))
@@ -95,40 +94,6 @@ def _p(versus: RunVersusReference | None, k: int) -> str:
         return ""
     text = f"{test.p_holm:.3f}"
     return f"**{text}**" if test.significant else text
-
-
-def render_history_markdown(history: History) -> str:
-    lines = [
-        f"### reval: history of `{_cell(history.set_name)}` × `{_cell(history.retriever)}` "
-        f"({plural(len(history.entries), 'run')})",
-        "",
-        "| started (UTC) | run | variant | labels | top-1 | top-3 | verdict |",
-        "|---|---|---|---|--:|--:|---|",
-    ]
-    for e in history.entries:
-        pin = " 📌" if e.pinned else ""
-        labels = ", ".join(f"{k}={v}" for k, v in sorted(e.labels.items()))
-        verdict = "not stored" if e.verdict is None else e.verdict.kind.value
-        lines.append(
-            f"| {e.started_at:%Y-%m-%d %H:%M} | `{_cell(e.run_id)}`{pin} | {_cell(e.variant)} "
-            f"| {_cell(labels)} | {_interval(e.top1)} | {_interval(e.top3)} | {verdict} |"
-        )
-    if history.flaky:
-        lines += ["", "Flaky questions (hit changed between consecutive runs):", ""]
-        lines += [f"- `{_cell(f.question_id)}` top-{f.k}: {plural(f.flips, 'flip')}, "
-                  f"hit in {f.hits} of {f.answered}" for f in history.flaky[:20]]  # fmt: skip
-    if history.never_hit:
-        shown = ", ".join(f"`{_cell(q)}`" for q in history.never_hit[:30])
-        more = len(history.never_hit) - 30
-        lines += ["", f"Never hit at top-{history.ks[-1]}: {shown}"
-                      + (f" … {more} more" if more > 0 else "")]  # fmt: skip
-    return "\n".join(lines).rstrip() + "\n"
-
-
-def _interval(e: RateEstimate | None) -> str:
-    if e is None:
-        return "–"
-    return f"{e.rate:.3f} [{e.low:.2f}, {e.high:.2f}]"
 
 
 def _cell(text: str) -> str:

@@ -6,8 +6,8 @@ from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any
 
 from retrieval_eval.metric_keys import TOP1_HIT_RATE, TOP3_HIT_RATE
-from retrieval_eval.report.json_report import SCHEMA_VERSION
 from retrieval_eval.report.plural import plural
+from retrieval_eval.report.run.json_format import SCHEMA_VERSION
 from retrieval_eval.report.safe_text import markup_safe as escape
 from retrieval_eval.report.text_style import Style, string_console
 

@@ -3,7 +3,7 @@
 Per run: a header (set, retriever, state), aggregate rates with 95% intervals and
 counts, no-answer figures, both breakdowns, latency, errors, the questions (every one on
 a small set; only misses and errors on a large one, with the top distinct documents a
-miss got), then the regression verdict with its flips (see ``terminal_regression``).
+miss got), then the regression verdict with its flips (see ``verdict_text``).
 """
 
 from __future__ import annotations
@@ -24,9 +24,9 @@ from retrieval_eval.report.model import (
     retriever_label,
 )
 from retrieval_eval.report.plural import plural
+from retrieval_eval.report.run.verdict_text import render_verdict
 from retrieval_eval.report.safe_text import SHOWN_ID_CHARS, short
 from retrieval_eval.report.safe_text import markup_safe as escape
-from retrieval_eval.report.terminal_regression import render_verdict
 from retrieval_eval.report.text_style import Style, string_console
 
 #: Sets up to this size list every question; larger ones list misses and errors only.
