@@ -11,7 +11,6 @@ from retrieval_eval.regression.fingerprint import (
     variant_parts,
 )
 from retrieval_eval.regression.judge import compare, incomplete_verdict, judge
-from retrieval_eval.regression.stats import mcnemar_exact
 from retrieval_eval.regression.types import (
     ErrorBudget,
     Flip,
@@ -23,6 +22,7 @@ from retrieval_eval.regression.types import (
     Verdict,
     VerdictKind,
 )
+from retrieval_eval.stats.mcnemar import mcnemar_exact
 
 __all__ = [
     "BenchmarkDifference",

@@ -7,8 +7,8 @@ from enum import StrEnum
 from fractions import Fraction
 
 from retrieval_eval.errors import InputError
-from retrieval_eval.mcnemar import DEFAULT_MAX_DROP
 from retrieval_eval.records import RunResult
+from retrieval_eval.stats.mcnemar import DEFAULT_MAX_DROP
 
 
 class VerdictKind(StrEnum):

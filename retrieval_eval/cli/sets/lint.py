@@ -15,7 +15,6 @@ import click
 
 from retrieval_eval.cli import exit_codes
 from retrieval_eval.cli.options import db_option, format_option
-from retrieval_eval.mcnemar import DEFAULT_DISCORDANCE, DEFAULT_MAX_DROP
 from retrieval_eval.metric_keys import TOP1_HIT_RATE
 from retrieval_eval.questions.lint.options import (
     DEFAULT_MATCH_CUTOFF,
@@ -24,6 +23,7 @@ from retrieval_eval.questions.lint.options import (
     LintOptions,
     require_lint_dependencies,
 )
+from retrieval_eval.stats.mcnemar import DEFAULT_DISCORDANCE, DEFAULT_MAX_DROP
 
 if TYPE_CHECKING:
     from retrieval_eval.questions.lint.lint import LintReport

@@ -196,3 +196,10 @@ def set_power(
         power=power,
         thresholds=thresholds,
     )
+
+
+def paired_counts(pairs: list[tuple[bool, bool]]) -> tuple[int, int, int]:
+    """(wins, losses, ties) over (baseline_hit, current_hit) pairs."""
+    wins = sum(1 for before, now in pairs if now and not before)
+    losses = sum(1 for before, now in pairs if before and not now)
+    return wins, losses, len(pairs) - wins - losses

@@ -8,7 +8,7 @@ from fractions import Fraction
 import pytest
 from scipy.stats import binomtest
 
-from retrieval_eval.regression.stats import mcnemar_exact, paired_counts
+from retrieval_eval.stats.mcnemar import mcnemar_exact, paired_counts
 
 
 def enumerated_p(wins: int, losses: int) -> Fraction:

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from retrieval_eval.scoring.intervals import wilson
+from retrieval_eval.stats.intervals import wilson
 
 stats = pytest.importorskip("scipy.stats")
 

@@ -9,7 +9,7 @@ import numpy as np
 import pytest
 from scipy.stats import bootstrap
 
-from retrieval_eval.comparison.stats import holm, paired_bootstrap, paired_bootstrap_many
+from retrieval_eval.stats.many_runs import holm, paired_bootstrap, paired_bootstrap_many
 
 
 def test_holm_worked_by_hand():
