@@ -27,7 +27,7 @@ import pytest
 if TYPE_CHECKING:
     from retrieval_eval.questions.model import GoldenQuestionSet
     from retrieval_eval.records import RunResult
-    from retrieval_eval.regression.types import RunReport, Thresholds
+    from retrieval_eval.regression.verdict_records import RunReport, Thresholds
 
 TABLE = "pytest"
 #: reval.toml ``[pytest]`` keys and the command-line option that overrides each.
@@ -94,7 +94,7 @@ class Settings:
     labels: Mapping[str, str] = field(default_factory=dict)
 
     def thresholds(self) -> Thresholds:
-        from retrieval_eval.regression.types import ErrorBudget, Thresholds
+        from retrieval_eval.regression.verdict_records import ErrorBudget, Thresholds
 
         defaults = Thresholds()
         budget = defaults.max_errors

@@ -19,7 +19,7 @@ from typing import Any, Protocol
 from retrieval_eval.errors import PluginError, UnknownNameError
 from retrieval_eval.example_data import corpus_path, questions_path
 from retrieval_eval.records import RunResult
-from retrieval_eval.regression.types import Verdict
+from retrieval_eval.regression.verdict_records import Verdict
 
 log = logging.getLogger(__name__)
 

@@ -87,7 +87,7 @@ def parse_ks(ctx: click.Context, param: click.Parameter, value: str) -> tuple[in
 def threshold_options(function: F) -> F:
     """``--max-top1-drop``, ``--max-top3-drop``, ``--max-p95-latency-increase``: the
     regression thresholds, defaults from the library's ``Thresholds``."""
-    from retrieval_eval.regression.types import Thresholds
+    from retrieval_eval.regression.verdict_records import Thresholds
 
     defaults = Thresholds()
     for option in reversed(

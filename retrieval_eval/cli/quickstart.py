@@ -39,7 +39,7 @@ def quickstart(db_url: str | None) -> None:
     from retrieval_eval.cli.render import emit_report
     from retrieval_eval.errors import IncompleteRun
     from retrieval_eval.quickstart import run_quickstart, write_html_report
-    from retrieval_eval.regression.types import VerdictKind
+    from retrieval_eval.regression.verdict_records import VerdictKind
     from retrieval_eval.report.model import RunReport
 
     def notify(message: str) -> None:

@@ -10,8 +10,8 @@ from retrieval_eval.regression.fingerprint import (
     variant_fingerprint,
     variant_parts,
 )
-from retrieval_eval.regression.judge import compare, incomplete_verdict, judge
-from retrieval_eval.regression.types import (
+from retrieval_eval.regression.verdict import compare, incomplete_verdict, judge
+from retrieval_eval.regression.verdict_records import (
     ErrorBudget,
     Flip,
     FlipDirection,

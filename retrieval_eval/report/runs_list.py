@@ -12,7 +12,7 @@ from retrieval_eval.report.safe_text import markup_safe as escape
 from retrieval_eval.report.text_style import Style, string_console
 
 if TYPE_CHECKING:  # the store package imports SQLAlchemy; reports only read summaries
-    from retrieval_eval.store.types import RunSummary
+    from retrieval_eval.store.summaries import RunSummary
 
 
 def summaries_json(summaries: Sequence[RunSummary]) -> dict[str, Any]:

@@ -17,7 +17,7 @@ from retrieval_eval.comparison import build_history, compare_runs
 from retrieval_eval.errors import InputError, RevalError
 from retrieval_eval.records import RunState
 from retrieval_eval.regression.stored import stored_verdict
-from retrieval_eval.regression.types import Thresholds, VerdictKind
+from retrieval_eval.regression.verdict_records import Thresholds, VerdictKind
 from retrieval_eval.report.comparison.html_view import comparison_view
 from retrieval_eval.report.history.html_view import history_view
 from retrieval_eval.report.html.page import page_context, render_page

@@ -4,7 +4,7 @@ from datetime import UTC, datetime
 
 from retrieval_eval.records import RunState
 from retrieval_eval.report.runs_list import summaries_json, summaries_table
-from retrieval_eval.store.types import RunSummary
+from retrieval_eval.store.summaries import RunSummary
 
 
 def summary(run_id: str, *, pinned: bool = False, errors: int = 0) -> RunSummary:

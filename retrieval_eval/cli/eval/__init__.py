@@ -35,7 +35,7 @@ from retrieval_eval.records import (
     DEFAULT_KS,
     DEFAULT_OVERFETCH,
 )
-from retrieval_eval.regression.types import Thresholds
+from retrieval_eval.regression.verdict_records import Thresholds
 
 if TYPE_CHECKING:
     from retrieval_eval.evaluation.coordinator import EvalOptions
@@ -184,7 +184,7 @@ def eval_command(
     from retrieval_eval.errors import IncompleteRun, Interrupted
     from retrieval_eval.evaluation.coordinator import EvalOptions
     from retrieval_eval.regression.record import judge_and_save
-    from retrieval_eval.regression.types import ErrorBudget
+    from retrieval_eval.regression.verdict_records import ErrorBudget
     from retrieval_eval.store import RunStore
 
     specs = [*positional, *retrievers]

@@ -92,7 +92,7 @@ def show(
     was given when it was saved."""
     from retrieval_eval.regression import judge
     from retrieval_eval.regression.stored import stored_verdict
-    from retrieval_eval.regression.types import Thresholds
+    from retrieval_eval.regression.verdict_records import Thresholds
     from retrieval_eval.report.model import RunReport
 
     with open_run_store(db_url) as store:

@@ -73,7 +73,7 @@ def compare(
     """
     from retrieval_eval.cli.runs.store import open_run_store
     from retrieval_eval.comparison import QuestionsShown, compare_runs
-    from retrieval_eval.regression.types import Thresholds
+    from retrieval_eval.regression.verdict_records import Thresholds
 
     if len(run_ids) < 2:
         raise click.UsageError("give at least two runs: the reference first, then the others")

@@ -74,7 +74,7 @@ def draft_command(
     judge. A draft is never evaluated before it is judged.
     """
     from retrieval_eval.labelling.draft import draft_set, extend_draft, read_draft_questions
-    from retrieval_eval.labelling.suggest import form_suggester
+    from retrieval_eval.labelling.form_suggestion import form_suggester
 
     options = PoolOptions(
         depth=depth if depth is not None else DEFAULT_POOL_DEPTH,

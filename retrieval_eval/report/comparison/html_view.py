@@ -9,7 +9,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
-from retrieval_eval.comparison.types import (
+from retrieval_eval.comparison.results import (
     Comparison,
     GroupRow,
     QuestionRow,

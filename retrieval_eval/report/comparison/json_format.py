@@ -20,7 +20,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from retrieval_eval.comparison.types import (
+from retrieval_eval.comparison.results import (
     Comparison,
     QuestionRow,
     QuestionsShown,

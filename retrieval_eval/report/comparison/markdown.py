@@ -3,7 +3,7 @@
 
 from __future__ import annotations
 
-from retrieval_eval.comparison.types import (
+from retrieval_eval.comparison.results import (
     Comparison,
     QuestionsShown,
     RunVersusReference,

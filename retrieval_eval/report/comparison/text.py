@@ -10,7 +10,7 @@ import string
 
 from rich.console import Console
 
-from retrieval_eval.comparison.types import (
+from retrieval_eval.comparison.results import (
     Cell,
     Comparison,
     QuestionsShown,

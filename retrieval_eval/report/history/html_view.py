@@ -11,7 +11,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
-from retrieval_eval.comparison.types import History, HistoryEntry
+from retrieval_eval.comparison.results import History, HistoryEntry
 from retrieval_eval.metric_keys import TOP1_HIT_RATE
 from retrieval_eval.report.html.page import page_context, render_page
 from retrieval_eval.report.run.html_view import HEADLINE

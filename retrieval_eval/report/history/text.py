@@ -3,7 +3,7 @@ never-hit questions."""
 
 from __future__ import annotations
 
-from retrieval_eval.comparison.types import History
+from retrieval_eval.comparison.results import History
 from retrieval_eval.records import RateEstimate
 from retrieval_eval.report.plural import plural
 from retrieval_eval.report.safe_text import markup_safe as escape

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from retrieval_eval.metric_keys import KEY_FORMS, parse_metric_key
 from retrieval_eval.records import GroupMetrics, QuestionOutcome, RunResult
-from retrieval_eval.regression.types import Verdict
+from retrieval_eval.regression.verdict_records import Verdict
 from retrieval_eval.report.model import run_title
 from retrieval_eval.report.run.verdict_text import render_verdict
 from retrieval_eval.report.text_style import Style, string_console

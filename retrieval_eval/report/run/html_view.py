@@ -16,7 +16,7 @@ from typing import Any
 
 from retrieval_eval.metric_keys import TOP1_HIT_RATE, TOP3_HIT_RATE
 from retrieval_eval.records import GroupMetrics, QuestionOutcome, RateEstimate
-from retrieval_eval.regression.types import Verdict
+from retrieval_eval.regression.verdict_records import Verdict
 from retrieval_eval.report.html.page import page_context, render_page
 from retrieval_eval.report.model import (
     RunReport,

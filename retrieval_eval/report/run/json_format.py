@@ -91,7 +91,7 @@ from retrieval_eval.records import (
     group_to_dict,
     question_to_dict,
 )
-from retrieval_eval.regression.types import Verdict
+from retrieval_eval.regression.verdict_records import Verdict
 from retrieval_eval.report.model import RunReport
 
 __all__ = [

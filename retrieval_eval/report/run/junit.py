@@ -15,7 +15,7 @@ import xml.etree.ElementTree as ET
 from collections.abc import Sequence
 
 from retrieval_eval.records import QuestionOutcome, RunResult
-from retrieval_eval.regression.types import Flip, FlipDirection, Verdict, VerdictKind
+from retrieval_eval.regression.verdict_records import Flip, FlipDirection, Verdict, VerdictKind
 from retrieval_eval.report.model import RunReport, duration_s, hit_mark, run_title
 from retrieval_eval.report.run.verdict_text import describe_flip
 

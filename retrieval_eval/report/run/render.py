@@ -6,7 +6,7 @@ from collections.abc import Sequence
 from enum import StrEnum
 
 from retrieval_eval.regression.record import Recorded
-from retrieval_eval.regression.types import RunReport
+from retrieval_eval.regression.verdict_records import RunReport
 
 #: Width of reports written to files (and of text off a terminal).
 FILE_WIDTH = 120

@@ -4,7 +4,13 @@ from __future__ import annotations
 
 from rich.console import Console
 
-from retrieval_eval.regression.types import Flip, FlipDirection, MetricDelta, Verdict, VerdictKind
+from retrieval_eval.regression.verdict_records import (
+    Flip,
+    FlipDirection,
+    MetricDelta,
+    Verdict,
+    VerdictKind,
+)
 from retrieval_eval.report.safe_text import markup_safe as escape
 from retrieval_eval.report.safe_text import short
 from retrieval_eval.report.text_style import Style

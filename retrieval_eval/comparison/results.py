@@ -13,7 +13,7 @@ from datetime import datetime
 from enum import StrEnum
 
 from retrieval_eval.records import GroupMetrics, LatencySummary, RateEstimate
-from retrieval_eval.regression.types import Verdict
+from retrieval_eval.regression.verdict_records import Verdict
 
 
 class QuestionsShown(StrEnum):

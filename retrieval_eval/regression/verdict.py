@@ -30,7 +30,7 @@ from retrieval_eval.regression.paired import (
     paired_tests,
     unpaired_count,
 )
-from retrieval_eval.regression.types import MetricDelta, Thresholds, Verdict, VerdictKind
+from retrieval_eval.regression.verdict_records import MetricDelta, Thresholds, Verdict, VerdictKind
 
 _RATES = ((TOP1_HIT_RATE, "top-1"), (TOP3_HIT_RATE, "top-3"))
 _EPS = 1e-9
