@@ -24,7 +24,7 @@ SERVER = """
 import os, signal, sys, threading
 from retrieval_eval.records import RetrieverDescription
 from retrieval_eval.retrievers.server.sdk import serve
-from retrieval_eval.retrievers.types import RetrievedItem
+from retrieval_eval.retrievers.protocol import RetrievedItem
 
 HANG_AT = int(sys.argv[1])
 lock, calls = threading.Lock(), [0]

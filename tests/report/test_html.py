@@ -10,8 +10,8 @@ from html.parser import HTMLParser
 from support.factory import make_run, question_set
 
 from retrieval_eval.records import RetrievalFailure
-from retrieval_eval.report.html import render_html
 from retrieval_eval.report.model import RunReport
+from retrieval_eval.report.run.html_view import render_html
 
 EXTERNAL = re.compile(r"""(?:src|href|action)\s*=\s*["'](?!/|#|data:)""", re.IGNORECASE)
 
