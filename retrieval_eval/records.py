@@ -92,6 +92,11 @@ class FailureKind(StrEnum):
     NOT_ASKED = "not_asked"
 
 
+#: How a fused ranking's note names a member that failed and was left out:
+#: ``"skipped member NAME: KIND: DETAILS"`` (a name never holds ": ").
+SKIPPED_MEMBER_NOTE = "skipped member "
+
+
 @dataclass(frozen=True, slots=True)
 class RetrievalFailure:
     """Why a question has no ranking. Never a miss."""
@@ -228,6 +233,18 @@ class RunResult:
         return sum(1 for q in self.questions if q.error is not None)
 
     @property
+    def skipped_members(self) -> dict[str, int]:
+        """A fused run's members by the number of scored questions each was skipped on
+        (``on_member_error = "skip"``), from the questions' notes; empty otherwise."""
+        counts: dict[str, int] = {}
+        for q in self.questions:
+            for note in q.notes:
+                if note.startswith(SKIPPED_MEMBER_NOTE):
+                    name = note[len(SKIPPED_MEMBER_NOTE) :].split(": ", 1)[0]
+                    counts[name] = counts.get(name, 0) + 1
+        return counts
+
+    @property
     def not_asked_count(self) -> int:
         """Questions never asked: the run stopped asking once its errors exceeded the
         budget (they are among ``error_count``)."""
@@ -304,6 +321,7 @@ def run_to_dict(run: RunResult, *, questions: bool = True) -> dict[str, Any]:
         "metrics": group_to_dict(run.metrics),
         "errors": run.error_count,
         "not_asked": run.not_asked_count,
+        "skipped_members": run.skipped_members,
         "underfilled": run.underfilled_count,
         "no_answer": _no_answer(run.metrics.no_answer),
         "by_form": {k: group_to_dict(g) for k, g in run.by_form.items()},

@@ -59,10 +59,19 @@ def judge(current: RunResult, baseline: RunResult | None, thresholds: Thresholds
 
 
 def incomplete_verdict(run: RunResult, thresholds: Thresholds) -> Verdict | None:
-    """INCOMPLETE when ``run``'s errored questions exceed the error budget, else None."""
+    """INCOMPLETE when ``run``'s errored questions exceed the error budget, or when a
+    fused run's member was skipped on every scored question (it measured the other
+    members only: a retrieval failure of the run, not a result), else None."""
     errors, total = run.error_count, len(run.questions)
     if not thresholds.max_errors.exceeded_by(errors, total):
-        return None
+        scored = total - errors
+        dead = [m for m, n in run.skipped_members.items() if scored and n == scored]
+        if not dead:
+            return None
+        names = ", ".join(dead)
+        reason = (f"fusion member {names} failed on every one of the {scored} scored "
+                  "questions (skipped): the run measured the other members only")  # fmt: skip
+        return Verdict(VerdictKind.INCOMPLETE, reasons=(reason,))
     kinds = Counter(q.error.kind for q in run.questions if q.error is not None)
     detail = ", ".join(f"{n} {kind}" for kind, n in kinds.most_common())
     reason = (f"{errors} of {total} questions failed to retrieve ({detail}), more than "

@@ -25,6 +25,7 @@ RUN_KEYS = {
     "metrics",
     "errors",
     "not_asked",
+    "skipped_members",
     "underfilled",
     "no_answer",
     "by_form",
