@@ -25,6 +25,7 @@ COMMANDS: dict[str, str] = {
     "ui": "retrieval_eval.cli.ui_command:ui",
     "fusion": "retrieval_eval.cli.fusion_commands:fusion",
     "diff": "retrieval_eval.cli.diff_command:diff_command",
+    "serve": "retrieval_eval.cli.serve_command:serve_command",
 }
 
 

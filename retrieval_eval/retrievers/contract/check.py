@@ -41,7 +41,9 @@ from retrieval_eval.retrievers.convert import SERVICE_NAME
 from retrieval_eval.retrievers.resolve import (
     Endpoint,
     FusionSpec,
+    KindSpec,
     PluginSpec,
+    Resolved,
     open_plugin,
     resolve,
 )
@@ -123,7 +125,7 @@ async def check_contract(
     """
     if isinstance(target, GrpcRetrieverClient):
         return await _run_checks(_Wire(target, timeout_s or DEFAULT_TIMEOUT_S))
-    resolved: Endpoint | PluginSpec | FusionSpec = (
+    resolved: Resolved = (
         resolve(target, timeout_s=timeout_s, token=token, config_path=config_path)
         if isinstance(target, str)
         else target
@@ -137,6 +139,8 @@ async def check_contract(
     timeout_s = timeout_s or resolved.timeout_s or DEFAULT_TIMEOUT_S
     if isinstance(resolved, PluginSpec):
         return await _check_plugin(resolved, timeout_s)
+    if isinstance(resolved, KindSpec):
+        return await _check_kind(resolved, timeout_s)
     async with _client_for(resolved) as client:
         return await _run_checks(_Wire(client, timeout_s))
 
@@ -150,6 +154,24 @@ async def _check_plugin(spec: PluginSpec, timeout_s: float) -> list[CheckResult]
             endpoint = Endpoint(f"{spec.display} (served on {handle.address})", handle.address)
             async with _client_for(endpoint) as client:
                 return await _run_checks(_Wire(client, timeout_s))
+    finally:
+        await retriever.close()
+
+
+async def _check_kind(spec: KindSpec, timeout_s: float) -> list[CheckResult]:
+    """A reval.toml kind (http, command, postgres) served on 127.0.0.1 on this loop, so
+    that what it answers is judged by the same checks as any server."""
+    from retrieval_eval.retrievers.server.forward import serve_async
+
+    retriever = spec.open()
+    try:
+        server = await serve_async(retriever, "127.0.0.1:0")
+        try:
+            endpoint = Endpoint(f"{spec.display} (served on {server.address})", server.address)
+            async with _client_for(endpoint) as client:
+                return await _run_checks(_Wire(client, timeout_s))
+        finally:
+            await server.stop(None)
     finally:
         await retriever.close()
 
