@@ -71,6 +71,11 @@ def make_handler(index, token: str | None) -> type[BaseHTTPRequestHandler]:
     return Handler
 
 
+class Server(ThreadingHTTPServer):
+    daemon_threads = True
+    request_queue_size = 128  # many clients may connect at once
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("index", type=Path, help="a reval BM25 index directory")
@@ -79,8 +84,7 @@ def main() -> None:
     args = parser.parse_args()
     token = os.environ[args.token_env] if args.token_env else None
     handler = make_handler(open_index(args.index), token)
-    server = ThreadingHTTPServer(("127.0.0.1", args.port), handler)
-    server.daemon_threads = True
+    server = Server(("127.0.0.1", args.port), handler)
     print(f"listening on http://127.0.0.1:{server.server_address[1]}", flush=True)
     try:
         server.serve_forever()

@@ -36,6 +36,11 @@ class Request:
 Answer = Callable[[Request], tuple[int, bytes]]
 
 
+class _Server(ThreadingHTTPServer):
+    daemon_threads = True
+    request_queue_size = 128
+
+
 @dataclass
 class ScriptedServer:
     answer: Answer
@@ -69,8 +74,7 @@ class ScriptedServer:
 
             do_GET = do_POST = do_PUT = _handle
 
-        self._server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
-        self._server.daemon_threads = True
+        self._server = _Server(("127.0.0.1", 0), Handler)
         self.port = int(self._server.server_address[1])
         self.url = f"http://127.0.0.1:{self.port}"
         self._thread = threading.Thread(target=self._server.serve_forever, daemon=True)

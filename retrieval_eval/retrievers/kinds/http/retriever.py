@@ -3,11 +3,11 @@
 - Each call renders the templates, sends one request under the call's deadline (the whole
   call, retries included) and reads the ranked ids (and scores, chunk ids) from the JSON
   answer with the configured JMESPath expressions.
-- Failures are the question's error, never a miss: no connection or 502/503/504 (retried
-  while the deadline allows) -> ``unavailable``; 401/403 -> ``unauthenticated``; another
-  4xx -> ``rejected``; another 5xx -> ``internal``; an answer that is not JSON, a path
-  that matches nothing, an id that is not a string, more results than ``limit`` ->
-  ``contract``.
+- Failures are the question's error, never a miss: no connection, a dropped connection
+  or 502/503/504 (retried while the deadline allows) -> ``unavailable``; 401/403 ->
+  ``unauthenticated``; another 4xx -> ``rejected``; another 5xx -> ``internal``; an
+  answer that is not JSON, a path that matches nothing, an id that is not a string, more
+  results than ``limit`` -> ``contract``.
 - Header values read from the environment are sent and nowhere else: messages quote the
   status and the start of the response body, never the request.
 """
@@ -121,9 +121,14 @@ class HttpRetriever:
                 )
                 content = response.content
             except httpx2.TransportError as e:
-                if attempt == MAX_ATTEMPTS or not isinstance(e, httpx2.ConnectError):
+                # A search is read-only: a dropped connection (refused, reset, closed
+                # while idle) is worth another attempt; the call's deadline bounds them.
+                if attempt == MAX_ATTEMPTS:
                     raise RetrieverUnavailable(
-                        self.target, f"{type(e).__name__}: {e or 'no answer'}", "UNAVAILABLE"
+                        self.target,
+                        f"{type(e).__name__}: {e or 'connection dropped'} "
+                        f"(after {MAX_ATTEMPTS} attempts)",
+                        "UNAVAILABLE",
                     ) from e
             else:
                 if response.status_code not in RETRY_STATUSES or attempt == MAX_ATTEMPTS:
@@ -196,7 +201,9 @@ class HttpRetriever:
     def _same_length(self, key: str, column: tuple[Any, ...], ids: tuple[str, ...]) -> None:
         if len(column) != len(ids):
             raise RetrieverContractError(
-                self.target, f"{len(column)} {key} for {len(ids)} ids in the response"
+                self.target,
+                f"{len(column)} {key} for {len(ids)} ids in the response (a JMESPath "
+                "projection skips nulls: every result needs one, or leave the key out)",
             )
 
     async def describe(self, *, timeout_s: float | None = None) -> RetrieverDescription:
