@@ -96,6 +96,7 @@ def test_the_documented_http_entry_parses_and_resolves_to_its_kind(tmp_path: Pat
             "key 'query': :embedding needs a query embedder",
         ),
         ('kind = "postgres"\ndsn = "postgresql://u@h/db"\nquery = "select 1"', "does not use"),
+        ('kind = "postgres"\nquery = "select :question"', "exactly one of 'dsn' and 'dsn_env'"),
     ],
 )
 def test_bad_entries_name_file_entry_and_key(tmp_path: Path, entry: str, expected: str) -> None:

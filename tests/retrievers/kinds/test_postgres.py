@@ -127,6 +127,22 @@ async def test_an_unreachable_server_is_unavailable(tmp_path: Path) -> None:
         await ask(path)
 
 
+async def test_the_dsn_may_come_whole_from_the_environment(
+    tmp_path: Path, dsn: str, table: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("KINDS_PG_URL", dsn)
+    path = tmp_path / "reval.toml"
+    path.write_text(
+        '[retrievers.pg]\nkind = "postgres"\ndsn_env = "KINDS_PG_URL"\n'
+        f'query = """{QUERY.format(table=table)}"""\n'
+    )
+    ranking = await ask(path)
+    assert ranking.document_ids  # type: ignore[attr-defined]
+    monkeypatch.delenv("KINDS_PG_URL")
+    with pytest.raises(ConfigError, match="key 'dsn_env': environment variable KINDS_PG_URL"):
+        open_retriever("pg", config_path=path)
+
+
 def test_an_unset_password_variable_is_a_config_error(
     tmp_path: Path, dsn: str, monkeypatch: pytest.MonkeyPatch
 ) -> None:

@@ -1,8 +1,9 @@
 """The ``command`` kind's retriever: one child process, questions pipelined in order.
 
 - The process starts on the first question (on the caller's event loop) and stays up;
-  questions are written as they come and answers are matched to them in order, so
-  concurrent questions overlap the pipe's latency while the process answers one by one.
+  questions are written as they come (those asked in one turn of the event loop in one
+  write) and answers are matched to them in order, so concurrent questions overlap the
+  pipe's latency while the process answers one by one.
 - If the process exits, every question waiting on it is an ``unavailable`` error naming
   the exit code and the end of its standard error, and the next question starts it again;
   after ``MAX_RESTARTS`` exits without one answer in between it is not started again.
@@ -60,6 +61,10 @@ class _Process:
         self.pending: collections.deque[asyncio.Future[bytes]] = collections.deque()
         self.stderr: collections.deque[str] = collections.deque(maxlen=_STDERR_LINES)
         self.failure: RetrieverError | None = None
+        self.loop = asyncio.get_running_loop()
+        assert proc.stdin is not None
+        self.stdin = proc.stdin
+        self.outbox: list[bytes] = []
         self.reader = asyncio.ensure_future(self._read_answers())
         self.errors = asyncio.ensure_future(self._read_stderr())
 
@@ -68,13 +73,19 @@ class _Process:
         return self.failure is None
 
     def ask(self, line: bytes) -> asyncio.Future[bytes]:
-        future: asyncio.Future[bytes] = asyncio.get_running_loop().create_future()
-        assert self.proc.stdin is not None
-        # A question given up on (its deadline passed) must not log an unread error.
-        future.add_done_callback(_consume)
+        future: asyncio.Future[bytes] = self.loop.create_future()
         self.pending.append(future)  # same step as the write: order is the protocol
-        self.proc.stdin.write(line)
+        # Questions asked in one turn of the event loop go out in one write (one system
+        # call, one wake-up of the process, instead of one per question).
+        if not self.outbox:
+            self.loop.call_soon(self._flush)
+        self.outbox.append(line)
         return future
+
+    def _flush(self) -> None:
+        lines, self.outbox = self.outbox, []
+        if not self.stdin.is_closing():
+            self.stdin.write(b"".join(lines))
 
     async def _read_answers(self) -> None:
         assert self.proc.stdout is not None
@@ -92,7 +103,7 @@ class _Process:
                     self._broken(f"a line with no question waiting for it: {_clip(line)}")
                     return
                 future = self.pending.popleft()
-                if not future.done():
+                if not future.done():  # done: cancelled when its deadline passed
                     future.set_result(line)
         except Exception as e:  # pragma: no cover - defensive
             self._broken(f"reading its answers failed: {e}")
@@ -223,7 +234,9 @@ class CommandRetriever:
         try:
             async with asyncio.timeout(deadline):
                 process = await self._running()
-                answer = await asyncio.shield(process.ask(line))
+                # A question past its deadline cancels its future: the reader then drops
+                # its late answer instead of handing it to the next question.
+                answer = await process.ask(line)
         except TimeoutError as e:
             raise RetrieverTimeout(
                 self.target, f"no answer within {deadline:g} s", "DEADLINE_EXCEEDED"
@@ -274,6 +287,28 @@ class CommandRetriever:
 
 
 def _columns(target: str, results: list[Any]) -> Ranking:
+    """The results as columns: a well-formed answer in a few comprehensions, anything
+    else judged result by result (``_checked_columns``) for a message naming the rank."""
+    try:
+        ids = tuple([r["document_id"] for r in results])
+        scores = tuple([r.get("score") for r in results])
+        chunks = tuple([r.get("chunk_id") for r in results])
+    except (TypeError, KeyError, AttributeError):
+        return _checked_columns(target, results)
+    if (
+        all(type(i) is str for i in ids)
+        and all(type(s) is float or s is None for s in scores)
+        and all(c is None or type(c) is str for c in chunks)
+    ):
+        return Ranking(
+            ids,
+            scores if any(s is not None for s in scores) else (),
+            chunks if any(c is not None for c in chunks) else (),
+        )
+    return _checked_columns(target, results)
+
+
+def _checked_columns(target: str, results: list[Any]) -> Ranking:
     ids: list[str] = []
     scores: list[float | None] = []
     chunks: list[str | None] = []
@@ -303,11 +338,6 @@ def _columns(target: str, results: list[Any]) -> Ranking:
         tuple(scores) if any(s is not None for s in scores) else (),
         tuple(chunks) if any(c is not None for c in chunks) else (),
     )
-
-
-def _consume(future: asyncio.Future[bytes]) -> None:
-    if not future.cancelled():
-        future.exception()
 
 
 def _clip(line: bytes) -> str:

@@ -47,6 +47,7 @@ class PostgresRetriever:
             if config.password_env
             else None
         )
+        self._dsn = config.connection_string()
         self._sql = config.sql()
         self._idle: list[psycopg.AsyncConnection[Any]] = []
         self._free: asyncio.Semaphore | None = None
@@ -61,7 +62,7 @@ class PostgresRetriever:
 
         extra: dict[str, Any] = {"password": self._password} if self._password else {}
         try:
-            return await psycopg.AsyncConnection.connect(self.config.dsn, autocommit=True, **extra)
+            return await psycopg.AsyncConnection.connect(self._dsn, autocommit=True, **extra)
         except psycopg.OperationalError as e:
             message = " ".join(str(e).split())
             if "authentication" in message or "password" in message:
