@@ -31,7 +31,7 @@ from retrieval_eval.errors import ConfigError
 from retrieval_eval.records import RetrieverDescription
 
 if TYPE_CHECKING:
-    from retrieval_eval.retrievers.types import AsyncRetriever
+    from retrieval_eval.retrievers.protocol import AsyncRetriever
 
 COMMON_KEYS = ("kind", "timeout", "version", "corpus_revision", "chunk_separator")
 

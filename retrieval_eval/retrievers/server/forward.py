@@ -19,9 +19,9 @@ from grpc_health.v1 import health
 
 from retrieval_eval.errors import RetrieverError
 from retrieval_eval.retrievers import convert
+from retrieval_eval.retrievers.protocol import AsyncRetriever
 from retrieval_eval.retrievers.server.backends import _OPTIONS, _SERVING, _bind, _register
 from retrieval_eval.retrievers.server.servicer import _Base
-from retrieval_eval.retrievers.types import AsyncRetriever
 from retrieval_eval.v1 import retriever_pb2 as pb
 from retrieval_eval.v1 import retriever_pb2_grpc as pb_grpc
 

@@ -28,7 +28,7 @@ from typing import TYPE_CHECKING
 from retrieval_eval.retrievers.kinds.base import Common, KindEntry, TableReader
 
 if TYPE_CHECKING:
-    from retrieval_eval.retrievers.types import AsyncRetriever
+    from retrieval_eval.retrievers.protocol import AsyncRetriever
 
 KEYS = ("command", "cwd", "env")
 

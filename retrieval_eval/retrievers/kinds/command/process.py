@@ -1,9 +1,8 @@
 """The ``command`` kind's retriever: one child process, questions pipelined in order.
 
 - The process starts on the first question (on the caller's event loop) and stays up;
-  questions are written as they come (those asked in one turn of the event loop in one
-  write) and answers are matched to them in order, so concurrent questions overlap the
-  pipe's latency while the process answers one by one.
+  questions are written as they come and answers are matched to them in order, so
+  concurrent questions overlap the pipe's latency while the process answers one by one.
 - If the process exits, every question waiting on it is an ``unavailable`` error naming
   the exit code and the end of its standard error, and the next question starts it again;
   after ``MAX_RESTARTS`` exits without one answer in between it is not started again.
@@ -41,7 +40,7 @@ from retrieval_eval.retrievers.contract.limits import (
 )
 from retrieval_eval.retrievers.kinds.base import describe_kind
 from retrieval_eval.retrievers.kinds.command.config import CommandConfig
-from retrieval_eval.retrievers.types import Ranking
+from retrieval_eval.retrievers.protocol import Ranking
 
 log = logging.getLogger(__name__)
 
@@ -64,7 +63,6 @@ class _Process:
         self.loop = asyncio.get_running_loop()
         assert proc.stdin is not None
         self.stdin = proc.stdin
-        self.outbox: list[bytes] = []
         self.reader = asyncio.ensure_future(self._read_answers())
         self.errors = asyncio.ensure_future(self._read_stderr())
 
@@ -75,17 +73,8 @@ class _Process:
     def ask(self, line: bytes) -> asyncio.Future[bytes]:
         future: asyncio.Future[bytes] = self.loop.create_future()
         self.pending.append(future)  # same step as the write: order is the protocol
-        # Questions asked in one turn of the event loop go out in one write (one system
-        # call, one wake-up of the process, instead of one per question).
-        if not self.outbox:
-            self.loop.call_soon(self._flush)
-        self.outbox.append(line)
+        self.stdin.write(line)  # at once: batching writes per loop turn measured slower
         return future
-
-    def _flush(self) -> None:
-        lines, self.outbox = self.outbox, []
-        if not self.stdin.is_closing():
-            self.stdin.write(b"".join(lines))
 
     async def _read_answers(self) -> None:
         assert self.proc.stdout is not None

@@ -31,7 +31,7 @@ from retrieval_eval.retrievers.kinds.http.template import BodyTemplate
 if TYPE_CHECKING:
     from jmespath.parser import ParsedResult
 
-    from retrieval_eval.retrievers.types import AsyncRetriever
+    from retrieval_eval.retrievers.protocol import AsyncRetriever
 
 KEYS = (
     "url",

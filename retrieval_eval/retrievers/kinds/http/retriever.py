@@ -40,7 +40,7 @@ from retrieval_eval.retrievers.contract.limits import (
 from retrieval_eval.retrievers.kinds.base import describe_kind
 from retrieval_eval.retrievers.kinds.http.config import HttpConfig, expand_headers
 from retrieval_eval.retrievers.kinds.http.template import render_text
-from retrieval_eval.retrievers.types import Ranking
+from retrieval_eval.retrievers.protocol import Ranking
 
 if TYPE_CHECKING:
     import httpx2

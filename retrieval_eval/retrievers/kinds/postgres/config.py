@@ -31,7 +31,7 @@ from retrieval_eval.errors import ConfigError
 from retrieval_eval.retrievers.kinds.base import Common, KindEntry, TableReader, env_value
 
 if TYPE_CHECKING:
-    from retrieval_eval.retrievers.types import AsyncRetriever
+    from retrieval_eval.retrievers.protocol import AsyncRetriever
 
 KEYS = ("dsn", "dsn_env", "password_env", "query", "pool_size")
 PARAMETER = re.compile(r"(?<![:\w]):(question|limit|embedding)\b")

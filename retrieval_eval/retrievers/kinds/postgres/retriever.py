@@ -27,7 +27,7 @@ from retrieval_eval.records import DEFAULT_TIMEOUT_S, RetrieverDescription
 from retrieval_eval.retrievers.contract.limits import request_problem, response_breach
 from retrieval_eval.retrievers.kinds.base import describe_kind, env_value
 from retrieval_eval.retrievers.kinds.postgres.config import PostgresConfig
-from retrieval_eval.retrievers.types import Ranking
+from retrieval_eval.retrievers.protocol import Ranking
 
 if TYPE_CHECKING:
     import psycopg
