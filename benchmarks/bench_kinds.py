@@ -23,6 +23,7 @@ from __future__ import annotations
 import argparse
 import asyncio
 import json
+import os
 import statistics
 import subprocess
 import sys
@@ -212,7 +213,8 @@ def compare(name: str, variants: dict[str, Round], n: int, rounds: int, concurre
             figures[which].append(asyncio.run(variants[which](questions)))
     rates = {w: [n / wall for wall, _ in runs] for w, runs in figures.items()}
     cpu = {w: min(c for _, c in runs) / n * 1e6 for w, runs in figures.items()}
-    print(f"{name}: questions={n} concurrency={concurrency} rounds={rounds}")
+    load = " / ".join(f"{x:.1f}" for x in os.getloadavg())
+    print(f"{name}: questions={n} concurrency={concurrency} rounds={rounds} (load average {load})")
     for which in names:
         print(
             f"  {which:<28}: best {max(rates[which]):6.0f} q/s, median "

@@ -13,10 +13,10 @@ Example::
 
 An entry with ``fuse = [...]`` instead of ``address`` is a fused retriever (see
 ``retrievers.fusion.config``); one with ``kind = "..."`` reaches an HTTP endpoint, a
-process or a database directly (see ``retrievers.kinds``).
-reval reads ``[retrievers]`` here and ``[pytest]`` in its
-pytest plugin (``KNOWN_TABLES``); any other table is a ``ConfigError``, like every problem,
-naming the file and the key: a misspelt or misplaced table is never silently ignored.
+process or a database directly (see ``retrievers.kinds``). reval reads ``[retrievers]``
+here and ``[pytest]`` in its pytest plugin (``KNOWN_TABLES``); any other table is a
+``ConfigError``, like every problem, naming the file and the key: a misspelt or misplaced
+table is never silently ignored.
 """
 
 from __future__ import annotations

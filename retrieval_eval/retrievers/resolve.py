@@ -40,10 +40,10 @@ if TYPE_CHECKING:
 
 SCHEMES = ("grpc://", "grpcs://")
 RAW_TARGET_PREFIXES = ("dns:", "ipv4:", "ipv6:", "unix:", "unix-abstract:", "vsock:")
+#: ``RetrieverInfo.kind`` values: these three, and a kind entry's own kind (``http``, ...).
 KIND_CONFIG = "config"
 KIND_PLUGIN = "plugin"
 KIND_FUSION = "fusion"
-#: Spec kinds are these three plus the kind entries' own (``http``, ``command``, ...).
 #: Closing tasks of members of a fusion that failed to open (kept until done).
 _closing: set[object] = set()
 
