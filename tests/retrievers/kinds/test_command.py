@@ -244,3 +244,18 @@ def test_the_pytest_fixture_measures_a_command_entry(tmp_path: Path) -> None:
     )
     assert done.returncode == 0, done.stdout + done.stderr
     assert "1 passed" in done.stdout
+
+
+async def test_cancelling_the_caller_is_a_cancellation_not_a_timeout(scripted: Path) -> None:
+    retriever = open_proc(scripted)
+    try:
+        task = asyncio.ensure_future(retriever.retrieve("slow one", 5, timeout_s=30))
+        while retriever._process is None or not retriever._process.pending:
+            await asyncio.sleep(0)  # until the question is on its way
+        task.cancel()
+        with pytest.raises(asyncio.CancelledError):
+            await task
+        # The late answer to the cancelled question is dropped, not handed on.
+        assert (await retriever.retrieve("after", 5, timeout_s=10)).document_ids == ("after",)
+    finally:
+        await retriever.close()

@@ -220,16 +220,25 @@ class CommandRetriever:
         deadline = deadline if deadline is not None else DEFAULT_TIMEOUT_S
         request = json.dumps({"question": question, "limit": limit}, ensure_ascii=False)
         line = (request + "\n").encode("utf-8", "surrogatepass")
+        process = self._process
+        if process is None or not process.alive:
+            process = await self._running()
+        future = process.ask(line)
+        # Past the deadline the future is cancelled: the reader then drops the late answer
+        # instead of handing it to the next question. (A timer handle per call: cheaper
+        # than a timeout context, which showed in the benchmark.)
+        timer = process.loop.call_later(deadline, future.cancel)
         try:
-            async with asyncio.timeout(deadline):
-                process = await self._running()
-                # A question past its deadline cancels its future: the reader then drops
-                # its late answer instead of handing it to the next question.
-                answer = await process.ask(line)
-        except TimeoutError as e:
+            answer = await future
+        except asyncio.CancelledError:
+            task = asyncio.current_task()
+            if task is not None and task.cancelling():
+                raise  # the caller was cancelled (Ctrl-C), not the question timed out
             raise RetrieverTimeout(
                 self.target, f"no answer within {deadline:g} s", "DEADLINE_EXCEEDED"
-            ) from e
+            ) from None
+        finally:
+            timer.cancel()
         ranking = self._ranking(process, answer, limit)
         self._exits_in_a_row = 0
         return ranking
@@ -275,6 +284,11 @@ class CommandRetriever:
         return f"CommandRetriever({self.target!r})"
 
 
+_STR = frozenset({str})
+_FLOAT_OR_NONE = frozenset({float, type(None)})
+_STR_OR_NONE = frozenset({str, type(None)})
+
+
 def _columns(target: str, results: list[Any]) -> Ranking:
     """The results as columns: a well-formed answer in a few comprehensions, anything
     else judged result by result (``_checked_columns``) for a message naming the rank."""
@@ -285,14 +299,14 @@ def _columns(target: str, results: list[Any]) -> Ranking:
     except (TypeError, KeyError, AttributeError):
         return _checked_columns(target, results)
     if (
-        all(type(i) is str for i in ids)
-        and all(type(s) is float or s is None for s in scores)
-        and all(c is None or type(c) is str for c in chunks)
+        {*map(type, ids)} <= _STR
+        and {*map(type, scores)} <= _FLOAT_OR_NONE
+        and {*map(type, chunks)} <= _STR_OR_NONE
     ):
         return Ranking(
             ids,
-            scores if any(s is not None for s in scores) else (),
-            chunks if any(c is not None for c in chunks) else (),
+            scores if scores.count(None) != len(scores) else (),
+            chunks if chunks.count(None) != len(chunks) else (),
         )
     return _checked_columns(target, results)
 

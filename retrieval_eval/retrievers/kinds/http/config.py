@@ -29,8 +29,7 @@ from retrieval_eval.retrievers.kinds.base import Common, KindEntry, TableReader
 from retrieval_eval.retrievers.kinds.http.template import BodyTemplate
 
 if TYPE_CHECKING:
-    from jmespath.parser import ParsedResult
-
+    from retrieval_eval.retrievers.kinds.http.paths import Search
     from retrieval_eval.retrievers.protocol import AsyncRetriever
 
 KEYS = (
@@ -79,14 +78,15 @@ class HttpConfig(KindEntry):
             "chunk_ids": self.chunk_ids,
         }
 
-    def paths(self) -> tuple[ParsedResult, ParsedResult | None, ParsedResult | None]:
-        """The compiled JMESPath expressions (checked when parsed)."""
-        import jmespath
+    def paths(self) -> tuple[Search, Search | None, Search | None]:
+        """The JMESPath expressions as functions of the parsed answer (checked when
+        parsed)."""
+        from retrieval_eval.retrievers.kinds.http.paths import compile_path
 
         return (
-            jmespath.compile(self.ids),
-            jmespath.compile(self.scores) if self.scores else None,
-            jmespath.compile(self.chunk_ids) if self.chunk_ids else None,
+            compile_path(self.ids),
+            compile_path(self.scores) if self.scores else None,
+            compile_path(self.chunk_ids) if self.chunk_ids else None,
         )
 
     def open(self, timeout_s: float | None) -> AsyncRetriever:

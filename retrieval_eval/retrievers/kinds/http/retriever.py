@@ -147,18 +147,18 @@ class HttpRetriever:
             raise RetrieverContractError(
                 self.target, f"response is not JSON ({e}): {_snippet(content)}"
             ) from None
-        ids = self._column("ids", self.config.ids, self._ids.search(document), (str,), False)
+        ids = self._column("ids", self.config.ids, self._ids(document), (str,), False)
         if len(ids) > limit:
             raise RetrieverContractError(self.target, f"{len(ids)} results for limit {limit}")
         scores: tuple[Any, ...] = ()
         chunks: tuple[Any, ...] = ()
         if self._scores is not None:
-            found = self._scores.search(document)
+            found = self._scores(document)
             scores = self._column("scores", self.config.scores, found, (int, float), True)
             scores = tuple([None if s is None else float(s) for s in scores])
             self._same_length("scores", scores, ids)
         if self._chunks is not None:
-            found = self._chunks.search(document)
+            found = self._chunks(document)
             chunks = self._column("chunk_ids", self.config.chunk_ids, found, (str,), True)
             self._same_length("chunk_ids", chunks, ids)
         ranking = Ranking(
