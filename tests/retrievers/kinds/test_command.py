@@ -259,3 +259,24 @@ async def test_cancelling_the_caller_is_a_cancellation_not_a_timeout(scripted: P
         assert (await retriever.retrieve("after", 5, timeout_s=10)).document_ids == ("after",)
     finally:
         await retriever.close()
+
+
+def test_diff_reaches_kinds_from_reval_toml(tmp_path: Path) -> None:
+    corpus = str(corpus_path())
+    (tmp_path / "reval.toml").write_text(
+        "[retrievers.py]\n"
+        'kind = "command"\n'
+        f'command = ["{sys.executable}", "{EXAMPLES / "retriever.py"}", "{corpus}"]\n'
+        "[retrievers.py-again]\n"
+        'kind = "command"\n'
+        f'command = ["{sys.executable}", "{EXAMPLES / "retriever.py"}", "{corpus}"]\n'
+    )
+    reval = str(Path(sys.executable).parent / "reval")
+    diff = subprocess.run(
+        [reval, "diff", "--questions", str(questions_path()), "--retriever", "py",
+         "--retriever", "py-again", "--format", "json"],
+        cwd=tmp_path, capture_output=True, text=True, timeout=120,
+    )  # fmt: skip
+    assert diff.returncode == 0, diff.stderr
+    report = json.loads(diff.stdout)
+    assert (report["compared"], report["failed"], report["identical"]) == (23, 0, 23)
