@@ -280,3 +280,29 @@ def test_diff_reaches_kinds_from_reval_toml(tmp_path: Path) -> None:
     assert diff.returncode == 0, diff.stderr
     report = json.loads(diff.stdout)
     assert (report["compared"], report["failed"], report["identical"]) == (23, 0, 23)
+
+
+def test_sets_draft_pools_a_command_kind(tmp_path: Path) -> None:
+    import yaml
+
+    config = tmp_path / "kinds.toml"
+    config.write_text(
+        "[retrievers.py]\n"
+        'kind = "command"\n'
+        f'command = ["{sys.executable}", "{EXAMPLES / "retriever.py"}", "{corpus_path()}"]\n'
+    )
+    out = tmp_path / "draft.yaml"
+    reval = str(Path(sys.executable).parent / "reval")
+    done = subprocess.run(
+        [reval, "sets", "draft", str(questions_path()), "--corpus", str(corpus_path()),
+         "--retriever", "py", "--depth", "3", "--out", str(out), "--config", str(config)],
+        capture_output=True, text=True, timeout=120,
+    )  # fmt: skip
+    assert done.returncode == 0, done.stderr
+    draft = yaml.safe_load(out.read_text())
+    questions = load_question_set(questions_path()).questions
+    for question, drafted in zip(questions, draft["questions"], strict=True):
+        candidates = drafted["labelling"]["candidates"]
+        found = {c["document_id"]: c["found_by"]["py"] for c in candidates if c["found_by"]}
+        expected = overlap_ranking(question.question, 3)
+        assert found == {doc: rank for rank, doc in enumerate(expected, start=1)}
