@@ -32,7 +32,7 @@ from retrieval_eval.retrievers.contract.limits import (
     MIN_LIMIT,
     WHITE_SPACE,
 )
-from retrieval_eval.retrievers.types import RetrievedItem
+from retrieval_eval.retrievers.protocol import RetrievedItem
 
 pytestmark = pytest.mark.go
 

@@ -22,7 +22,7 @@ from retrieval_eval.retrievers.contract.limits import (
     request_problem,
     response_breach,
 )
-from retrieval_eval.retrievers.types import Ranking
+from retrieval_eval.retrievers.protocol import Ranking
 from retrieval_eval.v1 import retriever_pb2 as pb
 from retrieval_eval.v1 import retriever_pb2_grpc as pb_grpc
 
