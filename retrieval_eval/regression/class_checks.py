@@ -102,9 +102,8 @@ def fewest_one_way_losses(checked: int, alpha: float = SIGNIFICANCE_LEVEL) -> in
 def _warning(d: MetricDelta, test: GroupTest, adjusted: float, checked: int) -> str:
     need = fewest_one_way_losses(checked)
     size = d.current_count
-    advice = (
-        f"it would need at least {need} questions lost with none gained to be significant"
-        + (f", more than its {size} questions: grow the {d.group} group" if size < need else "")
+    advice = f"it would need at least {need} questions lost with none gained to be significant" + (
+        f", more than its {size} questions: grow the {d.group} group" if size < need else ""
     )
     return (
         f"{_NAMES[d.metric]} in {d.group} fell {-d.delta:.3f} ({d.baseline:.3f} -> "

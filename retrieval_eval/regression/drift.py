@@ -39,9 +39,7 @@ def drift_deltas(
         if metric not in current.metrics.values or metric not in reference.metrics.values:
             continue
         limit = thresholds.max_drift
-        shown = (
-            thresholds.max_top1_drop if metric == TOP1_HIT_RATE else thresholds.max_top3_drop
-        )
+        shown = thresholds.max_top1_drop if metric == TOP1_HIT_RATE else thresholds.max_top3_drop
         delta = MetricDelta(
             group=DRIFT_GROUP,
             metric=metric,

@@ -9,6 +9,7 @@ from fractions import Fraction
 from retrieval_eval.errors import InputError
 from retrieval_eval.mcnemar import DEFAULT_MAX_DROP
 from retrieval_eval.records import RunResult
+from retrieval_eval.store.types import Acceptance
 
 
 class VerdictKind(StrEnum):
@@ -166,3 +167,6 @@ class RunReport:
 
     run: RunResult
     verdict: Verdict | None = None
+    #: A person's acceptance of the run as a baseline (``reval runs accept``), when shown
+    #: from the store.
+    acceptance: Acceptance | None = None

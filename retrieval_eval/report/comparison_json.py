@@ -19,7 +19,10 @@ History (``"kind": "history"``): ``set``, ``retriever``, ``entries`` (each ``run
 ``started_at``, ``variant``, ``state``, ``labels``, ``questions``, ``errors``, ``top1``
 and ``top3`` as ``{"rate", "low", "high", "successes", "count"}`` | null, ``verdict``
 (the stored verdict, as in the run report, or null), ``pinned``), ``flaky`` (``{"id",
-"k", "flips", "hits", "answered"}``), ``never_hit``, ``ks``, ``fingerprints``.
+"k", "flips", "hits", "answered", "variant"}``: flips are counted within one variant),
+``never_hit`` (within the newest variant, named by ``never_hit_variant`` when the
+history holds several), ``ks``, ``fingerprints``; each entry also has ``accepted``
+(``{"by", "at", "reason"}`` or null).
 """
 
 from __future__ import annotations
@@ -36,6 +39,7 @@ from retrieval_eval.comparison.types import (
     RunVersusReference,
 )
 from retrieval_eval.records import RateEstimate
+from retrieval_eval.report.baseline_notes import acceptance_dict
 from retrieval_eval.report.json_report import SCHEMA_VERSION, group_to_dict, verdict_to_dict
 
 
@@ -174,10 +178,12 @@ def history_to_dict(history: History) -> dict[str, Any]:
                 "flips": f.flips,
                 "hits": f.hits,
                 "answered": f.answered,
+                "variant": f.variant,
             }
             for f in history.flaky
         ],
         "never_hit": list(history.never_hit),
+        "never_hit_variant": history.never_hit_variant or None,
         "ks": list(history.ks),
         "fingerprints": list(history.fingerprints),
     }
@@ -196,6 +202,7 @@ def _entry(e: HistoryEntry) -> dict[str, Any]:
         "top3": _estimate(e.top3),
         "verdict": None if e.verdict is None else verdict_to_dict(e.verdict),
         "pinned": e.pinned,
+        "accepted": acceptance_dict(e.acceptance),
     }
 
 

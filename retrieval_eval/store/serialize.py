@@ -308,7 +308,9 @@ def acceptance_from_row(row: Mapping[Any, Any]) -> Acceptance | None:
     if row["accepted_at"] is None:
         return None
     return Acceptance(
-        datetime.fromisoformat(row["accepted_at"]), row["accepted_by"] or "", row["accepted_reason"] or ""
+        datetime.fromisoformat(row["accepted_at"]),
+        row["accepted_by"] or "",
+        row["accepted_reason"] or "",
     )
 
 

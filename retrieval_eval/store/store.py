@@ -8,8 +8,8 @@ from __future__ import annotations
 
 import logging
 from collections.abc import Callable, Mapping
-from functools import partial
 from datetime import UTC, datetime
+from functools import partial
 from pathlib import Path
 from typing import Any, TypeVar
 

@@ -32,6 +32,7 @@ RUN_KEYS = {
     "latency_probe_ms",
     "questions",
     "regression",
+    "accepted",
 }
 QUESTION_KEYS = {
     "id",
