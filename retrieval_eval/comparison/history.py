@@ -18,7 +18,9 @@ from dataclasses import replace
 from retrieval_eval.comparison.types import FlakyQuestion, History, HistoryEntry
 from retrieval_eval.metric_keys import TOP1_HIT_RATE, TOP3_HIT_RATE
 from retrieval_eval.records import RunResult
+from retrieval_eval.regression.fingerprint import variant_fingerprint
 from retrieval_eval.regression.stored import stored_verdict
+from retrieval_eval.retrievers.lineage import lineage_of
 from retrieval_eval.store.types import StoredRun
 
 HISTORY_KS = (1, 3)
@@ -30,26 +32,34 @@ def build_history(set_name: str, retriever: str, stored: Sequence[StoredRun]) ->
     oldest_first = [s.run for s in reversed(newest_first)]
     by_variant: dict[str, list[RunResult]] = {}
     for run in oldest_first:
-        by_variant.setdefault(variant_of(run), []).append(run)
+        by_variant.setdefault(variant_key(run), []).append(run)
     flaky = [
-        replace(f, variant=variant)
-        for variant, runs in by_variant.items()
+        replace(f, variant=variant_of(runs[-1]))
+        for runs in by_variant.values()
         for k in HISTORY_KS
         for f in _flips(runs, k)
         if f.flips
     ]
     flaky.sort(key=lambda f: (-f.flips, f.k))
-    newest_variant = variant_of(oldest_first[-1]) if oldest_first else ""
+    newest = variant_key(oldest_first[-1]) if oldest_first else ""
     return History(
         set_name=set_name,
         retriever=retriever,
         entries=tuple(map(_entry, newest_first)),
         flaky=tuple(flaky),
-        never_hit=_never_hit(by_variant.get(newest_variant, []), HISTORY_KS[-1]),
+        never_hit=_never_hit(by_variant.get(newest, []), HISTORY_KS[-1]),
         ks=HISTORY_KS,
         fingerprints=tuple(dict.fromkeys(r.set_fingerprint for r in oldest_first)),
-        never_hit_variant=newest_variant if len(by_variant) > 1 else "",
+        never_hit_variant=variant_of(oldest_first[-1]) if len(by_variant) > 1 else "",
     )
+
+
+def variant_key(run: RunResult) -> str:
+    """What makes two runs the same variant: the variant fingerprint (identifier,
+    version, model, chunking, pipeline, separator) within one lineage; a gRPC replica's
+    address is not part of it (its lineage follows the Describe identifier)."""
+    lineage = lineage_of(run.retriever_target, run.retriever.identifier, resolve_paths=False)
+    return f"{variant_fingerprint(run)}|{lineage}"
 
 
 def variant_of(run: RunResult) -> str:
@@ -66,6 +76,7 @@ def _entry(stored: StoredRun) -> HistoryEntry:
         run_id=run.run_id or "(unsaved)",
         started_at=run.started_at,
         variant=variant_of(run),
+        variant_key=variant_key(run),
         state=run.state.value,
         labels=dict(run.labels),
         question_count=len(run.questions),

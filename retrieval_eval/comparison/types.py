@@ -209,6 +209,8 @@ class HistoryEntry:
     pinned: bool
     #: A person's acceptance of the run as a baseline, if any.
     acceptance: Acceptance | None = None
+    #: Runs with the same key are the same variant (``comparison.history.variant_key``).
+    variant_key: str = ""
 
 
 @dataclass(frozen=True, slots=True)

@@ -32,18 +32,18 @@ def render_history_text(history: History, *, color: bool = False, width: int = 1
             no_wrap=column in ("started (UTC)", "run", "top-1 [95%]", "top-3 [95%]"),
             min_width=22 if column == "variant (labels)" else None,
         )
-    variants = {e.variant for e in history.entries}
+    variants = {e.variant_key for e in history.entries}
     older = [*history.entries[1:], None]
     for e, before in zip(history.entries, older, strict=True):
-        changed = before is not None and before.variant != e.variant
+        changed = before is not None and before.variant_key != e.variant_key
         errors = f" ({plural(e.errors, 'error')})" if e.errors else ""
-        verdict = "not stored" if e.verdict is None else e.verdict.kind.value
+        verdict = ["not stored" if e.verdict is None else e.verdict.kind.value]
         if e.verdict is not None and e.verdict.baseline_run_id:
-            verdict += f"\nvs {e.verdict.baseline_run_id}"
+            verdict.append(f"vs {e.verdict.baseline_run_id}")
         if e.verdict is not None and e.verdict.variant_change:
-            verdict += f"\nbefore/after: {e.verdict.variant_change}"
+            verdict.append(f"before/after: {e.verdict.variant_change}")
         if e.acceptance is not None:
-            verdict += f"\naccepted by {e.acceptance.by}: {e.acceptance.reason}"
+            verdict.append(f"accepted by {e.acceptance.by}: {e.acceptance.reason}")
         labels = ", ".join(f"{k}={v}" for k, v in sorted(e.labels.items()))
         table.add_row(
             f"{e.started_at:%Y-%m-%d %H:%M}",
@@ -56,7 +56,7 @@ def render_history_text(history: History, *, color: bool = False, width: int = 1
             f"{e.question_count}{errors}",
             _interval(e.top1),
             _interval(e.top3),
-            escape(verdict),
+            "\n".join(map(escape, verdict)),
         )
     console.print(table)
     if len(history.fingerprints) > 1:

@@ -46,7 +46,7 @@ def history_view(history: History) -> HistoryView:
         variants.setdefault(entry.variant, _letter(len(variants)))
     letters = tuple(variants[e.variant] for e in history.entries)
     older = [*history.entries[1:], None]
-    changed = tuple(o is not None and o.variant != e.variant
+    changed = tuple(o is not None and o.variant_key != e.variant_key
                     for e, o in zip(history.entries, older, strict=True))  # fmt: skip
     return HistoryView(history, variants, letters, _chart(oldest_first, variants), changed)
 
@@ -79,7 +79,7 @@ def _chart(entries: list[HistoryEntry], variants: dict[str, str]) -> dict[str, A
         "point_styles": [POINT_STYLES.get(verdict_kind(e), "circle") for e in entries],
         "point_sizes": [PINNED_SIZE if e.pinned else POINT_SIZE for e in entries],
         # Trend lines never join two runs of different variants (see reval.js).
-        "variants": [variants[e.variant] for e in entries],
+        "variants": [e.variant_key for e in entries],
         "series": series,
     }
 
