@@ -67,7 +67,7 @@ def test_a_regressing_retriever_gated_twice_fails_twice_until_accepted(
     history_json = json.loads(
         invoke(
             "runs", "history", "--set", "faq", "--retriever", "s", "--db", db, "--format", "json"
-        ).stdout  # fmt: skip
+        ).stdout
     )
     accepted_entries = [e for e in history_json["entries"] if e["accepted"]]
     assert [e["run_id"] for e in accepted_entries] == [verdicts[-1]["run_id"]]
@@ -124,7 +124,7 @@ def _class_set(path: Path, classes: list[str]) -> Path:
                 "form": "MATCH",
                 "expected_document_ids": [f"d{i}"],
                 "hard_class": cls,
-            }  # fmt: skip
+            }
             for i, cls in enumerate(classes)
         ],
     }
