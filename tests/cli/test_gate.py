@@ -178,3 +178,59 @@ def test_a_large_class_losing_twelve_fails(tmp_path, serve_table, db, invoke):
                 if d["group"] == "hard_class:hard" and d["metric"] == "top1_hit_rate"]  # fmt: skip
     assert delta["regressed"] and delta["p_value"] < 0.05
     assert any("in hard_class:hard fell 0.300" in r for r in verdict["reasons"])
+
+
+EXAMPLE = Path(__file__).resolve().parents[2] / "retrieval_eval" / "example_data"
+
+
+def _index(invoke, out: str, words: int, overlap: int) -> None:
+    result = invoke(
+        "bm25", "index", EXAMPLE / "corpus.jsonl", "--out", out,
+        "--chunk-words", str(words), "--chunk-overlap", str(overlap),
+    )  # fmt: skip
+    assert result.exit_code == 0, result.output
+
+
+def test_plugin_targets_are_their_own_lineages_and_a_rebuild_is_a_before_after(
+    tmp_path, monkeypatch, db, invoke
+):
+    monkeypatch.chdir(tmp_path)
+    _index(invoke, "a", 60, 10)
+    _index(invoke, "b", 150, 30)
+    questions = EXAMPLE / "questions.yaml"
+
+    def gate(target: str, *formats: str) -> dict:
+        result = invoke("eval", "--set", questions, "--retriever", target, "--db", db,
+                        "--format", "json")  # fmt: skip
+        assert result.exit_code == 0, result.output
+        return json.loads(result.stdout)["runs"][0]
+
+    runs = [gate(t) for t in ("bm25:a", "bm25:b", "bm25:./a", f"bm25:{tmp_path / 'b'}")]
+    assert [r["regression"]["verdict"] for r in runs[:2]] == ["no-baseline", "no-baseline"]
+    # Alternating targets never judge one index against the other; ./a and an absolute
+    # path to b are the same targets as a and b.
+    assert runs[2]["regression"]["baseline_run_id"] == runs[0]["run_id"]
+    assert runs[3]["regression"]["baseline_run_id"] == runs[1]["run_id"]
+    assert all(r["regression"]["variant_change"] is None for r in runs)
+
+    _index(invoke, "a", 150, 30)  # the chunking retune: rebuilt at the same target
+    rebuilt = gate("bm25:a")
+    change = "chunking words=60,overlap=10 -> words=150,overlap=30"
+    assert rebuilt["regression"]["baseline_run_id"] == runs[2]["run_id"]
+    assert rebuilt["regression"]["variant_change"] == change
+    run_id = rebuilt["run_id"]
+    text = invoke("runs", "show", run_id, "--db", db).stdout
+    assert f"before/after: {change}" in " ".join(text.split())
+    markdown = invoke("runs", "show", run_id, "--db", db, "--format", "markdown").stdout
+    assert f"before/after: {change}" in markdown
+    junit = invoke("runs", "show", run_id, "--db", db, "--format", "junit").stdout
+    assert f'name="variant_change" value="{change}"' in junit.replace("&gt;", ">")
+    assert f"before/after: {change}" in junit.replace("&gt;", ">")
+    html_path = tmp_path / "run.html"
+    invoke("runs", "show", run_id, "--db", db, "--format", "html", "--output", html_path)
+    html = html_path.read_text(encoding="utf-8")
+    assert f"before/after: {change}" in html.replace("&gt;", ">")
+    # The history of one target holds both variants and marks the change.
+    history = invoke("runs", "history", "--set", "larkspur-example", "--retriever", "bm25:a",
+                     "--db", db).stdout  # fmt: skip
+    assert "variant changed" in history and runs[1]["run_id"] not in history
