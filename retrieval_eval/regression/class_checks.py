@@ -21,11 +21,11 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass, replace
 
-from retrieval_eval.mcnemar import SIGNIFICANCE_LEVEL, mcnemar_exact
 from retrieval_eval.metric_keys import TOP1_HIT_RATE, TOP3_HIT_RATE
 from retrieval_eval.records import QuestionOutcome
-from retrieval_eval.regression.stats import paired_counts
-from retrieval_eval.regression.types import MetricDelta
+from retrieval_eval.regression.verdict_records import MetricDelta
+from retrieval_eval.stats.many_runs import holm
+from retrieval_eval.stats.mcnemar import SIGNIFICANCE_LEVEL, mcnemar_exact, paired_counts
 
 _K = {TOP1_HIT_RATE: 1, TOP3_HIT_RATE: 3}
 _NAMES = {TOP1_HIT_RATE: "top-1", TOP3_HIT_RATE: "top-3"}
@@ -37,18 +37,6 @@ class GroupTest:
     wins: int
     losses: int
     p_value: float
-
-
-def holm_adjusted(p_values: Sequence[float]) -> list[float]:
-    """Holm-Bonferroni adjusted p-values, in the input order (monotone, capped at 1)."""
-    m = len(p_values)
-    order = sorted(range(m), key=lambda i: p_values[i])
-    adjusted = [1.0] * m
-    running = 0.0
-    for rank, i in enumerate(order):
-        running = max(running, min(1.0, (m - rank) * p_values[i]))
-        adjusted[i] = running
-    return adjusted
 
 
 def group_test(delta: MetricDelta, pairs: Pairs) -> GroupTest | None:
@@ -78,7 +66,7 @@ def apply(deltas: Sequence[MetricDelta], pairs: Pairs) -> tuple[list[MetricDelta
     p-value recorded), and a warning for each drop beyond the threshold left unfailed."""
     tests = {i: group_test(d, pairs) for i, d in enumerate(deltas) if d.threshold is not None}
     tested = {i: t for i, t in tests.items() if t is not None}
-    adjusted = dict(zip(tested, holm_adjusted([t.p_value for t in tested.values()]), strict=True))
+    adjusted = dict(zip(tested, holm([t.p_value for t in tested.values()]), strict=True))
     out, warnings = list(deltas), []
     for i, p in adjusted.items():
         d = deltas[i]

@@ -16,7 +16,7 @@ from retrieval_eval.metric_keys import TOP1_HIT_RATE, TOP3_HIT_RATE
 from retrieval_eval.records import RunResult
 from retrieval_eval.regression.drop import drop_exceeds
 from retrieval_eval.regression.fingerprint import benchmark_differences
-from retrieval_eval.regression.types import MetricDelta, Thresholds
+from retrieval_eval.regression.verdict_records import MetricDelta, Thresholds
 
 DRIFT_GROUP = "drift"
 _NAMES = {TOP1_HIT_RATE: "top-1", TOP3_HIT_RATE: "top-3"}

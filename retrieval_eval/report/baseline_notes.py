@@ -4,8 +4,8 @@ person's acceptance of the run as a baseline."""
 
 from __future__ import annotations
 
-from retrieval_eval.regression.types import Verdict
-from retrieval_eval.store.types import Acceptance
+from retrieval_eval.regression.verdict_records import Verdict
+from retrieval_eval.store.summaries import Acceptance
 
 
 def variant_line(verdict: Verdict | None) -> str | None:

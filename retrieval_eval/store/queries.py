@@ -16,7 +16,7 @@ from retrieval_eval.store.serialize import (
     run_lineage,
     variant_from_row,
 )
-from retrieval_eval.store.types import ACCEPTING_VERDICTS, RunSummary
+from retrieval_eval.store.summaries import ACCEPTING_VERDICTS, RunSummary
 
 BATCH = 500  # ids per IN (...) clause
 _NEWEST_FIRST = (RunRow.started_ts.desc(), RunRow.pk.desc())
@@ -58,7 +58,7 @@ def list_query(
 
 
 def accepted_clause() -> ColumnElement[bool]:
-    """Runs that may be a baseline without a pin (``store.types.is_accepted``)."""
+    """Runs that may be a baseline without a pin (``store.summaries.is_accepted``)."""
     judged_ok = RunRow.verdict_kind.in_([k for k in ACCEPTING_VERDICTS if k])
     unjudged = (RunRow.verdict_kind == "") | RunRow.verdict_kind.is_(None)
     return (RunRow.state == RunState.COMPLETE.value) & (

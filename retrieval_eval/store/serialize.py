@@ -27,7 +27,7 @@ from retrieval_eval.records import (
     RunResult,
     RunState,
 )
-from retrieval_eval.store.types import Acceptance
+from retrieval_eval.store.summaries import Acceptance
 from retrieval_eval.store.verdicts import VerdictLike, verdict_document
 
 _dumps = json.JSONEncoder(ensure_ascii=False, separators=(",", ":")).encode

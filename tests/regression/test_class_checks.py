@@ -5,8 +5,9 @@ from __future__ import annotations
 
 import random
 
-from retrieval_eval.mcnemar import mcnemar_exact
-from retrieval_eval.regression.class_checks import fewest_one_way_losses, holm_adjusted
+from retrieval_eval.regression.class_checks import fewest_one_way_losses
+from retrieval_eval.stats.many_runs import holm as holm_adjusted
+from retrieval_eval.stats.mcnemar import mcnemar_exact
 
 
 def holm_rejects(p_values: list[float], alpha: float) -> set[int]:
