@@ -104,12 +104,12 @@ def incomplete_verdict(run: RunResult, thresholds: Thresholds) -> Verdict | None
     """INCOMPLETE when ``run``'s errored questions exceed the error budget, or when no
     question was scored at all (whatever the budget), else None."""
     errors, total = run.error_count, len(run.questions)
-    if run.metrics.count == 0:
+    if not thresholds.max_errors.exceeded_by(errors, total):
+        if run.metrics.count:
+            return None
         reason = (f"no question was scored ({errors} of {total} failed to retrieve): "
                   "a run that measured nothing cannot pass")  # fmt: skip
         return Verdict(VerdictKind.INCOMPLETE, reasons=(reason,))
-    if not thresholds.max_errors.exceeded_by(errors, total):
-        return None
     kinds = Counter(q.error.kind for q in run.questions if q.error is not None)
     detail = ", ".join(f"{n} {kind}" for kind, n in kinds.most_common())
     reason = (f"{errors} of {total} questions failed to retrieve ({detail}), more than "

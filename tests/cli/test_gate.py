@@ -69,7 +69,7 @@ def test_a_regressing_retriever_gated_twice_fails_twice_until_accepted(
             "runs", "history", "--set", "faq", "--retriever", "s", "--db", db, "--format", "json"
         ).stdout
     )
-    accepted_entries = [e for e in history_json["entries"] if e["accepted"]]
+    accepted_entries = [e for e in history_json["entries"] if e.get("accepted")]
     assert [e["run_id"] for e in accepted_entries] == [verdicts[-1]["run_id"]]
 
 

@@ -32,7 +32,6 @@ RUN_KEYS = {
     "latency_probe_ms",
     "questions",
     "regression",
-    "accepted",
 }
 QUESTION_KEYS = {
     "id",

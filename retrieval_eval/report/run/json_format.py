@@ -53,8 +53,8 @@ key                       value
                           questions re-asked one at a time after the run, or ``null``
 ``questions``             list of questions (below), in set order
 ``regression``            the verdict (below), or ``null`` when none was computed
-``accepted``              ``{"by", "at", "reason"}`` when a person accepted the run as
-                          a baseline (``reval runs accept``), else ``null``
+``accepted``              ``{"by", "at", "reason"}``, present only when a person
+                          accepted the run as a baseline (``reval runs accept``)
 ========================  =====================================================
 
 A *group* is ``{"count": answered questions, "errors": n, <metric>: value, ...,
@@ -194,7 +194,8 @@ def run_to_dict(
     with its verdict and its acceptance as a baseline."""
     out = records.run_to_dict(run, questions=questions)
     out["regression"] = verdict_to_dict(verdict) if verdict is not None else None
-    out["accepted"] = acceptance_dict(acceptance)
+    if acceptance is not None:  # only then: a run's own ``to_dict()`` is the same object
+        out["accepted"] = acceptance_dict(acceptance)
     return out
 
 
