@@ -3,7 +3,10 @@ thresholds, overall or in any form or hard class, and which questions flipped?
 
 A regression is a drop *strictly greater* than the threshold. Drops are compared exactly
 in question counts (a drop of 0.5 -> 0.4 against a threshold of 0.1 is not a regression),
-not in floating point.
+not in floating point. Over the whole set that is the rule; a form or hard class also
+needs significant paired flips (``regression.class_checks``), and slow drift over a chain
+of accepted runs is measured too (``regression.drift``). A verdict that compared nothing
+(no question scored, or none scored in both runs) is INCOMPLETE, never a pass.
 """
 
 from __future__ import annotations
