@@ -323,3 +323,20 @@ def test_the_fixture_and_the_cli_share_a_plugin_lineage(suite, pytester: pytest.
         fixture_run = [r for r in store.list_runs() if r.labels.get("source") == "pytest"]
     cli_run = json.loads(done.stdout)["runs"][0]
     assert cli_run["regression"]["baseline_run_id"] == fixture_run[0].run_id
+
+
+def test_slow_drift_fails_the_fixture_with_max_drift(suite, pytester: pytest.Pytester) -> None:
+    """Each step loses one top-1 hit (0.25, allowed by max_top1_drop 0.3); the second step
+    has drifted 0.5 from the best accepted run, more than max_drift 0.4."""
+    (pytester.path / "reval.toml").write_text("[pytest]\nmax_top1_drop = 0.3\nmax_drift = 0.4\n")
+    step1 = {**GOOD, "q1": ["d9", "d1"]}
+    step2 = {**step1, "q2": ["d9", "d2"]}
+    for answers, outcome in ((GOOD, "passed"), (step1, "passed"), (step2, "failed")):
+        result = suite(f"""
+            def test_quality(reval):
+                reval.assert_no_regression(reval.evaluate("faq.yaml", Table({answers!r})))
+        """)
+        result.assert_outcomes(**{outcome: 1})
+    result.stdout.fnmatch_lines(
+        ["*drift measured from run *", "*top-1 hit rate drifted 0.500 since run *"]
+    )
