@@ -115,7 +115,8 @@ def response_breach(ranking: Ranking | Sequence[RetrievedItem], limit: int) -> s
     chunks = [c for c in ranking.chunk_ids if c]
     if (  # the common case, judged in C: every id non-blank and short, chunk ids short
         all(ids)
-        and max(map(len, ids), default=0) <= id_room
+        # all the ids together fit in one id's room (one join), else the longest must
+        and (len("".join(ids)) <= id_room or max(map(len, ids), default=0) <= id_room)
         and not any(map(str.isspace, ids))
         and max(map(len, chunks), default=0) <= chunk_room
     ):
