@@ -40,7 +40,7 @@ from typing import Any
 
 from retrieval_eval.questions.model import GoldenQuestion
 from retrieval_eval.records import Form
-from retrieval_eval.retrievers.types import Ranking
+from retrieval_eval.retrievers.protocol import Ranking
 from retrieval_eval.scoring.metrics import summarize_with_breakdowns
 from retrieval_eval.scoring.protocol import normalize_ks, score_question
 

@@ -31,7 +31,7 @@ from retrieval_eval.retrievers.documents import (  # distinct_documents, documen
 )
 from retrieval_eval.retrievers.documents import distinct_members
 from retrieval_eval.retrievers.documents import document_id as document_id
-from retrieval_eval.retrievers.types import Ranking, RetrievedItem
+from retrieval_eval.retrievers.protocol import Ranking, RetrievedItem
 
 #: The cutoffs that are always scored, whatever the user asks for (the methodology's).
 REQUIRED_KS = (1, 3)
