@@ -31,6 +31,12 @@ if TYPE_CHECKING:
     from retrieval_eval.regression.record import Recorded, judge_and_save
     from retrieval_eval.regression.types import ErrorBudget, RunReport, Thresholds, Verdict
     from retrieval_eval.report.render import ReportFormat, render
+    from retrieval_eval.retrievers.embedding import (
+        Embedder,
+        EmbedderIdentity,
+        EmbeddingError,
+        load_embedder,
+    )
     from retrieval_eval.retrievers.server.sdk import ServerTls, serve
     from retrieval_eval.retrievers.types import Ranking, RetrievedItem, Retriever
 
@@ -58,6 +64,10 @@ _LAZY = {
     "Form": "retrieval_eval.records",
     "GoldenQuestion": "retrieval_eval.questions.model",
     "GoldenQuestionSet": "retrieval_eval.questions.model",
+    "Embedder": "retrieval_eval.retrievers.embedding",
+    "EmbedderIdentity": "retrieval_eval.retrievers.embedding",
+    "EmbeddingError": "retrieval_eval.retrievers.embedding",
+    "load_embedder": "retrieval_eval.retrievers.embedding",
     "ServerTls": "retrieval_eval.retrievers.server.sdk",
     "serve": "retrieval_eval.retrievers.server.sdk",
     "Retriever": "retrieval_eval.retrievers.types",
@@ -67,6 +77,9 @@ _LAZY = {
 }
 
 __all__ = [
+    "Embedder",
+    "EmbedderIdentity",
+    "EmbeddingError",
     "ErrorBudget",
     "EvalOptions",
     "EvaluationInterrupted",
@@ -91,6 +104,7 @@ __all__ = [
     "aevaluate",
     "evaluate",
     "judge_and_save",
+    "load_embedder",
     "load_question_set",
     "load_question_sets",
     "metric_key",
