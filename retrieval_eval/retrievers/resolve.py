@@ -6,7 +6,8 @@ Resolution order for a spec:
 2. a raw gRPC target: ``dns:///host:port``, ``ipv4:a:p,b:p``, ``ipv6:...``, ``unix:path``,
    ``unix-abstract:name``, ``vsock:cid:port`` (plaintext);
 3. a name from ``[retrievers.NAME]`` in ``./reval.toml`` (or ``config_path``); an entry
-   with ``fuse = [...]`` is a fusion whose members are resolved the same way;
+   with ``fuse = [...]`` is a fusion whose members are resolved the same way, one with
+   ``rerank = "NAME"`` a rerank stage over a candidate resolved the same way;
 4. an in-process plugin from the entry-point namespace ``retrieval_eval.retrievers``:
    ``NAME`` or ``NAME:ARGUMENT`` (e.g. ``bm25:/path/to/index``).
 """
@@ -29,6 +30,8 @@ from retrieval_eval.errors import (
 )
 from retrieval_eval.retrievers.config import RetrieverConfig, load_config
 from retrieval_eval.retrievers.fusion.config import FusionConfig
+from retrieval_eval.retrievers.rerank.config import RerankConfig
+from retrieval_eval.retrievers.rerank.open import RerankSpec, open_rerank
 from retrieval_eval.retrievers.types import AsyncRetriever, RetrieverFactory
 
 if TYPE_CHECKING:
@@ -41,6 +44,7 @@ RAW_TARGET_PREFIXES = ("dns:", "ipv4:", "ipv6:", "unix:", "unix-abstract:", "vso
 KIND_CONFIG = "config"
 KIND_PLUGIN = "plugin"
 KIND_FUSION = "fusion"
+KIND_RERANK = "rerank"
 #: Closing tasks of members of a fusion that failed to open (kept until done).
 _closing: set[object] = set()
 
@@ -98,8 +102,8 @@ class RetrieverInfo:
     """One resolvable name, for ``reval retrievers list``."""
 
     name: str
-    #: ``config`` (a reval.toml address), ``fusion`` (a reval.toml fusion) or ``plugin``
-    #: (an installed entry point).
+    #: ``config`` (a reval.toml address), ``fusion`` (a reval.toml fusion), ``rerank`` (a
+    #: reval.toml rerank stage) or ``plugin`` (an installed entry point).
     kind: str
     #: Where it comes from: the reval.toml path, or the distribution providing the plugin.
     source: str
@@ -152,7 +156,7 @@ def resolve(
     timeout_s: float | None = None,
     token: str | None = None,
     config_path: Path | None = None,
-) -> Endpoint | PluginSpec | FusionSpec:
+) -> Endpoint | PluginSpec | FusionSpec | RerankSpec:
     """What ``spec`` names, without connecting or importing any plugin.
 
     Raises ``UnknownNameError`` (with suggestions) when nothing matches, ``ConfigError`` for
@@ -170,6 +174,9 @@ def resolve(
         if isinstance(entry, FusionConfig):
             timeout_s = timeout_s if timeout_s is not None else entry.timeout_s
             return FusionSpec(spec, entry, timeout_s, token, config_path)
+        if isinstance(entry, RerankConfig):
+            timeout_s = timeout_s if timeout_s is not None else entry.timeout_s
+            return RerankSpec(spec, entry, timeout_s, token, config_path)
         return _from_config(entry, timeout_s=timeout_s, token=token)
     from retrieval_eval.plugins import RETRIEVERS, list_plugins
 
@@ -239,6 +246,8 @@ def open_retriever(
         return open_plugin(resolved)
     if isinstance(resolved, FusionSpec):
         return open_fusion(resolved)
+    if isinstance(resolved, RerankSpec):
+        return open_rerank(resolved)
     from retrieval_eval.retrievers.client.grpc_client import GrpcRetrieverClient
 
     return GrpcRetrieverClient(
@@ -281,6 +290,8 @@ def _open_member(name: str, spec: FusionSpec, chain: tuple[str, ...]) -> AsyncRe
         raise ConfigError(f"{spec.config.where}: key 'fuse': {e}") from e
     if isinstance(resolved, FusionSpec):
         return open_fusion(resolved, chain)
+    if isinstance(resolved, RerankSpec):
+        return open_rerank(resolved, chain)
     if isinstance(resolved, PluginSpec):
         return open_plugin(resolved)
     from retrieval_eval.retrievers.client.grpc_client import GrpcRetrieverClient
@@ -337,12 +348,7 @@ def list_retrievers(config_path: Path | None = None) -> list[RetrieverInfo]:
     from retrieval_eval.plugins import RETRIEVERS, list_plugins
 
     configs = load_config(config_path)
-    infos = [
-        RetrieverInfo(entry.name, KIND_FUSION, str(entry.source), _fusion_detail(entry))
-        if isinstance(entry, FusionConfig)
-        else RetrieverInfo(entry.name, KIND_CONFIG, str(entry.source), entry.address)
-        for entry in configs.values()
-    ]
+    infos = [_config_info(entry) for entry in configs.values()]
     infos += [
         RetrieverInfo(
             p.name, KIND_PLUGIN, f"entry point in {p.distribution}", p.target, p.name in configs
@@ -350,6 +356,14 @@ def list_retrievers(config_path: Path | None = None) -> list[RetrieverInfo]:
         for p in list_plugins(RETRIEVERS)
     ]
     return infos
+
+
+def _config_info(entry: RetrieverConfig | FusionConfig | RerankConfig) -> RetrieverInfo:
+    if isinstance(entry, FusionConfig):
+        return RetrieverInfo(entry.name, KIND_FUSION, str(entry.source), _fusion_detail(entry))
+    if isinstance(entry, RerankConfig):
+        return RetrieverInfo(entry.name, KIND_RERANK, str(entry.source), entry.describe())
+    return RetrieverInfo(entry.name, KIND_CONFIG, str(entry.source), entry.address)
 
 
 def _fusion_detail(entry: FusionConfig) -> str:

@@ -38,6 +38,7 @@ from retrieval_eval.retrievers.contract.rules import (
     judge_order,
 )
 from retrieval_eval.retrievers.convert import SERVICE_NAME
+from retrieval_eval.retrievers.rerank.open import RerankSpec
 from retrieval_eval.retrievers.resolve import (
     Endpoint,
     FusionSpec,
@@ -123,7 +124,7 @@ async def check_contract(
     """
     if isinstance(target, GrpcRetrieverClient):
         return await _run_checks(_Wire(target, timeout_s or DEFAULT_TIMEOUT_S))
-    resolved: Endpoint | PluginSpec | FusionSpec = (
+    resolved: Endpoint | PluginSpec | FusionSpec | RerankSpec = (
         resolve(target, timeout_s=timeout_s, token=token, config_path=config_path)
         if isinstance(target, str)
         else target
@@ -133,6 +134,11 @@ async def check_contract(
         raise InputError(
             f"{resolved.display!r} is a fusion, not a server: the contract applies to its "
             f"members; check each of them ({members})"
+        )
+    if isinstance(resolved, RerankSpec):
+        raise InputError(
+            f"{resolved.display!r} is a rerank stage, not a server: the contract applies to "
+            f"its candidate retriever; check {resolved.config.candidate!r}"
         )
     timeout_s = timeout_s or resolved.timeout_s or DEFAULT_TIMEOUT_S
     if isinstance(resolved, PluginSpec):

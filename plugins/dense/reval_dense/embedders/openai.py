@@ -6,23 +6,22 @@ the key (if any) is read from an environment variable, never stored. Texts go in
 a 429, a 5xx or a refused connection is retried a bounded number of times with exponential
 backoff (``Retry-After`` honoured up to a cap); every call has a timeout. Anything else,
 and a malformed or mis-sized answer, is an ``EmbeddingError``: one line naming the
-endpoint and the cause. The stdlib's HTTP client keeps the plugin free of another stack.
+endpoint and the cause. The HTTP calls are reval's ``retrievers.http_json``, shared with
+the HTTP rerank scorer.
 """
 
 from __future__ import annotations
 
-import json
 import math
 import os
 import time
-import urllib.error
-import urllib.request
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 from retrieval_eval.errors import ConfigError
 from retrieval_eval.retrievers.embedding import EmbedderIdentity, EmbeddingError, normalise
+from retrieval_eval.retrievers.http_json import HttpCallError, RetryPolicy, post_json
 
 if TYPE_CHECKING:
     import numpy as np
@@ -30,9 +29,6 @@ if TYPE_CHECKING:
 
 KIND = "openai"
 OPTIONS = ("url", "model", "api_key_env", "dimensions", "batch_size", "timeout", "retries")
-RETRY_STATUSES = frozenset({429, 500, 502, 503, 504})
-#: Longest wait between attempts, whatever ``Retry-After`` asks for.
-MAX_BACKOFF_S = 8.0
 
 
 @dataclass(frozen=True, slots=True)
@@ -80,44 +76,17 @@ class OpenAIEmbedder:
         return normalise(np.asarray(rows, dtype=np.float32))
 
     def _batch(self, texts: list[str]) -> list[list[float]]:
-        body = {"model": self.settings.model, "input": texts, "encoding_format": "float"}
-        answer = self._post(json.dumps(body).encode())
-        return _vectors(answer, len(texts), self.settings)
-
-    def _post(self, payload: bytes) -> Any:
-        settings, where = self.settings, self.settings.endpoint
-        headers = {"Content-Type": "application/json", "Accept": "application/json"}
-        if self._key:
-            headers["Authorization"] = f"Bearer {self._key}"
-        attempt = 0
-        while True:
-            request = urllib.request.Request(where, payload, headers, method="POST")
-            try:
-                with urllib.request.urlopen(request, timeout=settings.timeout_s) as response:
-                    raw = response.read()
-                break
-            except urllib.error.HTTPError as e:
-                retry = e.code in RETRY_STATUSES
-                problem = f"HTTP {e.code}{_detail(e)}"
-                wait = _retry_after(e.headers.get("Retry-After"))
-            except (urllib.error.URLError, TimeoutError, ConnectionError) as e:
-                reason = getattr(e, "reason", e)
-                retry = not isinstance(reason, TimeoutError | str)
-                problem = f"cannot connect: {reason}"
-                if isinstance(reason, TimeoutError) or isinstance(e, TimeoutError):
-                    retry, problem = False, f"no answer within {settings.timeout_s:g} s"
-                wait = None
-            if not retry or attempt >= settings.retries:
-                tries = f" after {attempt + 1} attempts" if attempt else ""
-                hint = _auth_hint(problem, settings.api_key_env)
-                raise EmbeddingError(f"embedding endpoint {where}: {problem}{tries}{hint}")
-            backoff = settings.backoff_s * 2**attempt
-            self._sleep(min(MAX_BACKOFF_S, wait if wait is not None else backoff))
-            attempt += 1
+        settings = self.settings
+        body = {"model": settings.model, "input": texts, "encoding_format": "float"}
+        policy = RetryPolicy(settings.timeout_s, settings.retries, settings.backoff_s)
         try:
-            return json.loads(raw)
-        except (UnicodeDecodeError, json.JSONDecodeError) as e:
-            raise EmbeddingError(f"embedding endpoint {where}: answer is not JSON: {e}") from e
+            answer = post_json(
+                settings.endpoint, body, key=self._key, policy=policy, sleep=self._sleep
+            )
+        except HttpCallError as e:
+            hint = _auth_hint(e.status, settings.api_key_env)
+            raise EmbeddingError(f"embedding endpoint {settings.endpoint}: {e}{hint}") from e
+        return _vectors(answer, len(texts), settings)
 
 
 def _vectors(answer: Any, count: int, settings: EndpointSettings) -> list[list[float]]:
@@ -143,25 +112,8 @@ def _vectors(answer: Any, count: int, settings: EndpointSettings) -> list[list[f
     return rows
 
 
-def _detail(error: urllib.error.HTTPError) -> str:
-    """The first line of the error body, short (servers put the reason there)."""
-    try:
-        text = error.read(300).decode("utf-8", "replace").strip()
-    except Exception:
-        return ""
-    line = text.splitlines()[0] if text else ""
-    return f" ({line[:200]})" if line else ""
-
-
-def _retry_after(value: str | None) -> float | None:
-    try:
-        return max(0.0, float(value)) if value else None
-    except ValueError:
-        return None
-
-
-def _auth_hint(problem: str, key_env: str | None) -> str:
-    if not problem.startswith(("HTTP 401", "HTTP 403")):
+def _auth_hint(status: int | None, key_env: str | None) -> str:
+    if status not in (401, 403):
         return ""
     return (
         f"; check the key in ${key_env}" if key_env else "; the endpoint wants a key: api_key_env"
