@@ -155,3 +155,20 @@ def test_rebuild_replaces_the_index_atomically(tmp_path: Path, corpus: Path) -> 
     build_index(corpus, out, embedder_options={"dimensions": 128})
     assert open_index(out).manifest.embedder.dimensions == 128
     assert sorted(p.name for p in tmp_path.iterdir()) == ["index"]
+
+
+@pytest.mark.parametrize("dimensions", [64, 256])
+def test_embeddings_equal_wordllamas_own_pooling(dimensions: int, corpus: Path) -> None:
+    """The embedder pools without padding; WordLlama's ``embed`` (padded batches) is the
+    independent reference, loaded the same offline way."""
+    import wordllama
+    from wordllama import WordLlama
+
+    texts = [d.body for d in iter_documents(corpus)] + ["", "a", "ünïcode ✓ text"]
+    reference = WordLlama.load(
+        cache_dir=Path(wordllama.__file__).parent, disable_download=True,
+        trunc_dim=dimensions if dimensions < 256 else None,
+    ).embed(texts, norm=False)  # fmt: skip
+    norms = np.linalg.norm(reference, axis=1, keepdims=True)
+    expected = np.divide(reference, norms, out=np.zeros_like(reference), where=norms > 0)
+    assert WordLlamaEmbedder(dimensions).embed(texts) == pytest.approx(expected, abs=1e-5)

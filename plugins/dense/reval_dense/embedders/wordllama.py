@@ -14,6 +14,7 @@ import hashlib
 import threading
 from collections.abc import Mapping, Sequence
 from functools import cache
+from itertools import chain
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -31,6 +32,8 @@ FULL_DIMENSIONS = 256
 MIN_DIMENSIONS = 64
 DEFAULT_DIMENSIONS = 256
 OPTIONS = ("dimensions",)
+#: Texts tokenized and pooled at once (bounds the gathered token matrix).
+POOL_BATCH = 64
 
 
 def _package_dir() -> Path:
@@ -67,6 +70,23 @@ def check_dimensions(dimensions: object) -> int:
     return dimensions
 
 
+@cache
+def _load(dimensions: int) -> Any:
+    """The model truncated to ``dimensions``, loaded once per process (it is read-only)."""
+    from wordllama import WordLlama
+
+    try:
+        return WordLlama.load(
+            config=CONFIG,
+            cache_dir=_package_dir(),
+            disable_download=True,
+            dim=FULL_DIMENSIONS,
+            trunc_dim=dimensions if dimensions < FULL_DIMENSIONS else None,
+        )
+    except (OSError, ValueError) as e:  # FileNotFoundError when a file is missing
+        raise EmbeddingError(f"wordllama: cannot load {CONFIG}: {e}") from e
+
+
 class WordLlamaEmbedder:
     """``Embedder`` over the shipped model, truncated to ``dimensions``."""
 
@@ -77,18 +97,14 @@ class WordLlamaEmbedder:
                 f"wordllama: the shipped weights are missing ({weights_path()}); "
                 "reinstall wordllama==0.4.0.post1"
             )
-        from wordllama import WordLlama
+        self._model = _load(self.dimensions)
+        from tokenizers import Tokenizer
 
-        try:
-            self._model = WordLlama.load(
-                config=CONFIG,
-                cache_dir=_package_dir(),
-                disable_download=True,
-                dim=FULL_DIMENSIONS,
-                trunc_dim=self.dimensions if self.dimensions < FULL_DIMENSIONS else None,
-            )
-        except (OSError, ValueError) as e:  # FileNotFoundError when a file is missing
-            raise EmbeddingError(f"wordllama: cannot load {CONFIG}: {e}") from e
+        # The model's tokenizer without padding: pooling sums each text's own tokens, so
+        # a batch costs its tokens, not its count times its longest text.
+        self._tokenizer = Tokenizer.from_str(self._model.tokenizer.to_str())
+        self._tokenizer.no_padding()
+        self._table = self._model.embedding[:, : self.dimensions]
         self._lock = threading.Lock()
         self._identity = EmbedderIdentity(
             KIND, f"{CONFIG}_{FULL_DIMENSIONS}", weights_checksum(), self.dimensions
@@ -99,10 +115,32 @@ class WordLlamaEmbedder:
         return self._identity
 
     def embed(self, texts: Sequence[str]) -> NDArray[np.float32]:
-        """One row per text; the tokenizer is shared, so calls are serialised."""
+        """One row per text: the mean of its tokens' vectors (WordLlama's pooling; an empty
+        text gives a zero row), normalised. Calls are serialised (one tokenizer)."""
+        import numpy as np
+
+        out = np.zeros((len(texts), self.dimensions), dtype=np.float32)
         with self._lock:
-            matrix = self._model.embed(list(texts), norm=False, return_np=True)
-        return normalise(matrix.reshape(len(texts), self.dimensions))
+            for start in range(0, len(texts), POOL_BATCH):
+                batch = list(texts[start : start + POOL_BATCH])
+                encodings = self._tokenizer.encode_batch(batch, add_special_tokens=False)
+                out[start : start + len(batch)] = self._pool([e.ids for e in encodings])
+        return normalise(out)
+
+    def _pool(self, token_ids: list[list[int]]) -> NDArray[np.float32]:
+        import numpy as np
+
+        lengths = np.fromiter(map(len, token_ids), dtype=np.int64, count=len(token_ids))
+        pooled = np.zeros((len(token_ids), self.dimensions), dtype=np.float32)
+        filled = lengths > 0
+        if not filled.any():
+            return pooled
+        ids = np.fromiter(chain.from_iterable(token_ids), dtype=np.int64, count=int(lengths.sum()))
+        np.clip(ids, 0, len(self._table) - 1, out=ids)
+        starts = np.concatenate(([0], np.cumsum(lengths[filled])[:-1]))
+        sums = np.add.reduceat(self._table[ids], starts, axis=0, dtype=np.float32)
+        pooled[filled] = sums / lengths[filled, None].astype(np.float32)
+        return pooled
 
 
 def create(options: Mapping[str, Any]) -> WordLlamaEmbedder:
