@@ -171,4 +171,7 @@ def test_embeddings_equal_wordllamas_own_pooling(dimensions: int, corpus: Path) 
     ).embed(texts, norm=False)  # fmt: skip
     norms = np.linalg.norm(reference, axis=1, keepdims=True)
     expected = np.divide(reference, norms, out=np.zeros_like(reference), where=norms > 0)
-    assert WordLlamaEmbedder(dimensions).embed(texts) == pytest.approx(expected, abs=1e-5)
+    embedder = WordLlamaEmbedder(dimensions)
+    assert embedder.embed(texts) == pytest.approx(expected, abs=1e-5)
+    for i in (0, len(texts) - 3, len(texts) - 1):  # one text at a time: a question's path
+        assert embedder.embed([texts[i]])[0] == pytest.approx(expected[i], abs=1e-5)

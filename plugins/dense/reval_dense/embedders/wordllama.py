@@ -119,6 +119,13 @@ class WordLlamaEmbedder:
         text gives a zero row), normalised. Calls are serialised (one tokenizer)."""
         import numpy as np
 
+        if len(texts) == 1:  # a question: no batch to assemble
+            with self._lock:
+                ids = self._tokenizer.encode(texts[0], add_special_tokens=False).ids
+            if not ids:
+                return np.zeros((1, self.dimensions), dtype=np.float32)
+            rows = self._table[np.clip(ids, 0, len(self._table) - 1)]
+            return normalise(rows.mean(axis=0, dtype=np.float32)[None, :])
         out = np.zeros((len(texts), self.dimensions), dtype=np.float32)
         with self._lock:
             for start in range(0, len(texts), POOL_BATCH):
