@@ -47,18 +47,18 @@ LIMIT = 12  # reval's default request: top-3 x overfetch 4
 DEFAULT_DATA = Path(__file__).resolve().parents[2] / "shared" / "datasets" / "scifact"
 
 BUILD_PLUGIN = """
-import sys, time, resource
+import sys, time
 from pathlib import Path
 from reval_dense import build_index
 from reval_dense.manifest import HnswSettings
 t = time.perf_counter()
 hnsw = HnswSettings() if sys.argv[3] == "1" else None
 build_index(Path(sys.argv[1]), Path(sys.argv[2]), hnsw=hnsw)
-print(time.perf_counter() - t, resource.getrusage(resource.RUSAGE_SELF).ru_maxrss)
+print(time.perf_counter() - t, PEAK_KIB())
 """
 
 BUILD_RAW = """
-import gzip, json, os, sys, time, resource
+import gzip, json, os, sys, time
 import numpy as np
 import wordllama
 from wordllama import WordLlama
@@ -76,11 +76,11 @@ if sys.argv[3] == "1":
                   expansion_add=128, expansion_search=128)
     graph.add(np.arange(len(vectors), dtype=np.uint64), vectors, threads=1)
     graph.save(os.path.join(sys.argv[2], "hnsw.usearch"))
-print(time.perf_counter() - t, resource.getrusage(resource.RUSAGE_SELF).ru_maxrss)
+print(time.perf_counter() - t, PEAK_KIB())
 """
 
 HOLD = """
-import resource, sys
+import sys
 from pathlib import Path
 from reval_dense.embedders.wordllama import WordLlamaEmbedder
 if sys.argv[1] == "model":
@@ -88,12 +88,22 @@ if sys.argv[1] == "model":
 else:
     from reval_dense import open_index
     open_index(Path(sys.argv[1])).retrieve("warm up", 12)
-print(resource.getrusage(resource.RUSAGE_SELF).ru_maxrss)
+print(PEAK_KIB())
+"""
+
+#: The child's own peak RSS: VmHWM of its address space. (``ru_maxrss`` would report the
+#: parent's peak when that was higher: Linux carries it across fork and exec.)
+PEAK = """
+def PEAK_KIB():
+    for line in open("/proc/self/status"):
+        if line.startswith("VmHWM:"):
+            return int(line.split()[1])
 """
 
 
 def child(script: str, *args: str) -> list[float]:
-    out = subprocess.run([sys.executable, "-c", script, *args], capture_output=True, text=True)
+    code = PEAK + script
+    out = subprocess.run([sys.executable, "-c", code, *args], capture_output=True, text=True)
     if out.returncode:
         raise SystemExit(out.stderr)
     return [float(x) for x in out.stdout.split()]
