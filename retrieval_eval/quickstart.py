@@ -24,10 +24,10 @@ from typing import TYPE_CHECKING, Any, Protocol
 from retrieval_eval.errors import PluginError, UnknownNameError
 from retrieval_eval.example_data import corpus_path, questions_path
 from retrieval_eval.records import RunResult
-from retrieval_eval.regression.types import RunReport, Verdict
+from retrieval_eval.regression.verdict_records import RunReport, Verdict
 
 if TYPE_CHECKING:
-    from retrieval_eval.comparison.types import Comparison
+    from retrieval_eval.comparison.results import Comparison
 
 log = logging.getLogger(__name__)
 
@@ -115,8 +115,8 @@ COMPARISON_NAME = "quickstart-comparison.html"
 def write_html_report(result: QuickstartResult, directory: Path | None = None) -> Path:
     """The run as one self-contained HTML file (``$REVAL_HOME/quickstart-report.html``
     unless ``directory`` is given), replaced by each quickstart."""
-    from retrieval_eval.report.html import render_html
     from retrieval_eval.report.model import RunReport
+    from retrieval_eval.report.run.html_view import render_html
     from retrieval_eval.store.url import reval_home
 
     folder = directory or reval_home()
@@ -137,7 +137,7 @@ def compare_quickstart(result: QuickstartResult) -> Comparison:
 def write_html_comparison(comparison: Comparison, directory: Path | None = None) -> Path:
     """The comparison as one self-contained HTML file (``$REVAL_HOME/quickstart-
     comparison.html`` unless ``directory`` is given), replaced by each quickstart."""
-    from retrieval_eval.report.html import render_comparison_html
+    from retrieval_eval.report.comparison.html_view import render_comparison_html
     from retrieval_eval.store.url import reval_home
 
     folder = directory or reval_home()

@@ -25,8 +25,8 @@ from typing import NamedTuple
 from retrieval_eval.metric_keys import MetricFamily, metric_key
 from retrieval_eval.records import GroupMetrics, NoAnswerStats, QuestionOutcome
 from retrieval_eval.retrievers.contract.limits import MAX_LIMIT
-from retrieval_eval.scoring.intervals import wilson
 from retrieval_eval.scoring.protocol import hits_at, normalize_ks
+from retrieval_eval.stats.intervals import wilson
 
 #: Breakdown label for questions without a hard class.
 UNCLASSIFIED = "unclassified"

@@ -9,10 +9,10 @@ from pathlib import Path
 from retrieval_eval.corpus import iter_documents
 from retrieval_eval.errors import ConfigError, CorpusError, UnknownNameError
 from retrieval_eval.retrievers.http_json import RetryPolicy
+from retrieval_eval.retrievers.protocol import AsyncRetriever
 from retrieval_eval.retrievers.rerank.config import RerankConfig
 from retrieval_eval.retrievers.rerank.retriever import RerankRetriever
 from retrieval_eval.retrievers.rerank.scorers import EmbeddingScorer, HttpScorer, Scorer
-from retrieval_eval.retrievers.types import AsyncRetriever
 
 
 @dataclass(frozen=True, slots=True)

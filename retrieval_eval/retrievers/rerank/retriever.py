@@ -24,8 +24,8 @@ from retrieval_eval.errors import (
 )
 from retrieval_eval.records import RetrieverDescription
 from retrieval_eval.retrievers.documents import distinct_scored
+from retrieval_eval.retrievers.protocol import AsyncRetriever, Ranking
 from retrieval_eval.retrievers.rerank.scorers import Scorer, ScorerAnswerError, ScorerUnavailable
-from retrieval_eval.retrievers.types import AsyncRetriever, Ranking
 
 log = logging.getLogger(__name__)
 
