@@ -13,9 +13,11 @@ Example::
 
 An entry with ``fuse = [...]`` instead of ``address`` is a fused retriever (see
 ``retrievers.fusion.config``); one with ``rerank = "NAME"`` reranks NAME's candidates (see
-``retrievers.rerank.config``). reval reads ``[retrievers]`` here and ``[pytest]`` in its
-pytest plugin (``KNOWN_TABLES``); any other table is a ``ConfigError``, like every problem,
-naming the file and the key: a misspelt or misplaced table is never silently ignored.
+``retrievers.rerank.config``); one with ``kind = "..."`` reaches an HTTP endpoint, a
+process or a database directly (see ``retrievers.kinds``). reval reads ``[retrievers]``
+here and ``[pytest]`` in its pytest plugin (``KNOWN_TABLES``); any other table is a
+``ConfigError``, like every problem, naming the file and the key: a misspelt or misplaced
+table is never silently ignored.
 """
 
 from __future__ import annotations
@@ -30,6 +32,7 @@ from typing import Any
 
 from retrieval_eval.errors import ConfigError
 from retrieval_eval.retrievers.fusion.config import FusionConfig, parse_fusion
+from retrieval_eval.retrievers.kinds.base import KindConfig
 from retrieval_eval.retrievers.rerank.config import RerankConfig, parse_rerank
 
 CONFIG_FILE_NAME = "reval.toml"
@@ -67,8 +70,8 @@ class RetrieverConfig:
         return any(v is not None for v in (self.tls_ca, self.tls_cert, self.tls_key))
 
 
-#: What a ``[retrievers.NAME]`` entry can be.
-Entry = RetrieverConfig | FusionConfig | RerankConfig
+#: What a ``[retrievers.NAME]`` table can be.
+Entry = RetrieverConfig | FusionConfig | KindConfig | RerankConfig
 
 
 def default_config_path() -> Path:
@@ -121,6 +124,10 @@ def _parse_document(document: Mapping[str, Any], path: Path) -> dict[str, Entry]
             entries[name] = parse_fusion(name, table, path, where)
         elif "rerank" in table:
             entries[name] = parse_rerank(name, table, path, where)
+        elif "kind" in table:
+            from retrieval_eval.retrievers.kinds.registry import parse_kind
+
+            entries[name] = parse_kind(name, table, path, where)
         else:
             entries[name] = _parse_entry(name, table, path, where)
     return entries
@@ -134,8 +141,8 @@ def _parse_entry(name: str, table: Mapping[str, Any], path: Path, where: str) ->
             raise ConfigError(f"{where}: unknown key {key!r}{hint}")
     if "address" not in table:
         raise ConfigError(
-            f"{where}: missing required key 'address' "
-            "(or 'fuse' for a fused retriever, 'rerank' for a reranked one)"
+            f"{where}: missing required key 'address' (or 'fuse' for a fused retriever, "
+            "'rerank' for a reranked one, 'kind' for an http, command or postgres retriever)"
         )
     values: dict[str, Any] = {}
     for key in _STRING_KEYS:

@@ -69,7 +69,13 @@ def open_rerank(spec: RerankSpec, chain: tuple[str, ...] = ()) -> RerankRetrieve
 
 def open_candidate(spec: RerankSpec, chain: tuple[str, ...]) -> AsyncRetriever:
     from retrieval_eval.retrievers.client.grpc_client import GrpcRetrieverClient
-    from retrieval_eval.retrievers.resolve import FusionSpec, PluginSpec, open_fusion, open_plugin
+    from retrieval_eval.retrievers.resolve import (
+        FusionSpec,
+        KindSpec,
+        PluginSpec,
+        open_fusion,
+        open_plugin,
+    )
     from retrieval_eval.retrievers.resolve import resolve as resolve_spec
 
     entry = spec.config
@@ -89,6 +95,8 @@ def open_candidate(spec: RerankSpec, chain: tuple[str, ...]) -> AsyncRetriever:
         return open_fusion(resolved, chain)
     if isinstance(resolved, PluginSpec):
         return open_plugin(resolved)
+    if isinstance(resolved, KindSpec):
+        return resolved.open()
     return GrpcRetrieverClient(
         resolved.channel_target, resolved.client_options(), display=resolved.display
     )
