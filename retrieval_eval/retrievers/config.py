@@ -12,7 +12,8 @@ Example::
     tls_server_name = "search.internal"
 
 An entry with ``fuse = [...]`` instead of ``address`` is a fused retriever (see
-``retrievers.fusion.config``); one with ``kind = "..."`` reaches an HTTP endpoint, a
+``retrievers.fusion.config``); one with ``rerank = "NAME"`` reranks NAME's candidates (see
+``retrievers.rerank.config``); one with ``kind = "..."`` reaches an HTTP endpoint, a
 process or a database directly (see ``retrievers.kinds``). reval reads ``[retrievers]``
 here and ``[pytest]`` in its pytest plugin (``KNOWN_TABLES``); any other table is a
 ``ConfigError``, like every problem, naming the file and the key: a misspelt or misplaced
@@ -32,6 +33,7 @@ from typing import Any
 from retrieval_eval.errors import ConfigError
 from retrieval_eval.retrievers.fusion.config import FusionConfig, parse_fusion
 from retrieval_eval.retrievers.kinds.base import KindConfig
+from retrieval_eval.retrievers.rerank.config import RerankConfig, parse_rerank
 
 CONFIG_FILE_NAME = "reval.toml"
 SECTION = "retrievers"
@@ -69,7 +71,7 @@ class RetrieverConfig:
 
 
 #: What a ``[retrievers.NAME]`` table can be.
-Entry = RetrieverConfig | FusionConfig | KindConfig
+Entry = RetrieverConfig | FusionConfig | KindConfig | RerankConfig
 
 
 def default_config_path() -> Path:
@@ -149,6 +151,8 @@ def _parse_document(document: Mapping[str, Any], path: Path) -> dict[str, Entry]
             raise ConfigError(f"{where}: must be a table with at least 'address'")
         if "fuse" in table:
             entries[name] = parse_fusion(name, table, path, where)
+        elif "rerank" in table:
+            entries[name] = parse_rerank(name, table, path, where)
         elif "kind" in table:
             from retrieval_eval.retrievers.kinds.registry import parse_kind
 
@@ -167,7 +171,7 @@ def _parse_entry(name: str, table: Mapping[str, Any], path: Path, where: str) ->
     if "address" not in table:
         raise ConfigError(
             f"{where}: missing required key 'address' (or 'fuse' for a fused retriever, "
-            "'kind' for an http, command or postgres retriever)"
+            "'rerank' for a reranked one, 'kind' for an http, command or postgres retriever)"
         )
     values: dict[str, Any] = {}
     for key in _STRING_KEYS:
