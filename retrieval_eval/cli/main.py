@@ -7,12 +7,12 @@ from typing import Any
 
 import click
 
-from retrieval_eval import __version__
 from retrieval_eval.cli import exit_codes, signals
 from retrieval_eval.cli.lazy import Lazy, LazyGroup
 from retrieval_eval.errors import RevalError
 from retrieval_eval.plugins import COMMANDS as PLUGIN_COMMANDS
 from retrieval_eval.plugins import scan_plugins
+from retrieval_eval.version import __version__
 
 #: Built-in commands, imported only when used, so that ``reval --help`` stays fast and one
 #: broken command cannot break the others.

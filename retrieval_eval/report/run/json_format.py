@@ -84,7 +84,7 @@ from collections import Counter
 from collections.abc import Sequence
 from typing import Any, TextIO
 
-from retrieval_eval import __version__, records
+from retrieval_eval import records
 from retrieval_eval.records import (
     RunResult,
     RunState,
@@ -93,6 +93,7 @@ from retrieval_eval.records import (
 )
 from retrieval_eval.regression.verdict_records import Verdict
 from retrieval_eval.report.model import RunReport
+from retrieval_eval.version import __version__
 
 __all__ = [
     "group_to_dict",
