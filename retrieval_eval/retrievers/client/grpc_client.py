@@ -17,7 +17,7 @@ from typing import TypeVar
 import grpc
 from grpc_health.v1 import health_pb2, health_pb2_grpc
 
-from retrieval_eval.errors import RetrieverContractError, RetrieverUnavailable
+from retrieval_eval.errors import RetrieverContractError
 from retrieval_eval.records import RetrieverDescription
 from retrieval_eval.retrievers import convert
 from retrieval_eval.retrievers.auth import bearer_metadata
@@ -149,16 +149,6 @@ class GrpcRetrieverClient:
                 return "SERVICE_UNKNOWN"
             raise error_from_rpc(self.target, e, " (health check)") from e
         return str(health_pb2.HealthCheckResponse.ServingStatus.Name(response.status))
-
-    async def wait_ready(self, timeout_s: float) -> None:
-        """Wait until the channel connects; ``RetrieverUnavailable`` after ``timeout_s``."""
-        channel = self.channel
-        try:
-            await asyncio.wait_for(channel.channel_ready(), timeout_s)
-        except TimeoutError:
-            state = channel.get_state(try_to_connect=False).name
-            message = f"not ready within {timeout_s:g}s (channel state {state})"
-            raise RetrieverUnavailable(self.target, message, "UNAVAILABLE") from None
 
     async def close(self) -> None:
         channel, self._channel, self._stub = self._channel, None, None
