@@ -11,15 +11,12 @@ from pathlib import Path
 from typing import ClassVar
 
 import grimp
+from support.tools import load_tool
 
 ROOT = Path(__file__).resolve().parent.parent
 LINT_IMPORTS = str(Path(sys.executable).parent / "lint-imports")
 
-sys.path.insert(0, str(ROOT / "tools"))
-try:
-    import layers
-finally:
-    sys.path.pop(0)
+layers = load_tool("layers")
 
 
 def test_the_contracts_in_pyproject_are_derived_from_the_layer_list():

@@ -7,23 +7,13 @@ from __future__ import annotations
 import importlib.util
 import os
 from collections.abc import Iterator
-from types import ModuleType
-from urllib.parse import urlsplit
 
 import pytest
-from support.env import REPO_ROOT, require
+from support.browser import Guard
+from support.env import require
+from support.tools import load_tool
 
-
-def _tool() -> ModuleType:
-    path = REPO_ROOT / "tools" / "screenshots.py"
-    spec = importlib.util.spec_from_file_location("screenshots", path)
-    assert spec is not None and spec.loader is not None
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
-
-
-TOOL = _tool()
+TOOL = load_tool("screenshots")
 
 
 @pytest.fixture(scope="module")
@@ -51,24 +41,6 @@ def demo_db(tmp_path_factory: pytest.TempPathFactory) -> str:
 def viewer_url(demo_db: str) -> Iterator[str]:
     with TOOL.viewer(demo_db) as base:
         yield base
-
-
-class Guard:
-    """What a page did that it must not: console errors and requests leaving the machine."""
-
-    def __init__(self) -> None:
-        self.errors: list[str] = []
-        self.blocked: list[str] = []
-
-    def route(self, route: object) -> None:
-        url = route.request.url  # type: ignore[attr-defined]
-        parts = urlsplit(url)
-        local = parts.hostname in ("127.0.0.1", "localhost")
-        if parts.scheme in ("file", "data", "about") or local:
-            route.continue_()  # type: ignore[attr-defined]
-        else:
-            self.blocked.append(url)
-            route.abort()  # type: ignore[attr-defined]
 
 
 @pytest.fixture

@@ -5,8 +5,7 @@ from __future__ import annotations
 import json
 
 import pytest
-
-from .conftest import GOOD
+from support.cli import GOOD
 
 
 @pytest.mark.parametrize(

@@ -5,10 +5,9 @@ right one."""
 from __future__ import annotations
 
 import click
+from support.cli import run_reval
 
 from retrieval_eval.cli.main import cli
-
-from .conftest import run_reval
 
 
 def commands() -> list[tuple[str, click.Command]]:

@@ -9,7 +9,7 @@ import signal
 import subprocess
 import urllib.request
 
-from .conftest import FAIL, GOOD, REVAL, run_reval
+from support.cli import FAIL, GOOD, REVAL, run_reval
 
 EXTERNAL = re.compile(r"""(?:src|href|action)\s*=\s*["'](?!/|#|data:)""", re.IGNORECASE)
 
