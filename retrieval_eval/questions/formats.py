@@ -375,6 +375,12 @@ def write_question_set(qs: GoldenQuestionSet, path: Path) -> None:
     data = text.encode("utf-8")
     if path.suffix.lower() == ".gz":
         data = gzip.compress(data, mtime=0)
+    write_atomically(path, data)
+
+
+def write_atomically(path: Path, data: bytes) -> None:
+    """Write ``data`` to a temporary file beside ``path``, then rename it over ``path``: a
+    reader sees the old file or the new one, never half of one."""
     path.parent.mkdir(parents=True, exist_ok=True)
     fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", dir=path.parent)
     try:

@@ -85,13 +85,14 @@ from collections.abc import Sequence
 from typing import Any, TextIO
 
 from retrieval_eval import records
+from retrieval_eval.comparison.results import SignificanceTest
 from retrieval_eval.records import (
     RunResult,
     RunState,
     group_to_dict,
     question_to_dict,
 )
-from retrieval_eval.regression.verdict_records import Verdict
+from retrieval_eval.regression.verdict_records import PairedTest, Verdict
 from retrieval_eval.report.model import RunReport
 from retrieval_eval.version import __version__
 
@@ -216,16 +217,17 @@ def verdict_to_dict(v: Verdict) -> dict[str, Any]:
             }
             for f in v.flips
         ],
-        "tests": [
-            {
-                "k": t.k,
-                "wins": t.wins,
-                "losses": t.losses,
-                "ties": t.ties,
-                "p_value": t.p_value,
-                "significant": t.significant,
-            }
-            for t in v.tests
-        ],
+        "tests": [mcnemar_to_dict(t) for t in v.tests],
         "p_values": {str(t.k): t.p_value for t in v.tests},
     }
+
+
+def mcnemar_to_dict(t: PairedTest | SignificanceTest) -> dict[str, Any]:
+    """One exact McNemar test, as every JSON shape writes it (``p_holm`` only where the
+    test was corrected across several runs)."""
+    out: dict[str, Any] = {"k": t.k, "wins": t.wins, "losses": t.losses, "ties": t.ties,
+                           "p_value": t.p_value}  # fmt: skip
+    if isinstance(t, SignificanceTest):
+        out["p_holm"] = t.p_holm
+    out["significant"] = t.significant
+    return out
