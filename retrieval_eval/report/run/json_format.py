@@ -82,10 +82,9 @@ import json
 import uuid
 from collections import Counter
 from collections.abc import Sequence
-from typing import Any, TextIO
+from typing import TYPE_CHECKING, Any, TextIO
 
 from retrieval_eval import records
-from retrieval_eval.comparison.results import SignificanceTest
 from retrieval_eval.records import (
     RunResult,
     RunState,
@@ -95,6 +94,9 @@ from retrieval_eval.records import (
 from retrieval_eval.regression.verdict_records import PairedTest, Verdict
 from retrieval_eval.report.model import RunReport
 from retrieval_eval.version import __version__
+
+if TYPE_CHECKING:  # the comparison's records load with the comparison, not with a run
+    from retrieval_eval.comparison.results import SignificanceTest
 
 __all__ = [
     "group_to_dict",
@@ -227,7 +229,8 @@ def mcnemar_to_dict(t: PairedTest | SignificanceTest) -> dict[str, Any]:
     test was corrected across several runs)."""
     out: dict[str, Any] = {"k": t.k, "wins": t.wins, "losses": t.losses, "ties": t.ties,
                            "p_value": t.p_value}  # fmt: skip
-    if isinstance(t, SignificanceTest):
-        out["p_holm"] = t.p_holm
+    p_holm = getattr(t, "p_holm", None)
+    if p_holm is not None:
+        out["p_holm"] = p_holm
     out["significant"] = t.significant
     return out
