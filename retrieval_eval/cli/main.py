@@ -35,7 +35,7 @@ COMMANDS: dict[str, Lazy] = {
     ),
     "runs": Lazy(
         "retrieval_eval.cli.runs:runs",
-        "The run history: list, show, compare runs and follow their history; pin "
+        "The run history: list, show, compare runs and follow their history; pin or accept "
         "baselines; prune; export.",
     ),
     "quickstart": Lazy(
@@ -54,6 +54,11 @@ COMMANDS: dict[str, Lazy] = {
         "retrieval_eval.cli.diff:diff_command",
         "Ask two retrievers the same questions and show how much their rankings differ "
         "(Jaccard and rank-biased overlap), with the questions that moved most.",
+    ),
+    "serve": Lazy(
+        "retrieval_eval.cli.serve:serve_command",
+        "Serve the retriever NAME (a reval.toml name, a plugin such as bm25:DIR, or an "
+        "address) over gRPC with health checking and reflection, until Ctrl-C or SIGTERM.",
     ),
 }
 

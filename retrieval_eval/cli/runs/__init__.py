@@ -19,6 +19,12 @@ from retrieval_eval.report.plural import plural
     "runs",
     cls=LazyGroup,
     lazy={
+        "accept": Lazy(
+            "retrieval_eval.cli.runs.accept:accept",
+            "Accept RUN (complete; e.g. one judged regression) as the baseline of its set and "
+            "retriever: the next run of the same retriever is judged against it, unless a run "
+            "is pinned.",
+        ),
         "compare": Lazy(
             "retrieval_eval.cli.runs.compare:compare",
             "Compare runs side by side; the first RUN is the reference.",
@@ -31,7 +37,7 @@ from retrieval_eval.report.plural import plural
     },
 )
 def runs() -> None:
-    """The run history: list, show, compare runs and follow their history; pin
+    """The run history: list, show, compare runs and follow their history; pin or accept
     baselines; prune; export."""
 
 
@@ -116,14 +122,15 @@ def show(
         if baseline_id is not None:
             thresholds = Thresholds(max_top1_drop, max_top3_drop, max_p95_ms)
             verdict = judge(stored.run, store.find_baseline(stored.run, baseline_id), thresholds)
-    emit_report([RunReport(stored.run, verdict)], fmt, output)
+    emit_report([RunReport(stored.run, verdict, stored.acceptance)], fmt, output)
 
 
 @runs.command("pin")
 @click.argument("run_id", metavar="RUN")
 @db_option
 def pin(run_id: str, db_url: str | None) -> None:
-    """Make RUN the baseline of its set × retriever (it must be complete)."""
+    """Make RUN the baseline of its set × retriever (it must be complete); a pin
+    overrides the newest accepted run until unpinned."""
     with open_run_store(db_url) as store:
         full = store.pin(run_id)
     click.echo(f"pinned {full} as the baseline of its set and retriever")
@@ -133,7 +140,7 @@ def pin(run_id: str, db_url: str | None) -> None:
 @click.argument("run_id", metavar="RUN")
 @db_option
 def unpin(run_id: str, db_url: str | None) -> None:
-    """Stop using RUN as a pinned baseline (the latest complete run is used again)."""
+    """Stop using RUN as a pinned baseline (the newest accepted run is used again)."""
     with open_run_store(db_url) as store:
         full = store.unpin(run_id)
     click.echo(f"unpinned {full}")
@@ -150,12 +157,15 @@ def unpin(run_id: str, db_url: str | None) -> None:
 @click.option("--dry-run", is_flag=True, help="List the runs that would be deleted; delete none.")
 @db_option
 def prune(keep: int, dry_run: bool, db_url: str | None) -> None:
-    """Delete old runs, keeping the newest N per set × retriever and every pinned baseline."""
-    kept = f"the newest {keep} per set × retriever and pins"
+    """Delete old runs, keeping the newest N per set × retriever, and each one's pinned
+    baseline and newest accepted run (its baseline), whatever N."""
+    kept = f"the newest {keep} per set × retriever, pins and baselines"
     with open_run_store(db_url) as store:
         if dry_run:
-            doomed = store.prune_preview(keep)
+            doomed, spared = store.prune_plan(keep)
             click.echo("".join(f"{run_id}\n" for run_id in doomed), nl=False)
+            for run_id, why in spared:
+                click.echo(f"keeping {run_id}: {why}", err=True)
             click.echo(f"would prune {plural(len(doomed), 'run')} (keeping {kept})", err=True)
             return
         removed = store.prune(keep)
