@@ -2,80 +2,105 @@
 
 from __future__ import annotations
 
-import difflib
-import importlib
 import sys
 from typing import Any
 
 import click
 
-from retrieval_eval import __version__
 from retrieval_eval.cli import exit_codes, signals
+from retrieval_eval.cli.lazy import Lazy, LazyGroup
 from retrieval_eval.errors import RevalError
+from retrieval_eval.plugins import COMMANDS as PLUGIN_COMMANDS
+from retrieval_eval.plugins import scan_plugins
+from retrieval_eval.version import __version__
 
-#: Built-in commands: name -> "module:attribute". Imported only when used, so that
-#: ``reval --help`` stays fast and one broken command cannot break the others.
-COMMANDS: dict[str, str] = {
-    "eval": "retrieval_eval.cli.eval:eval_command",
-    "sets": "retrieval_eval.cli.sets:sets",
-    "retrievers": "retrieval_eval.cli.retrievers:retrievers",
-    "check-retriever": "retrieval_eval.cli.retrievers:check_retriever",
-    "runs": "retrieval_eval.cli.runs:runs",
-    "quickstart": "retrieval_eval.cli.quickstart:quickstart",
-    "ui": "retrieval_eval.cli.ui:ui",
-    "fusion": "retrieval_eval.cli.fusion:fusion",
-    "diff": "retrieval_eval.cli.diff:diff_command",
-    "serve": "retrieval_eval.cli.serve:serve_command",
+#: Built-in commands, imported only when used, so that ``reval --help`` stays fast and one
+#: broken command cannot break the others.
+COMMANDS: dict[str, Lazy] = {
+    "eval": Lazy(
+        "retrieval_eval.cli.eval:eval_command",
+        "Evaluate every SET against every RETRIEVER and report hit rates and regressions.",
+    ),
+    "sets": Lazy(
+        "retrieval_eval.cli.sets:sets",
+        "Golden question sets: files (YAML, JSON, JSONL) and provider plugins.",
+    ),
+    "retrievers": Lazy(
+        "retrieval_eval.cli.retrievers:retrievers",
+        "Retrievers reval can resolve: reval.toml names and installed plugins.",
+    ),
+    "check-retriever": Lazy(
+        "retrieval_eval.cli.retrievers:check_retriever",
+        "Check a live retriever against the reval gRPC contract.",
+    ),
+    "runs": Lazy(
+        "retrieval_eval.cli.runs:runs",
+        "The run history: list, show, compare runs and follow their history; pin or accept "
+        "baselines; prune; export.",
+    ),
+    "quickstart": Lazy(
+        "retrieval_eval.cli.quickstart:quickstart",
+        "Measure BM25 on the shipped example data: index, serve over gRPC, evaluate, save.",
+    ),
+    "ui": Lazy(
+        "retrieval_eval.cli.ui:ui",
+        "Browse the run store in a web browser: runs, a run, history, comparisons.",
+    ),
+    "fusion": Lazy(
+        "retrieval_eval.cli.fusion:fusion",
+        "Fused (hybrid) retrievers of reval.toml: tune their settings honestly.",
+    ),
+    "diff": Lazy(
+        "retrieval_eval.cli.diff:diff_command",
+        "Ask two retrievers the same questions and show how much their rankings differ "
+        "(Jaccard and rank-biased overlap), with the questions that moved most.",
+    ),
+    "serve": Lazy(
+        "retrieval_eval.cli.serve:serve_command",
+        "Serve the retriever NAME (a reval.toml name, a plugin such as bm25:DIR, or an "
+        "address) over gRPC with health checking and reflection, until Ctrl-C or SIGTERM.",
+    ),
 }
 
 
-def _plugin_commands() -> dict[str, str]:
-    from retrieval_eval.plugins import COMMANDS as NAMESPACE
-    from retrieval_eval.plugins import list_plugins
+class RevalGroup(LazyGroup):
+    """The built-in commands, then the commands plugins contribute through entry points
+    (listed from their metadata; a plugin's code is imported only when its command runs)."""
 
-    return {p.name: p.target for p in list_plugins(NAMESPACE)}
+    def lazy_commands(self, ctx: click.Context) -> dict[str, Lazy]:
+        return {**plugin_commands(ctx), **self.lazy}
 
-
-class LazyGroup(click.Group):
-    def _targets(self) -> dict[str, str]:
-        return {**_plugin_commands(), **COMMANDS}
-
-    def list_commands(self, ctx: click.Context) -> list[str]:
-        return sorted(self._targets())
-
-    def get_command(self, ctx: click.Context, cmd_name: str) -> click.Command | None:
-        target = self._targets().get(cmd_name)
-        if target is None:
-            return None
-        module_name, _, attr = target.partition(":")
-        builtin = cmd_name in COMMANDS
+    def load(self, name: str, entry: Lazy) -> click.Command | None:
+        builtin = name in self.lazy
+        module_name = entry.target.partition(":")[0]
         try:
-            command = getattr(importlib.import_module(module_name), attr)
-        except (ImportError, AttributeError) as e:
+            return super().load(name, entry)
+        except (ImportError, AttributeError, TypeError) as e:
             missing = isinstance(e, ModuleNotFoundError) and e.name == module_name
             if builtin and missing:
                 return None  # not part of this build
             if builtin:
                 raise
-            message = f"plugin command {cmd_name!r} ({target}) failed to load: {e}"
+            message = f"plugin command {name!r} ({entry.target}) failed to load: {e}"
             raise click.ClickException(message) from e
-        return command  # type: ignore[no-any-return]
-
-    def resolve_command(
-        self, ctx: click.Context, args: list[str]
-    ) -> tuple[str | None, click.Command | None, list[str]]:
-        """As click's, but a mistyped command suggests the commands it is close to
-        (click only suggests among commands registered up front)."""
-        name = args[0] if args else ""
-        if name and not name.startswith("-") and self.get_command(ctx, name) is None:
-            close = difflib.get_close_matches(name, self.list_commands(ctx), n=3)
-            if close:
-                shown = " or ".join(repr(c) for c in close)
-                ctx.fail(f"No such command {name!r}. Did you mean {shown}?")
-        return super().resolve_command(ctx, args)
 
 
-@click.group(cls=LazyGroup, context_settings={"help_option_names": ["-h", "--help"]})
+def plugin_commands(ctx: click.Context) -> dict[str, Lazy]:
+    """Commands from the ``retrieval_eval.commands`` entry points, by name, with their
+    distribution's summary as help; nothing is imported (read once per invocation)."""
+    meta = ctx.find_root().meta
+    if PLUGIN_COMMANDS not in meta:
+        found = scan_plugins(PLUGIN_COMMANDS)
+        meta[PLUGIN_COMMANDS] = {
+            p.name: Lazy(p.target, f"{p.summary} [plugin {p.distribution}]") for p in found
+        }
+    commands: dict[str, Lazy] = meta[PLUGIN_COMMANDS]
+    return commands
+
+
+@click.group(
+    cls=RevalGroup, lazy=COMMANDS, context_settings={"help_option_names": ["-h", "--help"]}
+)
 @click.version_option(__version__, prog_name="reval")
 def cli() -> None:
     """reval: measure whether the right documents still come back.

@@ -143,7 +143,7 @@ def timeout_option(function: F) -> F:
 def rbo_p_option(function: F) -> F:
     """``--rbo-p P``: the persistence of rank-biased overlap, for every command that
     measures how far rankings moved."""
-    from retrieval_eval.comparison import DEFAULT_RBO_P
+    from retrieval_eval.comparison.overlap import DEFAULT_RBO_P
 
     return click.option(
         "--rbo-p",

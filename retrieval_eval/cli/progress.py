@@ -6,17 +6,10 @@ from __future__ import annotations
 import os
 import sys
 from types import TracebackType
+from typing import TYPE_CHECKING
 
-from rich.console import Console
-from rich.progress import (
-    BarColumn,
-    MofNCompleteColumn,
-    Progress,
-    TaskID,
-    TextColumn,
-    TimeElapsedColumn,
-    TimeRemainingColumn,
-)
+if TYPE_CHECKING:  # rich loads with the first bar, not with every command that could show one
+    from rich.progress import Progress, TaskID
 
 
 def wants_progress(fmt: str) -> bool:
@@ -48,6 +41,16 @@ class RichProgress:
         from retrieval_eval.report.safe_text import markup_safe
 
         if self._progress is None:
+            from rich.console import Console
+            from rich.progress import (
+                BarColumn,
+                MofNCompleteColumn,
+                Progress,
+                TextColumn,
+                TimeElapsedColumn,
+                TimeRemainingColumn,
+            )
+
             self._progress = Progress(
                 TextColumn("{task.description}"),
                 BarColumn(),

@@ -14,6 +14,7 @@ from __future__ import annotations
 import itertools
 from collections.abc import Sequence
 from dataclasses import replace
+from typing import TYPE_CHECKING
 
 from retrieval_eval.comparison.results import FlakyQuestion, History, HistoryEntry
 from retrieval_eval.metric_keys import TOP1_HIT_RATE, TOP3_HIT_RATE
@@ -21,7 +22,9 @@ from retrieval_eval.records import RunResult
 from retrieval_eval.regression.fingerprint import variant_fingerprint
 from retrieval_eval.regression.stored import stored_verdict
 from retrieval_eval.retrievers.lineage import lineage_of
-from retrieval_eval.store.summaries import StoredRun
+
+if TYPE_CHECKING:  # importing store/ would load SQLAlchemy
+    from retrieval_eval.store.summaries import StoredRun
 
 HISTORY_KS = (1, 3)
 

@@ -11,10 +11,13 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from datetime import datetime
 from enum import StrEnum
+from typing import TYPE_CHECKING
 
 from retrieval_eval.records import GroupMetrics, LatencySummary, RateEstimate
 from retrieval_eval.regression.verdict_records import Verdict
-from retrieval_eval.store.summaries import Acceptance
+
+if TYPE_CHECKING:  # importing store/ would load SQLAlchemy
+    from retrieval_eval.store.summaries import Acceptance
 
 
 class QuestionsShown(StrEnum):

@@ -219,10 +219,6 @@ def parse_json(text: str, source: str, default_name: str) -> RawSet:
     return RawSet(source, default_name, header, questions, locator, duplicate_keys=dups)
 
 
-def parse_jsonl(text: str, source: str, default_name: str) -> RawSet:
-    return _JsonlReader(source, default_name).read(enumerate(text.split("\n"), 1))
-
-
 def read_jsonl_file(path: Path, source: str, default_name: str) -> RawSet:
     """Read a JSONL set line by line (gzip by suffix): each plainly valid question is built
     as it is read, so the file's text and its raw mappings are never all held at once.

@@ -19,12 +19,15 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass, replace
+from typing import TYPE_CHECKING
 
 from retrieval_eval.errors import StoreError
 from retrieval_eval.records import RunResult, RunState
 from retrieval_eval.regression.verdict import incomplete_verdict, judge
 from retrieval_eval.regression.verdict_records import RunReport, Thresholds, Verdict, VerdictKind
-from retrieval_eval.store import RunStore
+
+if TYPE_CHECKING:  # the store (SQLAlchemy) is imported when a run is saved, not before
+    from retrieval_eval.store import RunStore
 
 
 @dataclass(frozen=True, slots=True)
@@ -83,10 +86,12 @@ def judge_and_save(
         runs = (runs,)
     reports: list[RunReport] = []
     try:
-        if isinstance(store, RunStore):
+        if store is not None and not isinstance(store, str):
             for run in runs:
                 reports.append(_judge_and_save_one(store, run, thresholds, baseline_id, save))
         else:
+            from retrieval_eval.store import RunStore
+
             with RunStore.open(store) as opened:
                 for run in runs:
                     reports.append(_judge_and_save_one(opened, run, thresholds, baseline_id, save))

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import json
 from fractions import Fraction
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from retrieval_eval.regression.verdict_records import (
     ErrorBudget,
@@ -20,7 +20,9 @@ from retrieval_eval.regression.verdict_records import (
     Verdict,
     VerdictKind,
 )
-from retrieval_eval.store.summaries import StoredRun
+
+if TYPE_CHECKING:  # importing store/ would load SQLAlchemy
+    from retrieval_eval.store.summaries import StoredRun
 
 
 def stored_verdict(stored: StoredRun) -> Verdict | None:

@@ -5,11 +5,14 @@ from __future__ import annotations
 from dataclasses import dataclass
 from enum import StrEnum
 from fractions import Fraction
+from typing import TYPE_CHECKING
 
 from retrieval_eval.errors import InputError
 from retrieval_eval.records import RunResult
 from retrieval_eval.stats.mcnemar import DEFAULT_MAX_DROP
-from retrieval_eval.store.summaries import Acceptance
+
+if TYPE_CHECKING:  # importing store/ would load SQLAlchemy
+    from retrieval_eval.store.summaries import Acceptance
 
 
 class VerdictKind(StrEnum):

@@ -48,15 +48,6 @@ def make_retrieve(obj: Any) -> RetrieveFn:
     return call_sync
 
 
-async def call_retrieve(obj: Any, question: str, limit: int) -> Ranking:
-    """Call ``obj.retrieve(question, limit)`` (sync or async) and validate the results.
-
-    Raises ``TypeError`` for results of the wrong type and ``ContractBreach`` (a
-    ``ValueError``) for results that break the contract (``validation.response_breach``).
-    """
-    return await make_retrieve(obj)(question, limit)
-
-
 def normalize_items(result: Any, limit: int) -> Ranking:
     """Validate what ``retrieve`` returned and turn it into a ``Ranking``: records, plain
     ids and pairs are taken apart; a ``Ranking`` is checked column by column."""

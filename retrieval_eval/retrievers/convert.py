@@ -6,30 +6,12 @@ so that protobuf types never leave the retrievers package.
 
 from __future__ import annotations
 
-from collections.abc import Iterable
-
 from retrieval_eval.records import RetrieverDescription
 from retrieval_eval.retrievers.protocol import Ranking, RetrievedItem
 from retrieval_eval.v1 import retriever_pb2 as pb
 
 #: The fully qualified gRPC service name (health checks and reflection list it).
 SERVICE_NAME = pb.DESCRIPTOR.services_by_name["Retriever"].full_name
-
-
-def item_to_proto(item: RetrievedItem) -> pb.RetrievedItem:
-    return pb.RetrievedItem(
-        document_id=item.document_id, score=item.score, chunk_id=item.chunk_id or ""
-    )
-
-
-def item_from_proto(message: pb.RetrievedItem) -> RetrievedItem:
-    """An unset score stays ``None``; an empty chunk id becomes ``None``."""
-    score = message.score if message.HasField("score") else None
-    return RetrievedItem(message.document_id, score, message.chunk_id or None)
-
-
-def items_to_proto(items: Iterable[RetrievedItem]) -> pb.RetrieveResponse:
-    return pb.RetrieveResponse(results=[item_to_proto(item) for item in items])
 
 
 def ranking_to_proto(ranking: Ranking) -> pb.RetrieveResponse:
@@ -81,14 +63,6 @@ def _ids_only(message: pb.RetrieveResponse, ids: tuple[str, ...]) -> bool:
     return (
         min(sizes) > 0 and max(sizes) <= 125 and message.ByteSize() == sum(sizes) + 4 * len(sizes)
     )
-
-
-def request_to_proto(question: str, limit: int) -> pb.RetrieveRequest:
-    return pb.RetrieveRequest(question=question, limit=limit)
-
-
-def request_from_proto(message: pb.RetrieveRequest) -> tuple[str, int]:
-    return message.question, message.limit
 
 
 def description_to_proto(description: RetrieverDescription) -> pb.DescribeResponse:

@@ -11,7 +11,8 @@ from __future__ import annotations
 import asyncio
 import inspect
 import logging
-from typing import Any
+from collections.abc import Awaitable
+from typing import Any, TypeVar
 
 from retrieval_eval.errors import (
     InputError,
@@ -27,6 +28,7 @@ from retrieval_eval.retrievers.contract.limits import ContractBreach, request_pr
 from retrieval_eval.retrievers.protocol import AsyncRetriever, Ranking
 
 log = logging.getLogger(__name__)
+T = TypeVar("T")
 
 
 class InProcessRetriever:
@@ -65,12 +67,21 @@ class InProcessRetriever:
         if problem is not None:
             raise RetrieverRejected(self.target, problem, "INVALID_ARGUMENT")
         deadline = timeout_s if timeout_s is not None else self.timeout_s
+        return await self._mapped(self._retrieve(question, limit), deadline, "")
+
+    async def describe(self, *, timeout_s: float | None = None) -> RetrieverDescription:
+        deadline = timeout_s if timeout_s is not None else self.timeout_s
+        return await self._mapped(call_describe(self.obj, self._fallback), deadline, "describe(): ")
+
+    async def _mapped(self, call: Awaitable[T], deadline: float | None, what: str) -> T:
+        """Await ``call`` within ``deadline``; what user code raises becomes the
+        retriever error a gRPC retriever would give (never a miss)."""
         try:
             async with asyncio.timeout(deadline):
-                return await self._retrieve(question, limit)
+                return await call
         except TimeoutError as e:
             raise RetrieverTimeout(
-                self.target, f"no answer within {deadline:g} s", "DEADLINE_EXCEEDED"
+                self.target, f"{what}no answer within {deadline:g} s", "DEADLINE_EXCEEDED"
             ) from e
         except RetrieverError:
             raise
@@ -78,24 +89,8 @@ class InProcessRetriever:
             raise RetrieverContractError(self.target, str(e)) from e
         except Exception as e:
             log.debug("retriever %s failed", self.target, exc_info=True)
-            raise RetrieverInternal(self.target, _describe_exception(e), "INTERNAL") from e
-
-    async def describe(self, *, timeout_s: float | None = None) -> RetrieverDescription:
-        deadline = timeout_s if timeout_s is not None else self.timeout_s
-        try:
-            async with asyncio.timeout(deadline):
-                return await call_describe(self.obj, self._fallback)
-        except TimeoutError as e:
-            raise RetrieverTimeout(
-                self.target, f"describe(): no answer within {deadline:g} s", "DEADLINE_EXCEEDED"
-            ) from e
-        except RetrieverError:
-            raise
-        except ContractBreach as e:
-            raise RetrieverContractError(self.target, str(e)) from e
-        except Exception as e:
             raise RetrieverInternal(
-                self.target, f"describe(): {_describe_exception(e)}", "INTERNAL"
+                self.target, f"{what}{_describe_exception(e)}", "INTERNAL"
             ) from e
 
     async def close(self) -> None:

@@ -8,7 +8,6 @@ from dataclasses import dataclass
 from retrieval_eval.errors import InputError
 
 LOOPBACK = "127.0.0.1"
-DEFAULT_PORT = 8765
 
 
 @dataclass(frozen=True, slots=True)

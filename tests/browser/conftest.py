@@ -7,23 +7,13 @@ from __future__ import annotations
 import importlib.util
 import os
 from collections.abc import Iterator
-from types import ModuleType
-from urllib.parse import urlsplit
 
 import pytest
-from support.env import REPO_ROOT, require
+from support.browser import Guard
+from support.env import require
+from support.tools import load_tool
 
-
-def _tool() -> ModuleType:
-    path = REPO_ROOT / "tools" / "screenshots.py"
-    spec = importlib.util.spec_from_file_location("screenshots", path)
-    assert spec is not None and spec.loader is not None
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
-
-
-TOOL = _tool()
+TOOL = load_tool("screenshots")
 
 
 @pytest.fixture(scope="module")
@@ -53,24 +43,6 @@ def viewer_url(demo_db: str) -> Iterator[str]:
         yield base
 
 
-class Guard:
-    """What a page did that it must not: console errors and requests leaving the machine."""
-
-    def __init__(self) -> None:
-        self.errors: list[str] = []
-        self.blocked: list[str] = []
-
-    def route(self, route: object) -> None:
-        url = route.request.url  # type: ignore[attr-defined]
-        parts = urlsplit(url)
-        local = parts.hostname in ("127.0.0.1", "localhost")
-        if parts.scheme in ("file", "data", "about") or local:
-            route.continue_()  # type: ignore[attr-defined]
-        else:
-            self.blocked.append(url)
-            route.abort()  # type: ignore[attr-defined]
-
-
 @pytest.fixture
 def page(browser: object) -> Iterator[object]:
     context = browser.new_context(viewport={"width": 1280, "height": 900})  # type: ignore[attr-defined]
@@ -85,28 +57,3 @@ def page(browser: object) -> Iterator[object]:
     context.close()
     assert guard.errors == [], guard.errors
     assert guard.blocked == [], f"requests leaving the machine: {guard.blocked}"
-
-
-def open_view(page: object, url: str) -> None:
-    page.goto(url)  # type: ignore[attr-defined]
-    page.wait_for_selector("html[data-ready]")  # type: ignore[attr-defined]
-
-
-def chart_state(page: object, name: str) -> dict:
-    """The Chart.js chart in ``figure[data-name=name]``: its data and whether it painted."""
-    return page.evaluate(  # type: ignore[attr-defined, no-any-return]
-        """(name) => {
-          const canvas = document.querySelector(`figure[data-name="${name}"] canvas`);
-          const chart = Chart.getChart(canvas);
-          const ctx = canvas.getContext("2d");
-          const pixels = ctx.getImageData(0, 0, canvas.width, canvas.height).data;
-          let painted = 0;
-          for (let i = 3; i < pixels.length; i += 4) { if (pixels[i] > 0) painted++; }
-          return {
-            labels: chart.data.labels || null,
-            datasets: chart.data.datasets.map(d => ({label: d.label, data: d.data})),
-            painted: painted, area: canvas.width * canvas.height,
-          };
-        }""",
-        name,
-    )

@@ -14,9 +14,11 @@ from pathlib import Path
 
 import pytest
 import yaml
+from support.browser import Guard
 from support.env import REPO_ROOT, require
+from support.tools import load_tool
 
-from .conftest import TOOL, Guard
+TOOL = load_tool("screenshots")
 
 REVAL = Path(sys.executable).parent / "reval"
 CORPUS = REPO_ROOT / "retrieval_eval" / "example_data" / "corpus.jsonl"

@@ -10,8 +10,8 @@ import sys
 from pathlib import Path
 
 import pytest
+from support.browser import chart_state, open_view
 
-from browser.conftest import chart_state, open_view
 from retrieval_eval.comparison import build_history, compare_runs
 from retrieval_eval.store import RunStore
 

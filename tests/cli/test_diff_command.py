@@ -5,10 +5,9 @@ from __future__ import annotations
 import json
 
 import pytest
+from support.cli import BAD, FAIL, GOOD, run_reval
 
 from retrieval_eval.comparison import rbo
-
-from .conftest import BAD, FAIL, GOOD, run_reval
 
 
 @pytest.fixture

@@ -7,8 +7,7 @@ import socket
 import xml.etree.ElementTree as ET
 
 import pytest
-
-from .conftest import BAD, FAIL, FAQ, GOOD, SUPPORT, run_reval
+from support.cli import BAD, FAIL, FAQ, GOOD, SUPPORT, run_reval
 
 
 def expected_rates(answers, questions, k):

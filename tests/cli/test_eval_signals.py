@@ -10,8 +10,7 @@ import subprocess
 import time
 
 import pytest
-
-from .conftest import REVAL, run_reval, write_set
+from support.cli import REVAL, run_reval, write_set
 
 
 @pytest.mark.parametrize(

@@ -5,10 +5,9 @@ from __future__ import annotations
 import json
 
 import pytest
+from support.cli import GOOD
 
 from retrieval_eval.errors import IncompleteRun
-
-from .conftest import GOOD
 
 
 @pytest.mark.parametrize(

@@ -5,7 +5,7 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-from .conftest import BAD, FAIL, GOOD
+from support.cli import BAD, FAIL, GOOD
 
 
 def test_a_fusion_evaluates_like_any_retriever(
@@ -37,7 +37,7 @@ def test_a_fusion_evaluates_like_any_retriever(
 def test_a_failed_member_is_an_error_unless_skipped(
     tmp_path: Path, sets, serve_table, db: str, invoke
 ) -> None:
-    from .conftest import run_reval
+    from support.cli import run_reval
 
     good = serve_table(GOOD)
     failing = serve_table({**GOOD, "question faq-2": FAIL})

@@ -8,8 +8,7 @@ import json
 from pathlib import Path
 
 import yaml
-
-from .conftest import BAD, FAIL, GOOD, run_reval
+from support.cli import BAD, FAIL, GOOD, run_reval
 
 
 def _eval(invoke, sets, target, db, *extra):

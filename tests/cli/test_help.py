@@ -5,10 +5,9 @@ right one."""
 from __future__ import annotations
 
 import click
+from support.cli import run_reval
 
 from retrieval_eval.cli.main import cli
-
-from .conftest import run_reval
 
 
 def commands() -> list[tuple[str, click.Command]]:
@@ -68,6 +67,22 @@ def test_the_regression_thresholds_are_one_definition_shared_by_every_command():
         assert len(by_name[name]) == 1, (name, by_name[name])
     (drop,) = by_name["--max-top1-drop"]
     assert drop[1] == "RATE" and "strictly greater" in str(drop[3])
+
+
+def test_the_listed_help_of_a_lazy_command_is_its_own():
+    """``--help`` lists commands from their written one-line help without importing them;
+    that line must be what the command itself says."""
+    from retrieval_eval.cli.lazy import LazyGroup
+
+    checked = []
+    for path, command in commands():
+        if isinstance(command, LazyGroup):
+            for name, entry in command.lazy.items():
+                sub = command.get_command(click.Context(command), name)
+                assert sub is not None, f"{path} {name}"
+                assert entry.help == sub.get_short_help_str(limit=500), f"{path} {name}"
+                checked.append(f"{path} {name}")
+    assert {"reval eval", "reval runs history", "reval sets judge"} <= set(checked)
 
 
 def test_top_level_typos_suggest_the_command():

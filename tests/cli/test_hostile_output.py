@@ -9,7 +9,8 @@ import json
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from cli.conftest import run_reval
+from support.cli import run_reval
+
 from retrieval_eval import serve
 from retrieval_eval.retrievers.contract.limits import MAX_ID_BYTES, MAX_QUESTION_BYTES
 from retrieval_eval.retrievers.protocol import RetrievedItem

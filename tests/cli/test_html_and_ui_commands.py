@@ -10,7 +10,7 @@ import subprocess
 import urllib.error
 import urllib.request
 
-from .conftest import FAIL, GOOD, REVAL, run_reval
+from support.cli import FAIL, GOOD, REVAL, run_reval
 
 EXTERNAL = re.compile(r"""(?:src|href|action)\s*=\s*["'](?!/|#|data:)""", re.IGNORECASE)
 

@@ -12,10 +12,9 @@ import xml.etree.ElementTree as ET
 from pathlib import Path
 
 import pytest
+from support.cli import FAIL, GOOD, REVAL, run_reval, write_set
 
 from retrieval_eval.store import RunStore
-
-from .conftest import FAIL, GOOD, REVAL, run_reval, write_set
 
 QUESTIONS = 30
 

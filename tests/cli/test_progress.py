@@ -4,11 +4,10 @@ import io
 import json
 
 import pytest
+from support.cli import GOOD
 
 from retrieval_eval.cli import progress as progress_module
 from retrieval_eval.cli.progress import RichProgress, wants_progress
-
-from .conftest import GOOD
 
 
 class FakeTerminal(io.StringIO):

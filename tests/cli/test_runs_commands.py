@@ -8,10 +8,9 @@ import uuid
 import ir_measures
 import pytest
 from ir_measures import RR, Success
+from support.cli import BAD, FAIL, FAQ, GOOD, run_reval
 
 from retrieval_eval.errors import IncompleteRun, InputError, UnknownNameError
-
-from .conftest import BAD, FAIL, FAQ, GOOD, run_reval
 
 
 @pytest.fixture

@@ -9,10 +9,9 @@ from collections.abc import Callable, Mapping
 from pathlib import Path
 
 import yaml
+from support.labelling import CORPUS, QUESTIONS
 
 from retrieval_eval.labelling.judge import Judgement, save_judgement
-
-from .conftest import CORPUS, QUESTIONS
 
 REVAL = Path(sys.executable).parent / "reval"
 

@@ -8,14 +8,13 @@ from pathlib import Path
 
 import pytest
 import yaml
+from support.labelling import CORPUS, QUESTIONS
 
 from retrieval_eval.errors import InputError, QuestionSetError
 from retrieval_eval.labelling.draft import draft_set, extend_draft, read_draft_questions
 from retrieval_eval.labelling.judge import Judgement, save_judgement
 from retrieval_eval.labelling.pool import PoolOptions, pool_questions
 from retrieval_eval.questions.loading import load_question_set
-
-from .conftest import CORPUS, QUESTIONS
 
 
 def top_distinct(spec: str, question: str, depth: int) -> list[str]:

@@ -7,8 +7,7 @@ import re
 from pathlib import Path
 
 import pytest
-
-from .conftest import reval, write
+from support.questions import reval, write
 
 SET = """\
 name: demo

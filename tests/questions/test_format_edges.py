@@ -6,10 +6,9 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
+from support.questions import jsonl, only, problems, write
 
 from retrieval_eval.questions.loading import load_question_set
-
-from .conftest import jsonl, only, problems, write
 
 
 def test_forms_are_case_insensitive_and_trimmed(tmp_path: Path) -> None:

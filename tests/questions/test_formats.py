@@ -7,13 +7,12 @@ from pathlib import Path
 
 import pytest
 import yaml
+from support.questions import write
 
 from retrieval_eval.questions.formats import write_question_set
 from retrieval_eval.questions.loading import load_question_set, load_question_sets
 from retrieval_eval.questions.model import GoldenQuestion, GoldenQuestionSet
 from retrieval_eval.records import Form
-
-from .conftest import write
 
 QUESTIONS = [
     {

@@ -16,14 +16,13 @@ from typing import Any
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
+from support.questions import only, problems, write
 
 from retrieval_eval.questions.formats import HEADER_KEY, RawSet, read_set_file, read_text
 from retrieval_eval.questions.jsondecode import WITH_DUPLICATES, DuplicateKeys
 from retrieval_eval.questions.locate import JsonlLines
 from retrieval_eval.questions.model import GoldenQuestionSet
 from retrieval_eval.questions.validate import check_raw_set
-
-from .conftest import only, problems, write
 
 HEADER = '{"reval_question_set": 1, "name": "s"}'
 

@@ -5,6 +5,7 @@ from __future__ import annotations
 from importlib.metadata import entry_points
 
 import pytest
+from support.env import require
 
 from retrieval_eval.errors import InputError, PluginError, QuestionSetError, UnknownNameError
 from retrieval_eval.questions.loading import load_question_set, load_question_sets
@@ -17,7 +18,8 @@ EXAMPLE_SETS = ["example-faq", "example-gaps", "example-inline"]
 @pytest.fixture(autouse=True)
 def _example_installed() -> None:
     names = {ep.name for ep in entry_points(group="retrieval_eval.question_sets")}
-    assert "example" in names, "pip install -e examples/question-set-provider (as .ci/run does)"
+    require("example" in names, "the example question-set provider is not installed: "
+            "pip install -e examples/question-set-provider (as .ci/run does)")  # fmt: skip
 
 
 def test_the_example_provider_lists_and_loads_its_sets() -> None:

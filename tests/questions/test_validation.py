@@ -5,11 +5,10 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
+from support.questions import jsonl, only, problems, write
 
 from retrieval_eval.errors import InputError, QuestionSetError
 from retrieval_eval.questions.loading import load_question_set
-
-from .conftest import jsonl, only, problems, write
 
 GOOD_Q = "  - id: ok\n    question: fine\n    form: match\n    expected_document_ids: [d1]\n"
 

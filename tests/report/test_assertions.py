@@ -4,11 +4,10 @@ says why; a check that passes says nothing."""
 from __future__ import annotations
 
 import pytest
+from support.runs import build_run, outcome
 
 from retrieval_eval.regression.verdict_records import Verdict, VerdictKind
 from retrieval_eval.report.run.assertions import rate_failure, regression_failure
-
-from .conftest import build_run, outcome
 
 
 @pytest.fixture

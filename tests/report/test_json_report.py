@@ -149,9 +149,9 @@ def test_document_summary_and_round_trip_through_json(current_run, regression_ve
 
 
 def test_big_documents_are_compact_with_the_same_shape():
-    from retrieval_eval.report.run.json_format import PRETTY_UP_TO
+    from support.runs import build_run, outcome
 
-    from .conftest import build_run, outcome
+    from retrieval_eval.report.run.json_format import PRETTY_UP_TO
 
     small = build_run([outcome("q0", ["d1"], ["d1"])])
     big = build_run([outcome(f"q{i}", ["d1"], ["d1"]) for i in range(PRETTY_UP_TO + 1)])
@@ -165,9 +165,9 @@ def test_big_documents_are_compact_with_the_same_shape():
 def test_write_json_streams_the_same_text_as_render_json(monkeypatch):
     import io
 
-    from retrieval_eval.report.run import json_format as json_report
+    from support.runs import build_run, outcome
 
-    from .conftest import build_run, outcome
+    from retrieval_eval.report.run import json_format as json_report
 
     monkeypatch.setattr(json_report, "WRITE_BATCH", 7)  # several batches, a partial last
     first = build_run(

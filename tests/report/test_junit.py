@@ -3,11 +3,11 @@ from __future__ import annotations
 import xml.etree.ElementTree as ET
 from dataclasses import replace
 
+from support.runs import build_run, outcome
+
 from retrieval_eval.regression.verdict_records import Verdict, VerdictKind
 from retrieval_eval.report import RunReport
 from retrieval_eval.report.run.junit import VERDICT_CASE, render_junit
-
-from .conftest import build_run, outcome
 
 
 def _cases(suite: ET.Element) -> dict[str, ET.Element]:

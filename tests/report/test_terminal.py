@@ -2,10 +2,10 @@ from __future__ import annotations
 
 import re
 
+from support.runs import build_run, outcome
+
 from retrieval_eval.report import RunReport
 from retrieval_eval.report.run.text import ALL_QUESTIONS_UP_TO, render_text
-
-from .conftest import build_run, outcome
 
 ANSI = re.compile(r"\x1b\[[0-9;]*m")
 

@@ -5,6 +5,7 @@ import random
 import ir_measures
 import pytest
 from ir_measures import RR, P, R, Success, nDCG
+from support.runs import build_run, outcome
 
 from retrieval_eval.errors import InputError
 from retrieval_eval.questions.model import GoldenQuestion
@@ -13,8 +14,6 @@ from retrieval_eval.report.run.trec import qrels_lines, retriever_scores, run_li
 from retrieval_eval.retrievers.protocol import RetrievedItem
 from retrieval_eval.scoring.metrics import summarize
 from retrieval_eval.scoring.protocol import score_question
-
-from .conftest import build_run, outcome
 
 
 def test_lines_follow_the_trec_formats(current_run):

@@ -9,7 +9,7 @@ from typing import Any
 import pytest
 
 from retrieval_eval.records import RetrieverDescription
-from retrieval_eval.retrievers.adapt import call_describe, call_retrieve, describe_of
+from retrieval_eval.retrievers.adapt import call_describe, describe_of, make_retrieve
 from retrieval_eval.retrievers.contract.limits import ContractBreach
 from retrieval_eval.retrievers.protocol import Ranking, RetrievedItem
 
@@ -34,13 +34,13 @@ class Async:
 
 @pytest.mark.parametrize("cls", [Sync, Async])
 async def test_records_and_plain_ids_are_accepted(cls: type) -> None:
-    got = await call_retrieve(cls(["a", RetrievedItem("b", 0.5)]), "q", 2)
+    got = await make_retrieve(cls(["a", RetrievedItem("b", 0.5)]))("q", 2)
     assert list(got) == [RetrievedItem("a"), RetrievedItem("b", 0.5)]
 
 
 async def test_sync_code_runs_off_the_event_loop_thread() -> None:
     retriever = Sync(["a"])
-    await call_retrieve(retriever, "q", 1)
+    await make_retrieve(retriever)("q", 1)
     assert retriever.threads and retriever.threads[0] != threading.current_thread().name
 
 
@@ -51,7 +51,7 @@ async def test_sync_code_does_not_block_the_loop() -> None:
             return ["done"]
 
     release = threading.Event()
-    task = asyncio.create_task(call_retrieve(Blocking(), "q", 1))
+    task = asyncio.create_task(make_retrieve(Blocking())("q", 1))
     await asyncio.sleep(0.05)  # the loop still runs while retrieve blocks
     release.set()
     assert list(await task) == [RetrievedItem("done")]
@@ -74,17 +74,17 @@ async def test_bad_results_are_refused(
     cls: type, result: Any, error: type[Exception], fragment: str
 ) -> None:
     with pytest.raises(error, match=fragment):
-        await call_retrieve(cls(result), "q", 2)
+        await make_retrieve(cls(result))("q", 2)
 
 
 @pytest.mark.parametrize("cls", [Sync, Async])
 async def test_a_ranking_is_taken_as_it_is(cls: type) -> None:
     ranking = Ranking(("d1#0", "d2"), (2.0, 1.0), ("d1#0", None))
-    got = await call_retrieve(cls(ranking), "q", 2)
+    got = await make_retrieve(cls(ranking))("q", 2)
     assert got is ranking
     assert list(got) == [RetrievedItem("d1#0", 2.0, "d1#0"), RetrievedItem("d2", 1.0)]
     # lists and integer scores are accepted, as tuples of floats
-    loose = await call_retrieve(cls(Ranking(["a"], [3], [])), "q", 1)  # type: ignore[arg-type]
+    loose = await make_retrieve(cls(Ranking(["a"], [3], [])))("q", 1)  # type: ignore[arg-type]
     assert loose == Ranking(("a",), (3.0,)) and type(loose.scores[0]) is float
 
 
@@ -113,7 +113,7 @@ async def test_bad_rankings_are_refused(
     cls: type, ranking: Ranking, error: type[Exception], fragment: str
 ) -> None:
     with pytest.raises(error, match=fragment):
-        await call_retrieve(cls(ranking), "q", 2)
+        await make_retrieve(cls(ranking))("q", 2)
 
 
 async def test_describe_variants() -> None:

@@ -201,14 +201,11 @@ async def test_nobody_listening_is_unavailable_naming_the_target() -> None:
     client = GrpcRetrieverClient(target, FAST, display=f"grpc://{target}")
     with pytest.raises(RetrieverUnavailable, match=f"retriever grpc://{target}: unavailable"):
         await client.retrieve("q", 3)
-    with pytest.raises(RetrieverUnavailable, match=r"not ready within 0.2s"):
-        await client.wait_ready(0.2)
     await client.close()
 
 
-async def test_wait_ready_and_health(tiny_server: ServerHandle) -> None:
+async def test_health(tiny_server: ServerHandle) -> None:
     async with GrpcRetrieverClient(tiny_server.address) as client:
-        await client.wait_ready(5)
         assert await client.health() == "SERVING"
         assert await client.health("retrieval_eval.v1.Retriever") == "SERVING"
         assert await client.health("no.such.Service") == "SERVICE_UNKNOWN"

@@ -10,6 +10,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from support.retrievers import TinyRetriever
 
 from retrieval_eval.errors import RetrieverInternal
 from retrieval_eval.evaluation.coordinator import EvalOptions, evaluate
@@ -21,8 +22,6 @@ from retrieval_eval.retrievers.fusion.retriever import FusedRetriever
 from retrieval_eval.retrievers.protocol import RetrievedItem
 from retrieval_eval.retrievers.resolve import open_retriever
 from retrieval_eval.retrievers.server.sdk import ServerHandle
-
-from .conftest import TinyRetriever
 
 Serve = Callable[..., ServerHandle]
 

@@ -1,5 +1,5 @@
 """Several replicas behind one target: ``ipv4:`` lists and ``dns:`` names resolving to
-several addresses, with real replica processes on loopback (see tests/replicas.py).
+several addresses, with real replica processes on loopback (see tools/replicas.py).
 
 What must hold: calls spread over every replica (round_robin), a ``dns:`` target works
 end to end through the CLI, and a replica killed mid-run costs only its calls in
@@ -16,13 +16,15 @@ import sys
 from pathlib import Path
 
 import pytest
-from replicas import LoopbackDns, Replicas
+from support.tools import load_tool
 
 from retrieval_eval.evaluation.coordinator import EvalOptions, evaluate_set
 from retrieval_eval.questions.model import Form, GoldenQuestion, GoldenQuestionSet
 from retrieval_eval.records import RunResult, RunState
 from retrieval_eval.retrievers.resolve import open_retriever
 
+replicas_tool = load_tool("replicas")
+LoopbackDns, Replicas = replicas_tool.LoopbackDns, replicas_tool.Replicas
 SERVICE_MS = 20
 REVAL = Path(sys.executable).parent / "reval"
 

@@ -110,7 +110,7 @@ def test_malformed_urls_are_config_errors_not_tracebacks(url, message):
 
 
 def test_a_malformed_url_is_exit_2_with_one_line():
-    from cli.conftest import run_reval
+    from support.cli import run_reval
 
     done = run_reval("runs", "list", "--db", "postgresql://ci:pw@db:notaport/reval?password=s3cret")
     assert done.returncode == 2, done.stderr

@@ -6,8 +6,8 @@ from collections.abc import Iterator
 
 import pytest
 from starlette.testclient import TestClient
-from store.conftest import pg_schema_url, store, store_url  # noqa: F401  (fixtures)
 from support.factory import make_run, question_set
+from support.store import pg_schema_url, store, store_url  # noqa: F401  (fixtures)
 
 from retrieval_eval.questions.model import Form
 from retrieval_eval.regression import Thresholds, judge

@@ -8,11 +8,10 @@ retriever.retrieve("what causes scurvy?", limit=10)
 
 from __future__ import annotations
 
-__version__ = "0.1.0"
-
 from reval_bm25.errors import Bm25IndexError, CorpusError
 from reval_bm25.index import IndexInfo, build_index, update_index
 from reval_bm25.retriever import Bm25Retriever, open_index
+from reval_bm25.version import __version__
 
 __all__ = [
     "Bm25IndexError",

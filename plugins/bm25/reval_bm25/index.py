@@ -30,7 +30,6 @@ from retrieval_eval.corpus import (
     iter_documents,
     scan_corpus,
 )
-from reval_bm25 import __version__
 from reval_bm25.analyzer import TOKENIZER_NAME, AnalyzerSettings, tantivy_version
 from reval_bm25.errors import Bm25IndexError
 from reval_bm25.metadata import (
@@ -41,6 +40,7 @@ from reval_bm25.metadata import (
     write_metadata,
 )
 from reval_bm25.staging import check_target, link_or_copy, staging
+from reval_bm25.version import __version__
 
 log = logging.getLogger(__name__)
 

@@ -7,6 +7,7 @@ from pathlib import Path
 
 import click
 
+from retrieval_eval.cli.lazy import Lazy, LazyGroup
 from retrieval_eval.cli.options import db_option, format_option, label_option, threshold_options
 from retrieval_eval.cli.render import emit_report, terminal_width
 from retrieval_eval.cli.runs.store import open_run_store
@@ -14,7 +15,27 @@ from retrieval_eval.errors import InputError
 from retrieval_eval.report.plural import plural
 
 
-@click.group("runs")
+@click.group(
+    "runs",
+    cls=LazyGroup,
+    lazy={
+        "accept": Lazy(
+            "retrieval_eval.cli.runs.accept:accept",
+            "Accept RUN (complete; e.g. one judged regression) as the baseline of its set and "
+            "retriever: the next run of the same retriever is judged against it, unless a run "
+            "is pinned.",
+        ),
+        "compare": Lazy(
+            "retrieval_eval.cli.runs.compare:compare",
+            "Compare runs side by side; the first RUN is the reference.",
+        ),
+        "history": Lazy(
+            "retrieval_eval.cli.runs.history:history",
+            "One set × retriever over time: rates with intervals, variants, stored verdicts, "
+            "the pinned baseline; then flaky and never-hit questions.",
+        ),
+    },
+)
 def runs() -> None:
     """The run history: list, show, compare runs and follow their history; pin or accept
     baselines; prune; export."""
@@ -225,16 +246,3 @@ def _write_lines(target: str, lines: tuple[str, ...]) -> None:
         Path(target).write_text(text, encoding="utf-8")
     except OSError as e:
         raise InputError(f"cannot write {target}: {e.strerror or e}") from e
-
-
-def _register() -> None:
-    from retrieval_eval.cli.runs.accept import accept
-    from retrieval_eval.cli.runs.compare import compare
-    from retrieval_eval.cli.runs.history import history
-
-    runs.add_command(accept)
-    runs.add_command(compare)
-    runs.add_command(history)
-
-
-_register()

@@ -12,8 +12,8 @@ from typing import TYPE_CHECKING, Any
 
 import click
 
+from retrieval_eval.cli.lazy import Lazy, LazyGroup
 from retrieval_eval.cli.options import format_option
-from retrieval_eval.cli.sets.lint import lint_command
 
 if TYPE_CHECKING:
     from retrieval_eval.questions.model import GoldenQuestionSet
@@ -38,7 +38,28 @@ def _table(rows: list[list[str]]) -> None:
         _say("  ".join(cells).rstrip())
 
 
-@click.group("sets")
+@click.group(
+    "sets",
+    cls=LazyGroup,
+    lazy={
+        "lint": Lazy(
+            "retrieval_eval.cli.sets.lint:lint_command",
+            "Find wrong forms, duplicates and missing targets in a set.",
+        ),
+        "draft": Lazy(
+            "retrieval_eval.cli.sets.draft:draft_command",
+            "Draft a set by pooling retrievers' top documents.",
+        ),
+        "judge": Lazy(
+            "retrieval_eval.cli.sets.judge:judge_command",
+            "Judge a drafted set in the viewer (prints its URL).",
+        ),
+        "agreement": Lazy(
+            "retrieval_eval.cli.sets.agreement:agreement_command",
+            "Cohen's kappa between two judges of a set.",
+        ),
+    },
+)
 def sets() -> None:
     """Golden question sets: files (YAML, JSON, JSONL) and provider plugins."""
 
@@ -257,19 +278,3 @@ def import_beir_command(
         f"imported {len(qs)} questions ({expected} expected ids) from {directory} split "
         f"{split} into {out} as set {qs.name!r}; forms are UNLABELLED"
     )
-
-
-sets.add_command(lint_command)
-
-
-def _attach_labelling() -> None:
-    from retrieval_eval.cli.sets.agreement import agreement_command
-    from retrieval_eval.cli.sets.draft import draft_command
-    from retrieval_eval.cli.sets.judge import judge_command
-
-    sets.add_command(draft_command)
-    sets.add_command(judge_command)
-    sets.add_command(agreement_command)
-
-
-_attach_labelling()

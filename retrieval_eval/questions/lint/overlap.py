@@ -13,7 +13,7 @@ over distinct analyzed terms (see ``analyzer``; the question's function words, s
 several expected documents the best one counts (any one answers the question).
 
 ``DEFAULT_MATCH_CUTOFF`` splits MATCH from GAP; how it was calibrated is in the README
-("Writing a good set") and checked by ``tests/questions/lint/test_calibration.py``.
+("Writing a good set").
 """
 
 from __future__ import annotations

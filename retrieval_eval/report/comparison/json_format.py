@@ -27,7 +27,12 @@ from retrieval_eval.comparison.results import (
     RunColumn,
     RunVersusReference,
 )
-from retrieval_eval.report.run.json_format import SCHEMA_VERSION, group_to_dict, verdict_to_dict
+from retrieval_eval.report.run.json_format import (
+    SCHEMA_VERSION,
+    group_to_dict,
+    mcnemar_to_dict,
+    verdict_to_dict,
+)
 
 
 def comparison_to_dict(
@@ -113,18 +118,7 @@ def _versus(v: RunVersusReference) -> dict[str, Any]:
             }
             for d in v.deltas
         ],
-        "tests": [
-            {
-                "k": t.k,
-                "wins": t.wins,
-                "losses": t.losses,
-                "ties": t.ties,
-                "p_value": t.p_value,
-                "p_holm": t.p_holm,
-                "significant": t.significant,
-            }
-            for t in v.tests
-        ],
+        "tests": [mcnemar_to_dict(t) for t in v.tests],
         "overlap": {
             "k": o.k,
             "rbo_p": o.rbo_p,

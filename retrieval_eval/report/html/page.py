@@ -36,7 +36,7 @@ SERVED_POLICY = (
 
 def page_context() -> dict[str, Any]:
     """What every page's footer says: the version and when it was made."""
-    from retrieval_eval import __version__
+    from retrieval_eval.version import __version__
 
     return {"version": __version__, "generated": f"{datetime.now(UTC):%Y-%m-%d %H:%M UTC}"}
 

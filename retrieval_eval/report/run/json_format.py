@@ -92,19 +92,23 @@ import json
 import uuid
 from collections import Counter
 from collections.abc import Sequence
-from typing import Any, TextIO
+from typing import TYPE_CHECKING, Any, TextIO
 
-from retrieval_eval import __version__, records
+from retrieval_eval import records
 from retrieval_eval.records import (
     RunResult,
     RunState,
     group_to_dict,
     question_to_dict,
 )
-from retrieval_eval.regression.verdict_records import Verdict
+from retrieval_eval.regression.verdict_records import PairedTest, Verdict
 from retrieval_eval.report.baseline_notes import acceptance_dict
 from retrieval_eval.report.model import RunReport
-from retrieval_eval.store.summaries import Acceptance
+from retrieval_eval.version import __version__
+
+if TYPE_CHECKING:  # the comparison's records load with the comparison, not with a run
+    from retrieval_eval.comparison.results import SignificanceTest
+    from retrieval_eval.store.summaries import Acceptance
 
 __all__ = [
     "group_to_dict",
@@ -239,16 +243,18 @@ def verdict_to_dict(v: Verdict) -> dict[str, Any]:
             }
             for f in v.flips
         ],
-        "tests": [
-            {
-                "k": t.k,
-                "wins": t.wins,
-                "losses": t.losses,
-                "ties": t.ties,
-                "p_value": t.p_value,
-                "significant": t.significant,
-            }
-            for t in v.tests
-        ],
+        "tests": [mcnemar_to_dict(t) for t in v.tests],
         "p_values": {str(t.k): t.p_value for t in v.tests},
     }
+
+
+def mcnemar_to_dict(t: PairedTest | SignificanceTest) -> dict[str, Any]:
+    """One exact McNemar test, as every JSON shape writes it (``p_holm`` only where the
+    test was corrected across several runs)."""
+    out: dict[str, Any] = {"k": t.k, "wins": t.wins, "losses": t.losses, "ties": t.ties,
+                           "p_value": t.p_value}  # fmt: skip
+    p_holm = getattr(t, "p_holm", None)
+    if p_holm is not None:
+        out["p_holm"] = p_holm
+    out["significant"] = t.significant
+    return out

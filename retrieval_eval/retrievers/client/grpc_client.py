@@ -163,16 +163,6 @@ class GrpcRetrieverClient:
             raise error_from_rpc(self.target, e, " (health check)") from e
         return str(health_pb2.HealthCheckResponse.ServingStatus.Name(response.status))
 
-    async def wait_ready(self, timeout_s: float) -> None:
-        """Wait until the channel connects; ``RetrieverUnavailable`` after ``timeout_s``."""
-        channel = self.channel
-        try:
-            await asyncio.wait_for(channel.channel_ready(), timeout_s)
-        except TimeoutError:
-            state = channel.get_state(try_to_connect=False).name
-            message = f"not ready within {timeout_s:g}s (channel state {state})"
-            raise RetrieverUnavailable(self.target, message, "UNAVAILABLE") from None
-
     async def close(self) -> None:
         channel, self._channel, self._stub = self._channel, None, None
         if channel is not None and self._loop is asyncio.get_running_loop():

@@ -8,11 +8,10 @@ import json
 from pathlib import Path
 
 import pytest
+from support.lint import EXAMPLE_CORPUS
 
 from retrieval_eval.questions.lint.analyzer import TermAnalyzer, tokens
 from retrieval_eval.questions.lint.overlap import TermWeights, vocabulary_overlap
-
-from .conftest import EXAMPLE_CORPUS
 
 AnalyzerSettings = pytest.importorskip("reval_bm25.analyzer").AnalyzerSettings
 

@@ -11,6 +11,7 @@ from datetime import UTC, datetime, timedelta
 from pathlib import Path
 
 import pytest
+from support.lint import EXAMPLE_CORPUS, EXAMPLE_SET, q, write_set
 
 from retrieval_eval.questions.loading import load_question_set
 from retrieval_eval.questions.model import GoldenQuestionSet
@@ -19,8 +20,6 @@ from retrieval_eval.retrievers.protocol import RetrievedItem
 from retrieval_eval.scoring.metrics import breakdowns, summarize
 from retrieval_eval.scoring.protocol import score_question
 from retrieval_eval.store import RunStore
-
-from .conftest import EXAMPLE_CORPUS, EXAMPLE_SET, q, write_set
 
 T0 = datetime(2026, 11, 30, 9, 0, tzinfo=UTC)
 REVAL = str(Path(sys.executable).parent / "reval")

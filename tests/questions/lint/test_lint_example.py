@@ -6,12 +6,11 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
+from support.lint import EXAMPLE_CORPUS, EXAMPLE_SET, PLANTED, write_set
 
 from retrieval_eval.questions.corpus import read_corpus
 from retrieval_eval.questions.lint import FindingKind, LintOptions, lint_set
 from retrieval_eval.questions.loading import load_question_set
-
-from .conftest import EXAMPLE_CORPUS, EXAMPLE_SET, PLANTED, write_set
 
 
 def lint(set_path: Path, corpus: Path, **options: float):

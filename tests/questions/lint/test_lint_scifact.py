@@ -8,13 +8,12 @@ import json
 from pathlib import Path
 
 import pytest
+from support.lint import q, write_set
 
 from retrieval_eval.questions.beir import import_beir
 from retrieval_eval.questions.corpus import read_corpus
 from retrieval_eval.questions.lint import FindingKind, lint_set
 from retrieval_eval.questions.loading import load_question_set
-
-from .conftest import q, write_set
 
 pytestmark = pytest.mark.scifact
 

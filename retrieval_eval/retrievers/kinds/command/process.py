@@ -21,7 +21,7 @@ import json
 import logging
 import os
 import shutil
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from retrieval_eval.errors import (
     ConfigError,
@@ -39,8 +39,10 @@ from retrieval_eval.retrievers.contract.limits import (
     response_breach,
 )
 from retrieval_eval.retrievers.kinds.base import describe_kind
-from retrieval_eval.retrievers.kinds.command.config import CommandConfig
 from retrieval_eval.retrievers.protocol import Ranking
+
+if TYPE_CHECKING:  # the config imports this module when it opens one
+    from retrieval_eval.retrievers.kinds.command.config import CommandConfig
 
 log = logging.getLogger(__name__)
 

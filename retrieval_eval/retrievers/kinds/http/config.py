@@ -89,6 +89,10 @@ class HttpConfig(KindEntry):
             compile_path(self.chunk_ids) if self.chunk_ids else None,
         )
 
+    def expanded_headers(self, environ: Mapping[str, str]) -> dict[str, str]:
+        """``expand_headers`` of this entry."""
+        return expand_headers(self, environ)
+
     def open(self, timeout_s: float | None) -> AsyncRetriever:
         from retrieval_eval.retrievers.kinds.http.retriever import HttpRetriever
 

@@ -38,9 +38,11 @@ from retrieval_eval.retrievers.contract.limits import (
     response_breach,
 )
 from retrieval_eval.retrievers.kinds.base import describe_kind
-from retrieval_eval.retrievers.kinds.http.config import HttpConfig, expand_headers
 from retrieval_eval.retrievers.kinds.http.template import render_text
 from retrieval_eval.retrievers.protocol import Ranking
+
+if TYPE_CHECKING:  # the config imports this module when it opens one
+    from retrieval_eval.retrievers.kinds.http.config import HttpConfig
 
 if TYPE_CHECKING:
     import httpx2
@@ -62,7 +64,7 @@ class HttpRetriever:
         self.target = f"{config.common.name} ({config.url})"
         self.timeout_s = timeout_s if timeout_s is not None else config.common.timeout_s
         try:
-            self._headers = expand_headers(config, os.environ)
+            self._headers = config.expanded_headers(os.environ)
         except KeyError as e:
             raise ConfigError(
                 f"{config.common.where}: key 'headers': environment variable {e.args[0]} is not set"

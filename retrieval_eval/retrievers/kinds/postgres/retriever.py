@@ -26,8 +26,10 @@ from retrieval_eval.errors import (
 from retrieval_eval.records import DEFAULT_TIMEOUT_S, RetrieverDescription
 from retrieval_eval.retrievers.contract.limits import request_problem, response_breach
 from retrieval_eval.retrievers.kinds.base import describe_kind, env_value
-from retrieval_eval.retrievers.kinds.postgres.config import PostgresConfig
 from retrieval_eval.retrievers.protocol import Ranking
+
+if TYPE_CHECKING:  # the config imports this module when it opens one
+    from retrieval_eval.retrievers.kinds.postgres.config import PostgresConfig
 
 if TYPE_CHECKING:
     import psycopg

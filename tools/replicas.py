@@ -11,7 +11,7 @@ count survives the replica being killed.
 ``dns://127.0.0.1:DNSPORT/replicas.test:PORT`` is a real ``dns:`` target resolving to
 several replicas (gRPC's c-ares resolver asks the DNS server named in the authority).
 
-Run as a script, this module is one replica: ``python replicas.py ADDRESS SERVICE_MS
+Run as a script, this module is one replica: ``python tools/replicas.py ADDRESS SERVICE_MS
 COUNT_FILE`` prints its bound port and serves until its stdin closes.
 """
 

@@ -1,0 +1,146 @@
+"""Start-up of ``reval``: what a person typing it, and a CI step running it, wait for.
+
+Two ratios, each against a baseline measured in the same run (median wall time of fresh
+processes, ``--repeat`` each):
+
+1. ``reval --help`` against ``python -c "import click"`` (the floor of any click CLI);
+   goal: within 2x.
+2. ``reval eval`` of the shipped 23-question example with the BM25 plugin in process
+   against the floor of its imports: a process that only imports every top-level module
+   ``reval eval`` loads that is not reval's own (the standard library's and SQLAlchemy,
+   tantivy, rich, ...); goal: within 1.5x.
+   ``python -X importtime`` attribution of that eval (by top-level package, and reval's
+   own heaviest modules) is printed after the figures.
+
+    python benchmarks/bench_startup.py
+    python benchmarks/bench_startup.py --repeat 20
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from collections import defaultdict
+from pathlib import Path
+
+import retrieval_eval.example_data as example_data
+
+PY = sys.executable
+REVAL = str(Path(PY).parent / "reval")
+DATA = Path(example_data.__file__).parent
+OWN = ("retrieval_eval", "reval_bm25")
+
+PROBE = """
+import json, sys
+from retrieval_eval.cli.main import main
+try:
+    main(sys.argv[1:])
+except SystemExit:
+    pass
+print(json.dumps(sorted({m.split(".")[0] for m in sys.modules})), file=sys.stderr)
+"""
+
+
+def environment(home: Path) -> dict[str, str]:
+    env = {k: v for k, v in os.environ.items() if not k.startswith("REVAL_")}
+    env["REVAL_HOME"] = str(home)
+    env["COLUMNS"] = "100"
+    return env
+
+
+def median_ms(args: list[str], env: dict[str, str], repeat: int) -> float:
+    times = []
+    for _ in range(repeat):
+        started = time.perf_counter()
+        subprocess.run(args, env=env, check=True, capture_output=True)
+        times.append(time.perf_counter() - started)
+    return statistics.median(times) * 1000
+
+
+def not_ours(names: list[str]) -> list[str]:
+    """Top-level modules that are not reval's own (standard library included: an import
+    reval makes costs the same whoever makes it)."""
+    return [n for n in names if n not in OWN and n != "__main__"]
+
+
+def importtime(args: list[str], env: dict[str, str]) -> list[tuple[str, int, int]]:
+    """(module, self µs, cumulative µs) for every import of ``reval ARGS``."""
+    code = "from retrieval_eval.cli.main import main\ntry:\n    main(__import__('sys').argv[1:])\n"
+    code += "except SystemExit:\n    pass\n"
+    done = subprocess.run([PY, "-X", "importtime", "-c", code, *args], env=env,
+                          capture_output=True, text=True, check=True)  # fmt: skip
+    rows = []
+    for line in done.stderr.splitlines():
+        if not line.startswith("import time:") or "self [us]" in line:
+            continue
+        self_us, cumulative_us, name = line[len("import time:") :].split("|")
+        rows.append((name.strip(), int(self_us), int(cumulative_us)))
+    return rows
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--repeat", type=int, default=10)
+    repeat = parser.parse_args().repeat
+    load = os.getloadavg()[0]
+    with tempfile.TemporaryDirectory() as tmp:
+        home = Path(tmp)
+        env = environment(home)
+        index = home / "index"
+        subprocess.run([REVAL, "bm25", "index", str(DATA / "corpus.jsonl"), "--out", str(index),
+                        "--chunk-words", "150", "--chunk-overlap", "30"],
+                       env=env, check=True, capture_output=True)  # fmt: skip
+        eval_args = ["eval", "--set", str(DATA / "questions.yaml"), "--retriever",
+                     f"bm25:{index}", "--format", "json"]  # fmt: skip
+        subprocess.run([REVAL, *eval_args], env=env, check=True, capture_output=True)  # store made
+
+        click_ms = median_ms([PY, "-c", "import click"], env, repeat)
+        help_ms = median_ms([REVAL, "--help"], env, repeat)
+        version_ms = median_ms([REVAL, "--version"], env, repeat)
+        group_ms = median_ms([REVAL, "runs", "--help"], env, repeat)
+
+        probe = subprocess.run([PY, "-c", PROBE, *eval_args], env=env, capture_output=True,
+                               text=True, check=True)  # fmt: skip
+        packages = not_ours(json.loads(probe.stderr.strip().splitlines()[-1]))
+        floor_code = (
+            f"import importlib\nfor name in {packages!r}:\n    try:\n"
+            "        importlib.import_module(name)\n    except Exception:\n        pass\n"
+        )
+        floor_ms = median_ms([PY, "-c", floor_code], env, repeat)
+        eval_ms = median_ms([REVAL, *eval_args], env, repeat)
+        rows = importtime(eval_args, env)
+
+    print(f"load average {load:.2f}; medians of {repeat} fresh processes")
+    print(f"python -c 'import click'     {click_ms:8.1f} ms")
+    print(f"reval --help                 {help_ms:8.1f} ms   {help_ms / click_ms:.2f}x click "
+          "(goal <= 2x)")  # fmt: skip
+    print(f"reval --version              {version_ms:8.1f} ms   {version_ms / click_ms:.2f}x click")
+    print(f"reval runs --help            {group_ms:8.1f} ms   {group_ms / click_ms:.2f}x click")
+    outside = [p for p in packages if p not in sys.stdlib_module_names and not p.startswith("_")]
+    print(f"import floor of reval eval   {floor_ms:8.1f} ms   ({len(packages)} top-level modules; "
+          f"beyond the standard library: {', '.join(outside)})")  # fmt: skip
+    print(f"reval eval (23 questions,    {eval_ms:8.1f} ms   {eval_ms / floor_ms:.2f}x the floor "
+          "(goal <= 1.5x)\n  BM25 in process)")  # fmt: skip
+
+    by_package: dict[str, int] = defaultdict(int)
+    for name, self_us, _ in rows:
+        by_package[name.split(".")[0]] += self_us
+    total = sum(by_package.values())
+    print(f"\npython -X importtime of reval eval: {total / 1000:.1f} ms of imports, by package "
+          "(self time):")  # fmt: skip
+    for name, us in sorted(by_package.items(), key=lambda kv: -kv[1])[:15]:
+        print(f"  {name:28s} {us / 1000:7.1f} ms")
+    own = [(n, s) for n, s, _ in rows if n.split(".")[0] in OWN]
+    print("reval's own heaviest modules (self time):")
+    for name, us in sorted(own, key=lambda r: -r[1])[:8]:
+        print(f"  {name:50s} {us / 1000:6.1f} ms")
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,125 @@
+"""What ``reval --help``, ``reval --version`` and every built-in command's ``--help`` load:
+click and the command's own module, never the store, gRPC, numpy, templates, the web
+viewer or a plugin. Checked from ``sys.modules`` in a fresh interpreter (deterministic;
+the time it takes is a benchmark figure, ``benchmarks/bench_startup.py``)."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+
+import click
+import pytest
+
+from retrieval_eval.cli.main import COMMANDS, cli
+
+#: Top-level packages (or modules) a help or version screen must not import.
+HEAVY = (
+    "sqlalchemy",
+    "alembic",
+    "grpc",
+    "grpc_health",
+    "grpc_reflection",
+    "google.protobuf",
+    "numpy",
+    "jinja2",
+    "stevedore",
+    "starlette",
+    "uvicorn",
+    "tantivy",
+    "reval_bm25",
+    "retrieval_eval.store",
+    "retrieval_eval.web",
+    "retrieval_eval.v1",
+    "retrieval_eval.retrievers.client",
+    "retrieval_eval.retrievers.server",
+)
+
+
+def loaded_by(*args: str) -> list[str]:
+    """The HEAVY modules imported by ``reval ARGS`` in a fresh interpreter."""
+    code = (
+        "import json, sys\n"
+        "from retrieval_eval.cli.main import main\n"
+        "try:\n"
+        "    main(sys.argv[2:])\n"
+        "except SystemExit as e:\n"
+        "    assert e.code in (0, None), e.code\n"
+        "heavy = json.loads(sys.argv[1])\n"
+        "print(json.dumps(sorted(m for m in sys.modules\n"
+        "    if any(m == h or m.startswith(h + '.') for h in heavy))))\n"
+    )
+    done = subprocess.run(
+        [sys.executable, "-c", code, json.dumps(HEAVY), *args],
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
+    assert done.returncode == 0, done.stderr
+    return list(json.loads(done.stdout.strip().splitlines()[-1]))
+
+
+def builtin_paths() -> list[tuple[str, ...]]:
+    """Every built-in command and subcommand, as argument paths (plugins excluded)."""
+    paths: list[tuple[str, ...]] = []
+
+    def walk(command: click.Command, path: tuple[str, ...]) -> None:
+        paths.append(path)
+        if isinstance(command, click.Group):
+            ctx = click.Context(command)
+            for name in command.list_commands(ctx):
+                sub = command.get_command(ctx, name)
+                if sub is not None:
+                    walk(sub, (*path, name))
+
+    ctx = click.Context(cli)
+    for name in COMMANDS:
+        command = cli.get_command(ctx, name)
+        if command is not None:
+            walk(command, (name,))
+    return paths
+
+
+@pytest.mark.parametrize("args", [("--help",), ("--version",), ("-h",)])
+def test_the_top_level_screens_import_nothing_heavy(args):
+    assert loaded_by(*args) == []
+
+
+def test_every_builtin_command_help_imports_nothing_heavy():
+    paths = builtin_paths()
+    assert ("runs", "compare") in paths and ("sets", "judge") in paths and ("eval",) in paths
+    heavy = {" ".join(p): loaded_by(*p, "--help") for p in paths}
+    assert {path: mods for path, mods in heavy.items() if mods} == {}
+
+
+def test_the_probe_sees_what_a_command_imports():
+    """The check above could not pass by looking in the wrong place: running a command
+    that opens the store shows the store and SQLAlchemy as loaded."""
+    mods = loaded_by("runs", "list", "--db", "sqlite://", "--ids")
+    assert "sqlalchemy" in mods and "retrieval_eval.store" in mods
+
+
+def test_plugin_commands_are_listed_from_the_installed_metadata_as_importlib_sees_it():
+    """``reval --help`` reads entry points without importlib.metadata; it must find what
+    importlib.metadata finds (name and target), in every namespace reval owns."""
+    from retrieval_eval.plugins import (
+        COMMANDS,
+        QUESTION_SETS,
+        RETRIEVERS,
+        list_plugins,
+        scan_plugins,
+    )
+
+    for namespace in (COMMANDS, RETRIEVERS, QUESTION_SETS):
+        scanned = [(p.name, p.target) for p in scan_plugins(namespace)]
+        assert scanned == [(p.name, p.target) for p in list_plugins(namespace)], namespace
+    assert ("bm25", "reval_bm25.cli:bm25") in [(p.name, p.target) for p in scan_plugins(COMMANDS)]
+    entry = cli.lazy_commands(click.Context(cli))["bm25"]
+    assert entry.target == "reval_bm25.cli:bm25" and entry.help.endswith(
+        "[plugin retrieval_eval_bm25]"
+    )
+    code = "from retrieval_eval.cli.main import main\nmain(['--help'])"
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
+                          timeout=120)  # fmt: skip
+    assert "\n  bm25  " in done.stdout
