@@ -52,8 +52,8 @@ OWNERS: tuple[tuple[str, tuple[str, ...], tuple[str, ...]], ...] = (
 )  # fmt: skip
 
 #: What the reference plugins may use: the package root's names and these modules (the
-#: shared corpus reader, chunker and revision; the Embedder interface; for a plugin's
-#: commands, the shared options and progress).
+#: shared corpus reader, chunker and revision; the Embedder interface and the JSON-over-HTTP
+#: client embedders share; for a plugin's commands, the shared options and progress).
 PLUGINS = ("reval_bm25", "reval_dense")
 PUBLIC = (
     "errors",
@@ -62,6 +62,7 @@ PUBLIC = (
     "corpus",
     "retrievers.protocol",
     "retrievers.embedding",
+    "retrievers.http_json",
     "cli.options",
     "cli.progress",
 )

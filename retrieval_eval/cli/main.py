@@ -40,7 +40,7 @@ COMMANDS: dict[str, Lazy] = {
     ),
     "quickstart": Lazy(
         "retrieval_eval.cli.quickstart:quickstart",
-        "Measure BM25 on the shipped example data: index, serve over gRPC, evaluate, save.",
+        "Measure lexical, vector, hybrid and reranked retrieval on the shipped example data.",
     ),
     "ui": Lazy(
         "retrieval_eval.cli.ui:ui",

@@ -264,12 +264,18 @@ def open_retriever(
     """An ``AsyncRetriever`` for ``spec``; remote ones are not yet connected (await
     ``describe()`` to find out whether it answers)."""
     resolved = resolve(spec, timeout_s=timeout_s, token=token, config_path=config_path)
+    return _open_resolved(resolved, ())
+
+
+def _open_resolved(resolved: Resolved, chain: tuple[str, ...]) -> AsyncRetriever:
+    """Open what a name resolved to; ``chain`` holds the fusions and rerank stages being
+    opened around it, so that a cycle among them is an error rather than a hang."""
     if isinstance(resolved, PluginSpec):
         return open_plugin(resolved)
     if isinstance(resolved, FusionSpec):
-        return open_fusion(resolved)
+        return open_fusion(resolved, chain)
     if isinstance(resolved, RerankSpec):
-        return open_rerank(resolved)
+        return _open_rerank(resolved, chain)
     if isinstance(resolved, KindSpec):
         return resolved.open()
     from retrieval_eval.retrievers.client.grpc_client import GrpcRetrieverClient
@@ -277,6 +283,25 @@ def open_retriever(
     return GrpcRetrieverClient(
         resolved.channel_target, resolved.client_options(), display=resolved.display
     )
+
+
+def _open_rerank(spec: RerankSpec, chain: tuple[str, ...] = ()) -> AsyncRetriever:
+    entry = spec.config
+
+    def open_candidate(opening: tuple[str, ...]) -> AsyncRetriever:
+        if entry.candidate in opening:
+            cycle = " -> ".join((*opening, entry.candidate))
+            raise ConfigError(f"{entry.where}: key 'rerank': retrievers form a cycle: {cycle}")
+        try:
+            resolved = resolve(
+                entry.candidate, timeout_s=spec.timeout_s, token=spec.token,
+                config_path=spec.config_path,
+            )  # fmt: skip
+        except UnknownNameError as e:
+            raise ConfigError(f"{entry.where}: key 'rerank': {e}") from e
+        return _open_resolved(resolved, opening)
+
+    return open_rerank(spec, open_candidate, chain)
 
 
 def open_fusion(spec: FusionSpec, _opening: tuple[str, ...] = ()) -> FusedRetriever:
@@ -312,19 +337,7 @@ def _open_member(name: str, spec: FusionSpec, chain: tuple[str, ...]) -> AsyncRe
         )
     except UnknownNameError as e:
         raise ConfigError(f"{spec.config.where}: key 'fuse': {e}") from e
-    if isinstance(resolved, FusionSpec):
-        return open_fusion(resolved, chain)
-    if isinstance(resolved, RerankSpec):
-        return open_rerank(resolved, chain)
-    if isinstance(resolved, PluginSpec):
-        return open_plugin(resolved)
-    if isinstance(resolved, KindSpec):
-        return resolved.open()
-    from retrieval_eval.retrievers.client.grpc_client import GrpcRetrieverClient
-
-    return GrpcRetrieverClient(
-        resolved.channel_target, resolved.client_options(), display=resolved.display
-    )
+    return _open_resolved(resolved, chain)
 
 
 def _close_now(retriever: AsyncRetriever) -> None:

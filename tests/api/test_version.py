@@ -6,6 +6,7 @@ from __future__ import annotations
 from importlib.metadata import version
 
 import reval_bm25
+import reval_dense
 
 import retrieval_eval
 from retrieval_eval.cli.main import cli
@@ -14,6 +15,7 @@ from retrieval_eval.cli.main import cli
 def test_the_version_is_the_installed_distributions():
     assert retrieval_eval.__version__ == version("retrieval-eval")
     assert reval_bm25.__version__ == version("retrieval-eval-bm25")
+    assert reval_dense.__version__ == version("retrieval-eval-dense")
 
 
 def test_reval_version_prints_it():

@@ -8,11 +8,10 @@ retriever.retrieve("what causes scurvy?", limit=10)
 
 from __future__ import annotations
 
-__version__ = "0.1.0"
-
 from reval_dense.errors import DenseIndexError
 from reval_dense.index import IndexInfo, build_index
 from reval_dense.retriever import DenseRetriever, open_index
+from reval_dense.version import __version__
 
 __all__ = [
     "DenseIndexError",

@@ -30,7 +30,6 @@ from retrieval_eval.corpus import (
     iter_documents,
 )
 from retrieval_eval.retrievers.embedding import Embedder, load_embedder
-from reval_dense import __version__
 from reval_dense.errors import DenseIndexError
 from reval_dense.manifest import (
     HNSW_FILE,
@@ -41,6 +40,7 @@ from reval_dense.manifest import (
     Manifest,
     write_manifest,
 )
+from reval_dense.version import __version__
 
 DEFAULT_EMBEDDER = "wordllama"
 #: Texts embedded per call while indexing.

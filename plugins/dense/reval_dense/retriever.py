@@ -16,9 +16,9 @@ from retrieval_eval.corpus import CHUNK_SEPARATOR
 from retrieval_eval.errors import RetrieverUnavailable
 from retrieval_eval.records import RetrieverDescription
 from retrieval_eval.retrievers.embedding import Embedder, EmbeddingError, load_embedder
-from reval_dense import __version__
 from reval_dense.errors import DenseIndexError
 from reval_dense.manifest import HNSW_FILE, IDS_FILE, VECTORS_FILE, Manifest, read_manifest
+from reval_dense.version import __version__
 
 IDENTIFIER = "dense"
 _EMPTY = Ranking(())

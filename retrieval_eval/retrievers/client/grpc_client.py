@@ -17,7 +17,7 @@ from typing import TypeVar
 import grpc
 from grpc_health.v1 import health_pb2, health_pb2_grpc
 
-from retrieval_eval.errors import RetrieverContractError, RetrieverRejected, RetrieverUnavailable
+from retrieval_eval.errors import RetrieverContractError, RetrieverRejected
 from retrieval_eval.records import RetrieverDescription
 from retrieval_eval.retrievers import convert
 from retrieval_eval.retrievers.auth import bearer_metadata

@@ -3,11 +3,12 @@ candidate retriever (a name, an address or a plugin; a fusion or another rerank 
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 
 from retrieval_eval.corpus import iter_documents
-from retrieval_eval.errors import ConfigError, CorpusError, UnknownNameError
+from retrieval_eval.errors import ConfigError, CorpusError
 from retrieval_eval.retrievers.http_json import RetryPolicy
 from retrieval_eval.retrievers.protocol import AsyncRetriever
 from retrieval_eval.retrievers.rerank.config import RerankConfig
@@ -51,55 +52,25 @@ def make_scorer(entry: RerankConfig) -> Scorer:
     return EmbeddingScorer(load_embedder(entry.embedder, options))
 
 
-def open_rerank(spec: RerankSpec, chain: tuple[str, ...] = ()) -> RerankRetriever:
+def open_rerank(
+    spec: RerankSpec,
+    open_candidate: Callable[[tuple[str, ...]], AsyncRetriever],
+    chain: tuple[str, ...] = (),
+) -> RerankRetriever:
     """The reranked retriever of ``spec``; its candidate is opened last (nothing to close
-    when the corpus or the scorer fails)."""
+    when the corpus or the scorer fails), by ``open_candidate`` given the chain of stages
+    opened so far (the resolver's, which knows every kind of retriever)."""
     entry = spec.config
     try:
         texts = read_texts(entry.corpus)
     except CorpusError as e:
         raise ConfigError(f"{entry.where}: key 'corpus': {e}") from e
     scorer = make_scorer(entry)
-    candidate = open_candidate(spec, (*chain, entry.name))
+    candidate = open_candidate((*chain, entry.name))
     return RerankRetriever(
         spec.display, entry.candidate, candidate, scorer, texts,
         depth=entry.depth, corpus=str(entry.corpus), timeout_s=spec.timeout_s,
     )  # fmt: skip
-
-
-def open_candidate(spec: RerankSpec, chain: tuple[str, ...]) -> AsyncRetriever:
-    from retrieval_eval.retrievers.client.grpc_client import GrpcRetrieverClient
-    from retrieval_eval.retrievers.resolve import (
-        FusionSpec,
-        KindSpec,
-        PluginSpec,
-        open_fusion,
-        open_plugin,
-    )
-    from retrieval_eval.retrievers.resolve import resolve as resolve_spec
-
-    entry = spec.config
-    if entry.candidate in chain:
-        cycle = " -> ".join((*chain, entry.candidate))
-        raise ConfigError(f"{entry.where}: key 'rerank': retrievers form a cycle: {cycle}")
-    try:
-        resolved = resolve_spec(
-            entry.candidate, timeout_s=spec.timeout_s, token=spec.token,
-            config_path=spec.config_path,
-        )  # fmt: skip
-    except UnknownNameError as e:
-        raise ConfigError(f"{entry.where}: key 'rerank': {e}") from e
-    if isinstance(resolved, RerankSpec):
-        return open_rerank(resolved, chain)
-    if isinstance(resolved, FusionSpec):
-        return open_fusion(resolved, chain)
-    if isinstance(resolved, PluginSpec):
-        return open_plugin(resolved)
-    if isinstance(resolved, KindSpec):
-        return resolved.open()
-    return GrpcRetrieverClient(
-        resolved.channel_target, resolved.client_options(), display=resolved.display
-    )
 
 
 def rerank_detail(entry: RerankConfig) -> str:
@@ -110,7 +81,6 @@ def rerank_detail(entry: RerankConfig) -> str:
 __all__ = [
     "RerankSpec",
     "make_scorer",
-    "open_candidate",
     "open_rerank",
     "read_texts",
     "rerank_detail",
