@@ -13,6 +13,7 @@ from retrieval_eval.metric_keys import TOP1_HIT_RATE, TOP3_HIT_RATE
 from retrieval_eval.records import RateEstimate
 from retrieval_eval.report.comparison_json import shown_questions
 from retrieval_eval.report.comparison_text import tags
+from retrieval_eval.report.model import question_text
 from retrieval_eval.report.plural import plural
 
 _RATES = ((TOP1_HIT_RATE, 1, "top-1"), (TOP3_HIT_RATE, 3, "top-3"))
@@ -69,7 +70,8 @@ def _question_details(c: Comparison, names: list[str], questions: QuestionsShown
             for cell, docs in zip(row.cells, row.top_documents, strict=True)
         ]
         expected = _cell(", ".join(row.expected_document_ids) or "(none)")
-        lines.append(f"| {_cell(row.question_id)} | {expected} | " + " | ".join(cells) + " |")
+        asked = _cell(f"{row.question_id} “{question_text(row.question_text)}”")
+        lines.append(f"| {asked} | {expected} | " + " | ".join(cells) + " |")
     return [*lines, "", "</details>"]
 
 

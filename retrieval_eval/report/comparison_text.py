@@ -20,11 +20,16 @@ from retrieval_eval.comparison.types import (
 from retrieval_eval.metric_keys import TOP1_HIT_RATE, TOP3_HIT_RATE
 from retrieval_eval.records import GroupMetrics
 from retrieval_eval.report.comparison_json import shown_questions
+from retrieval_eval.report.model import question_text
 from retrieval_eval.report.safe_text import markup_safe as escape
 from retrieval_eval.report.text_style import Style, string_console
 
 _RATE_K = {TOP1_HIT_RATE: 1, TOP3_HIT_RATE: 3}
 _NAMES = {TOP1_HIT_RATE: "top-1", TOP3_HIT_RATE: "top-3"}
+
+
+#: Longest question text a comparison table shows whole.
+SHOWN_TEXT_CHARS = 100
 
 
 def tags(count: int) -> list[str]:
@@ -209,7 +214,8 @@ def _questions(
                  for cell, docs in zip(row.cells, row.top_documents, strict=True)]  # fmt: skip
         overlap = ["-" if o is None else f"{o.jaccard:.2f}/{o.rbo:.2f}" for o in row.overlap]
         expected = ", ".join(row.expected_document_ids) or "(none)"
-        table.add_row(escape(row.question_id), escape(expected), *cells, *overlap)
+        asked = escape(question_text(row.question_text), SHOWN_TEXT_CHARS)
+        table.add_row(f"{escape(row.question_id)} “{asked}”", escape(expected), *cells, *overlap)
     console.print(table)
 
 

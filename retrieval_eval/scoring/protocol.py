@@ -104,6 +104,7 @@ def score_question(
         failure = error or RetrievalFailure(FailureKind.INTERNAL, "no response recorded")
         return QuestionOutcome(
             question_id=q.id,
+            question_text=q.question,
             form=q.form,
             hard_class=q.hard_class,
             expected_document_ids=q.expected_document_ids,
@@ -116,6 +117,7 @@ def score_question(
     ranked = distinct_documents(raw, separator)
     return QuestionOutcome(
         question_id=q.id,
+        question_text=q.question,
         form=q.form,
         hard_class=q.hard_class,
         expected_document_ids=q.expected_document_ids,

@@ -35,6 +35,7 @@ RUN_KEYS = {
 }
 QUESTION_KEYS = {
     "id",
+    "text",
     "form",
     "hard_class",
     "expected_document_ids",

@@ -75,6 +75,16 @@ def _bytecode_cache() -> jinja2.BytecodeCache | None:
         return None
 
 
+def duration_text(seconds: float) -> str:
+    """A run's length as people say it: "38 ms", "4.2 s", "3 min 07 s"."""
+    if seconds < 1:
+        return f"{seconds * 1000:.0f} ms"
+    if seconds < 60:
+        return f"{seconds:.1f} s"
+    minutes, rest = divmod(round(seconds), 60)
+    return f"{minutes} min {rest:02d} s"
+
+
 @cache
 def environment() -> jinja2.Environment:
     env = jinja2.Environment(
@@ -85,7 +95,9 @@ def environment() -> jinja2.Environment:
         lstrip_blocks=True,
         undefined=jinja2.StrictUndefined,
     )
-    env.filters.update(rate=_rate, signed=_signed, ms=_ms, chart_json=_chart_json)
+    env.filters.update(
+        rate=_rate, signed=_signed, ms=_ms, chart_json=_chart_json, duration=duration_text
+    )
     return env
 
 
