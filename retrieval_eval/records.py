@@ -30,6 +30,8 @@ DEFAULT_KS = (1, 3)
 DEFAULT_TIMEOUT_S = 10.0
 #: Calls in flight per retriever.
 DEFAULT_CONCURRENCY = 8
+#: The hard-class group of questions that have none, in breakdowns and set summaries.
+UNCLASSIFIED = "unclassified"
 
 
 class Form(StrEnum):
