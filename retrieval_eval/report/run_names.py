@@ -1,10 +1,10 @@
 """Names for runs shown side by side, by what differs between them.
 
 Run ids are for copying, not for reading: a legend of "26d544hk / 4y42adqx" says nothing.
-Each run gets a letter (A, B, C in the order shown, as history letters variants) and the
-parts of its variant label that the other runs do not share (a model, a chunking, a
-target); a run the user named (``--label name=...``, or a retriever named in reval.toml)
-is called by that name instead of its letter.
+Each variant gets a letter (A, B, C in the order first shown, as history letters them;
+a variant's later runs are A2, A3) and the parts of its variant label that the other runs
+do not share (a model, a chunking, a pipeline, else where it ran); a run the user named
+(``--label name=...``, or a retriever named in reval.toml) is called by that name instead.
 """
 
 from __future__ import annotations
@@ -16,7 +16,9 @@ from dataclasses import dataclass
 #: The label a user names a run with: ``reval eval --label name=bigger-chunks``.
 NAME_LABEL = "name"
 #: Longest name a legend shows whole.
-SHOWN_NAME_CHARS = 48
+SHOWN_NAME_CHARS = 40
+#: Variant-label parts that say how a retriever was built (``variant_label``'s words).
+PROVENANCE_PREFIXES = ("model ", "chunking ", "pipeline ")
 #: A target that is a bare name (a retriever of reval.toml), not an address or plugin target.
 _CONFIG_NAME = re.compile(r"[A-Za-z0-9_.-]+")
 #: How variant labels separate their parts (see ``RetrieverDescription.variant_label``).
@@ -38,11 +40,17 @@ class RunName:
     variant: str
 
     @property
+    def tag(self) -> str:
+        """For a narrow column head: the user's name, else the letter."""
+        return _cut(self.given) if self.given else self.letter
+
+    @property
     def short(self) -> str:
-        """For a legend or a column head: the user's name, else letter and difference."""
+        """For a legend: the user's name, else the letter and the telling difference."""
         if self.given:
             return _cut(self.given)
-        return _cut(f"{self.letter} · {self.differs}") if self.differs else self.letter
+        telling = _telling(self.differs)
+        return _cut(f"{self.letter} · {telling}") if telling else self.letter
 
 
 def letter(i: int) -> str:
@@ -62,14 +70,34 @@ def run_names(
     parts = [variant.split(PART_SEPARATOR) for _, variant, _, _ in runs]
     common = set.intersection(*map(set, parts)) if len(parts) > 1 else set()
     targets = {target for _, _, target, _ in runs}
+    letters: dict[str, str] = {}
+    seen: dict[str, int] = {}
     names = []
-    for i, ((run_id, variant, target, labels), own) in enumerate(zip(runs, parts, strict=True)):
+    for (run_id, variant, target, labels), own in zip(runs, parts, strict=True):
         given = labels.get(NAME_LABEL, "")
         if not given and len(targets) > 1 and _CONFIG_NAME.fullmatch(target):
             given = target
+        first = letters.setdefault(variant, letter(len(letters)))
+        seen[variant] = seen.get(variant, 0) + 1
+        mark = first if seen[variant] == 1 else f"{first}{seen[variant]}"
         differs = PART_SEPARATOR.join(p for p in own if p not in common)
-        names.append(RunName(run_id, letter(i), given, differs, variant))
+        names.append(RunName(run_id, mark, given, differs, variant))
     return names
+
+
+def _telling(differs: str) -> str:
+    """The build parts (model, chunking, pipeline) that differ, else the rest with a path
+    or address cut to its last segment (``bm25:/tmp/x/big`` -> ``…/big``)."""
+    parts = [p for p in differs.split(PART_SEPARATOR) if p]
+    built = [p for p in parts if p.startswith(PROVENANCE_PREFIXES)]
+    if built:
+        return PART_SEPARATOR.join(built)
+    return PART_SEPARATOR.join(_last_segment(p) for p in parts)
+
+
+def _last_segment(part: str) -> str:
+    head, _, tail = part.rstrip("/").rpartition("/")
+    return f"…/{tail}" if head and tail else part
 
 
 def _cut(text: str) -> str:

@@ -252,11 +252,6 @@ def test_judge_with_the_mouse_alone(viewer_with_draft: tuple[str, Path], chromiu
             assert page.get_attribute("#j-nothing-toggle", "aria-pressed") == "true"
         page.click("#j-match" if saved % 2 else "#j-gap")
         assert page.locator("#j-candidates li.relevant").count() == len(truth)
-        if os.environ.get("REVAL_SHOTS") and saved == 3:
-            page.screenshot(path=f"{os.environ['REVAL_SHOTS']}/judge-light.png")
-            page.emulate_media(color_scheme="dark")
-            page.screenshot(path=f"{os.environ['REVAL_SHOTS']}/judge-dark.png")
-            page.emulate_media(color_scheme="light")
         assert will.get_attribute("data-will") == "judged"
         expected = ("nothing in the corpus answers it" if not truth
                     else "relevant " + ", ".join(d for d in docs if d in truth))  # fmt: skip
