@@ -268,7 +268,7 @@ def outcome_from_tuple(row: tuple[Any, ...]) -> QuestionOutcome:
         error=None if kind is None else RetrievalFailure(FailureKind(kind), message or ""),
         underfilled=bool(under),
         notes=tuple(_loads(notes)) if notes else (),
-        question_text=text,
+        question_text=None if text is None else intern(text),
     )
 
 
