@@ -12,9 +12,9 @@ from retrieval_eval.comparison.types import (
 from retrieval_eval.metric_keys import TOP1_HIT_RATE, TOP3_HIT_RATE
 from retrieval_eval.records import RateEstimate
 from retrieval_eval.report.comparison_json import shown_questions
-from retrieval_eval.report.comparison_text import tags
 from retrieval_eval.report.model import question_text
 from retrieval_eval.report.plural import plural
+from retrieval_eval.report.run_names import names_of
 
 _RATES = ((TOP1_HIT_RATE, 1, "top-1"), (TOP3_HIT_RATE, 3, "top-3"))
 
@@ -23,7 +23,7 @@ def render_comparison_markdown(
     comparison: Comparison, questions: QuestionsShown = QuestionsShown.DISAGREE
 ) -> str:
     c, s = comparison, comparison.settings
-    names = tags(len(c.runs))
+    names = [n.letter for n in names_of(c.runs)]
     lines = [
         f"### reval: {plural(len(c.runs), 'run')} of `{_cell(c.runs[0].set_name)}` "
         f"against `{_cell(c.reference_run_id)}`",

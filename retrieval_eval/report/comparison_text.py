@@ -6,14 +6,13 @@ Every run gets a letter (A is the reference) used as a column heading throughout
 
 from __future__ import annotations
 
-import string
-
 from rich.console import Console
 
 from retrieval_eval.comparison.types import (
     Cell,
     Comparison,
     QuestionsShown,
+    RunColumn,
     RunDelta,
     SignificanceTest,
 )
@@ -21,6 +20,7 @@ from retrieval_eval.metric_keys import TOP1_HIT_RATE, TOP3_HIT_RATE
 from retrieval_eval.records import GroupMetrics
 from retrieval_eval.report.comparison_json import shown_questions
 from retrieval_eval.report.model import question_text
+from retrieval_eval.report.run_names import NAME_LABEL, names_of
 from retrieval_eval.report.safe_text import markup_safe as escape
 from retrieval_eval.report.text_style import Style, string_console
 
@@ -32,11 +32,6 @@ _NAMES = {TOP1_HIT_RATE: "top-1", TOP3_HIT_RATE: "top-3"}
 SHOWN_TEXT_CHARS = 100
 
 
-def tags(count: int) -> list[str]:
-    letters = string.ascii_uppercase
-    return [letters[i] if i < len(letters) else f"R{i + 1}" for i in range(count)]
-
-
 def render_comparison_text(
     comparison: Comparison,
     questions: QuestionsShown = QuestionsShown.DISAGREE,
@@ -46,7 +41,7 @@ def render_comparison_text(
 ) -> str:
     console, buffer = string_console(width, color)
     style = Style(color)
-    names = tags(len(comparison.runs))
+    names = [n.letter for n in names_of(comparison.runs)]
     _runs(console, comparison, names, style)
     _metrics(console, comparison, names, style)
     _groups(console, comparison, names, style)
@@ -75,7 +70,9 @@ def _runs(console: Console, c: Comparison, names: list[str], style: Style) -> No
         table.add_row(
             tag,
             escape(run.run_id),
-            escape(run.variant),
+            escape(
+                f"{given} · {run.variant}" if (given := run.labels.get(NAME_LABEL)) else run.variant
+            ),
             run.state,
             str(run.question_count),
             str(run.errors),
@@ -91,6 +88,12 @@ def _runs(console: Console, c: Comparison, names: list[str], style: Style) -> No
     for versus in c.versus:
         for note in versus.notes:
             console.print(style.warn(f"{escape(versus.run_id)}: {escape(note)}"))
+
+
+def _variant(run: RunColumn) -> str:
+    """The run's variant, after the name the user gave it (``--label name=...``)."""
+    given = run.labels.get(NAME_LABEL)
+    return f"{given} · {run.variant}" if given else run.variant
 
 
 def _metrics(console: Console, c: Comparison, names: list[str], style: Style) -> None:

@@ -12,6 +12,7 @@ from __future__ import annotations
 import re
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
+from typing import Protocol
 
 #: The label a user names a run with: ``reval eval --label name=bigger-chunks``.
 NAME_LABEL = "name"
@@ -83,6 +84,24 @@ def run_names(
         differs = PART_SEPARATOR.join(p for p in own if p not in common)
         names.append(RunName(run_id, mark, given, differs, variant))
     return names
+
+
+class NamedRun(Protocol):
+    """What naming reads of a run (a comparison's ``RunColumn`` has it)."""
+
+    @property
+    def run_id(self) -> str: ...
+    @property
+    def variant(self) -> str: ...
+    @property
+    def retriever_target(self) -> str: ...
+    @property
+    def labels(self) -> Mapping[str, str]: ...
+
+
+def names_of(runs: Sequence[NamedRun]) -> tuple[RunName, ...]:
+    """``run_names`` of runs shown side by side, in their order."""
+    return tuple(run_names([(r.run_id, r.variant, r.retriever_target, r.labels) for r in runs]))
 
 
 def _telling(differs: str) -> str:

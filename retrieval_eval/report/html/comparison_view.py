@@ -18,7 +18,7 @@ from retrieval_eval.comparison.types import (
     RunVersusReference,
 )
 from retrieval_eval.report.html.run_view import HEADLINE
-from retrieval_eval.report.run_names import RunName, run_names
+from retrieval_eval.report.run_names import RunName, names_of
 
 
 @dataclass(frozen=True, slots=True)
@@ -32,10 +32,6 @@ class ComparisonView:
     shown: QuestionsShown
     #: How each run is called (letter or the user's name, and what differs), run order.
     names: tuple[RunName, ...] = ()
-
-
-def names_of(runs: tuple[RunColumn, ...]) -> tuple[RunName, ...]:
-    return tuple(run_names([(r.run_id, r.variant, r.retriever_target, r.labels) for r in runs]))
 
 
 def comparison_view(
