@@ -19,14 +19,37 @@ from retrieval_eval.comparison.types import (
 from retrieval_eval.metric_keys import TOP1_HIT_RATE, TOP3_HIT_RATE
 from retrieval_eval.records import GroupMetrics
 from retrieval_eval.report.comparison_json import shown_questions
+from retrieval_eval.report.fit_table import Column, Drop, Step, fitted_table
 from retrieval_eval.report.model import question_text
 from retrieval_eval.report.run_names import NAME_LABEL, names_of
 from retrieval_eval.report.safe_text import markup_safe as escape
+from retrieval_eval.report.safe_text import short, visible
 from retrieval_eval.report.text_style import Style, string_console
 
 _RATE_K = {TOP1_HIT_RATE: 1, TOP3_HIT_RATE: 3}
 _NAMES = {TOP1_HIT_RATE: "top-1", TOP3_HIT_RATE: "top-3"}
 
+
+#: The compared runs' table, and what gives way, in this order, on a narrow terminal: the
+#: p95 and p50 latencies, the question counts, the error counts and the state are left
+#: out. Run ids never wrap; the variant wraps at spaces.
+RUNS_COLUMNS = (
+    Column(""),
+    Column("run"),
+    Column("variant", wrap=True),
+    Column("state"),
+    Column("questions", "right"),
+    Column("errors", "right"),
+    Column("p50 ms", "right"),
+    Column("p95 ms", "right"),
+)
+RUNS_STEPS: tuple[Step, ...] = (
+    Drop("p95 ms"),
+    Drop("p50 ms"),
+    Drop("questions"),
+    Drop("errors"),
+    Drop("state"),
+)
 
 #: Longest question text a comparison table shows whole.
 SHOWN_TEXT_CHARS = 100
@@ -57,29 +80,25 @@ def _runs(console: Console, c: Comparison, names: list[str], style: Style) -> No
         f"{style.heading('compare')} {len(c.runs)} runs of set {escape(first.set_name)}; "
         f"reference A = {escape(c.reference_run_id)}"
     )
-    table = style.table(title=None)
     verdicts = any(v.verdict is not None for v in c.versus)
-    columns = ["", "run", "variant", "state", "questions", "errors", "p50 ms", "p95 ms"]
-    for column in columns + (["verdict vs A"] if verdicts else []):
-        right = column in ("questions", "errors", "p50 ms", "p95 ms")
-        table.add_column(column, justify="right" if right else "left", overflow="fold")
+    rows = []
     for i, (tag, run) in enumerate(zip(names, c.runs, strict=True)):
         latency = run.latency
         verdict = c.versus[i - 1].verdict if i else None
         extra = [] if not verdicts else ["" if verdict is None else verdict.kind.value]
-        table.add_row(
+        rows.append([
             tag,
-            escape(run.run_id),
-            escape(
-                f"{given} · {run.variant}" if (given := run.labels.get(NAME_LABEL)) else run.variant
-            ),
+            short(run.run_id),
+            visible(_variant(run)),
             run.state,
             str(run.question_count),
             str(run.errors),
             "-" if latency is None else f"{latency.p50_ms:.1f}",
             "-" if latency is None else f"{latency.p95_ms:.1f}",
             *extra,
-        )
+        ])  # fmt: skip
+    columns = RUNS_COLUMNS + ((Column("verdict vs A"),) if verdicts else ())
+    table = fitted_table(style, columns, rows, console.width, RUNS_STEPS)
     console.print(table)
     for item in c.incomparable:
         console.print(style.warn(f"incomparable, left out: {escape(item.run_id)}"))

@@ -111,8 +111,15 @@ def fitted_table(
             overflow="fold" if c.wrap else "ignore",
             min_width=None if c.wrap else widest,
         )
+    widths = [max([_longest_line(c.name), *(_longest_line(r[i]) for r in body)])
+              for i, c in enumerate(cols)]  # fmt: skip
     for row in body:
-        cells = [escape(cell) for cell in row]
+        # rich does not justify a column whose overflow is "ignore": right-aligned
+        # one-line cells are padded here instead
+        cells = [
+            escape(cell.rjust(width) if c.justify == "right" and not c.wrap else cell)
+            for c, cell, width in zip(cols, row, widths, strict=True)
+        ]
         if cell_markup is not None:
             cells = [cell_markup(c.name, text) for c, text in zip(cols, cells, strict=True)]
         table.add_row(*cells)

@@ -183,7 +183,7 @@ def resolve(
     hint = ""
     if name in ("http", "https") and argument.startswith("//"):
         suggestions = [f"grpc://{argument[2:].rstrip('/')}"]
-        hint = ("gRPC addresses start with grpc:// (grpcs:// with TLS); an HTTP search API "
+        hint = ("gRPC addresses start with grpc://, or grpcs:// with TLS; an HTTP search API "
                 "is a retriever of kind \"http\" in reval.toml, named by its name")  # fmt: skip
     elif not sep and plugins:
         # a bare name is often a plugin's argument (an index directory) without the plugin

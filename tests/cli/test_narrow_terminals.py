@@ -75,3 +75,14 @@ def test_runs_history_keeps_ids_whole_and_fits(stored, db, width):
     )
     if width == 120:
         assert "[95%]" in header and " vs " in out
+
+
+@pytest.mark.parametrize("width", [80, 120])
+def test_runs_compare_keeps_ids_whole(stored, db, width):
+    out = reval_at(width, "runs", "compare", *stored[:3], "--db", db)
+    lines = out.splitlines()
+    runs_table = lines[: lines.index("metrics against A")]
+    for run_id in stored[:3]:
+        assert sum(run_id in line.split() for line in runs_table[1:]) == 1, out
+    assert all(len(line) <= width for line in runs_table[1:]), out
+    assert ("p95 ms" in runs_table[1]) is (width == 120)  # the first column to give way
