@@ -19,9 +19,8 @@ import tarfile
 import tempfile
 from pathlib import Path
 
-from retrieval_eval.report.html import render_html
-from retrieval_eval.report.html.run_view import run_view
 from retrieval_eval.report.model import RunReport
+from retrieval_eval.report.run.html_view import render_html, run_view
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 from bench_ui import build_run

@@ -20,8 +20,8 @@ from bench_reports import flipped_copy
 from bench_store import build_run
 
 from retrieval_eval.comparison import compare_runs
-from retrieval_eval.comparison.stats import DEFAULT_RESAMPLES
 from retrieval_eval.regression import Thresholds, judge
+from retrieval_eval.stats.many_runs import DEFAULT_RESAMPLES
 
 
 def main() -> None:

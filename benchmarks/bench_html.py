@@ -17,9 +17,9 @@ import sys
 import time
 from pathlib import Path
 
-from retrieval_eval.report.html import render_html
-from retrieval_eval.report.json_report import render_json
 from retrieval_eval.report.model import RunReport
+from retrieval_eval.report.run.html_view import render_html
+from retrieval_eval.report.run.json_format import render_json
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 from bench_ui import build_run

@@ -38,7 +38,7 @@ HERE = Path(__file__).resolve().parent
 REVAL = Path(sys.executable).parent / "reval"
 PLUGIN = "bench-trivial"
 PLUGIN_MODULE = """
-from retrieval_eval.retrievers.types import RetrieverDescription
+from retrieval_eval.retrievers.protocol import RetrieverDescription
 
 
 class Trivial:

@@ -23,7 +23,7 @@ import timeit
 
 from retrieval_eval.retrievers import convert
 from retrieval_eval.retrievers.contract.limits import count_breach, item_breach, response_breach
-from retrieval_eval.retrievers.types import RetrievedItem
+from retrieval_eval.retrievers.protocol import RetrievedItem
 from retrieval_eval.v1 import retriever_pb2 as pb
 
 

@@ -25,11 +25,11 @@ from bench_store import build_run
 from retrieval_eval.records import RunResult
 from retrieval_eval.regression import Thresholds, judge
 from retrieval_eval.report import RunReport
-from retrieval_eval.report.json_report import render_json
-from retrieval_eval.report.junit import render_junit
-from retrieval_eval.report.markdown import render_markdown
-from retrieval_eval.report.terminal import render_text
-from retrieval_eval.report.trec import qrels_lines, run_lines
+from retrieval_eval.report.run.json_format import render_json
+from retrieval_eval.report.run.junit import render_junit
+from retrieval_eval.report.run.markdown import render_markdown
+from retrieval_eval.report.run.text import render_text
+from retrieval_eval.report.run.trec import qrels_lines, run_lines
 
 
 def flipped_copy(run: RunResult, every: int) -> RunResult:

@@ -47,7 +47,7 @@ from retrieval_eval.records import (
     RunState,
 )
 from retrieval_eval.regression import Thresholds, judge
-from retrieval_eval.retrievers.types import RetrievedItem, RetrieverDescription
+from retrieval_eval.retrievers.protocol import RetrievedItem, RetrieverDescription
 from retrieval_eval.scoring.metrics import breakdowns, summarize
 from retrieval_eval.scoring.protocol import score_question
 from retrieval_eval.store import RunStore

@@ -21,9 +21,9 @@ from pathlib import Path
 import yaml
 
 from retrieval_eval.labelling.draft import DraftQuestion, draft_set
+from retrieval_eval.labelling.form_suggestion import form_suggester
 from retrieval_eval.labelling.judge import Judgement, save_judgement
 from retrieval_eval.labelling.pool import PoolOptions
-from retrieval_eval.labelling.suggest import form_suggester
 
 DATA = Path(__file__).resolve().parents[1].parent.parent / "shared" / "datasets" / "scifact"
 

@@ -29,20 +29,25 @@ if TYPE_CHECKING:
         RunState,
     )
     from retrieval_eval.regression.record import Recorded, judge_and_save
-    from retrieval_eval.regression.types import ErrorBudget, RunReport, Thresholds, Verdict
-    from retrieval_eval.report.render import ReportFormat, render
+    from retrieval_eval.regression.verdict_records import (
+        ErrorBudget,
+        RunReport,
+        Thresholds,
+        Verdict,
+    )
+    from retrieval_eval.report.run.render import ReportFormat, render
+    from retrieval_eval.retrievers.protocol import Ranking, RetrievedItem, Retriever
     from retrieval_eval.retrievers.server.sdk import ServerTls, serve
-    from retrieval_eval.retrievers.types import Ranking, RetrievedItem, Retriever
 
 _LAZY = {
     "Recorded": "retrieval_eval.regression.record",
     "judge_and_save": "retrieval_eval.regression.record",
-    "ErrorBudget": "retrieval_eval.regression.types",
-    "RunReport": "retrieval_eval.regression.types",
-    "Thresholds": "retrieval_eval.regression.types",
-    "Verdict": "retrieval_eval.regression.types",
-    "ReportFormat": "retrieval_eval.report.render",
-    "render": "retrieval_eval.report.render",
+    "ErrorBudget": "retrieval_eval.regression.verdict_records",
+    "RunReport": "retrieval_eval.regression.verdict_records",
+    "Thresholds": "retrieval_eval.regression.verdict_records",
+    "Verdict": "retrieval_eval.regression.verdict_records",
+    "ReportFormat": "retrieval_eval.report.run.render",
+    "render": "retrieval_eval.report.run.render",
     "EvalOptions": "retrieval_eval.evaluation.coordinator",
     "EvaluationInterrupted": "retrieval_eval.evaluation.coordinator",
     "aevaluate": "retrieval_eval.evaluation.coordinator",
@@ -60,9 +65,9 @@ _LAZY = {
     "GoldenQuestionSet": "retrieval_eval.questions.model",
     "ServerTls": "retrieval_eval.retrievers.server.sdk",
     "serve": "retrieval_eval.retrievers.server.sdk",
-    "Retriever": "retrieval_eval.retrievers.types",
-    "RetrievedItem": "retrieval_eval.retrievers.types",
-    "Ranking": "retrieval_eval.retrievers.types",
+    "Retriever": "retrieval_eval.retrievers.protocol",
+    "RetrievedItem": "retrieval_eval.retrievers.protocol",
+    "Ranking": "retrieval_eval.retrievers.protocol",
     "RetrieverDescription": "retrieval_eval.records",
 }
 

@@ -27,7 +27,7 @@ import pytest
 if TYPE_CHECKING:
     from retrieval_eval.questions.model import GoldenQuestionSet
     from retrieval_eval.records import RunResult
-    from retrieval_eval.regression.types import RunReport, Thresholds
+    from retrieval_eval.regression.verdict_records import RunReport, Thresholds
 
 TABLE = "pytest"
 #: reval.toml ``[pytest]`` keys and the command-line option that overrides each.
@@ -94,7 +94,7 @@ class Settings:
     labels: Mapping[str, str] = field(default_factory=dict)
 
     def thresholds(self) -> Thresholds:
-        from retrieval_eval.regression.types import ErrorBudget, Thresholds
+        from retrieval_eval.regression.verdict_records import ErrorBudget, Thresholds
 
         defaults = Thresholds()
         budget = defaults.max_errors
@@ -290,7 +290,7 @@ class Reval:
         __tracebackhide__ = True
         from retrieval_eval.records import RunResult
         from retrieval_eval.regression.record import judge_and_save
-        from retrieval_eval.report.assertions import regression_failure
+        from retrieval_eval.report.run.assertions import regression_failure
 
         if isinstance(report, RunResult):
             thresholds = self.settings.thresholds()
@@ -319,7 +319,7 @@ class Reval:
         with the keys there are."""
         __tracebackhide__ = True
         from retrieval_eval.records import RunResult
-        from retrieval_eval.report.assertions import rate_failure
+        from retrieval_eval.report.run.assertions import rate_failure
 
         run = report if isinstance(report, RunResult) else report.run
         message = rate_failure(run, metric, at_least, form=form, hard_class=hard_class)

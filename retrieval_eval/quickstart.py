@@ -19,7 +19,7 @@ from typing import Any, Protocol
 from retrieval_eval.errors import PluginError, UnknownNameError
 from retrieval_eval.example_data import corpus_path, questions_path
 from retrieval_eval.records import RunResult
-from retrieval_eval.regression.types import Verdict
+from retrieval_eval.regression.verdict_records import Verdict
 
 log = logging.getLogger(__name__)
 
@@ -91,8 +91,8 @@ REPORT_NAME = "quickstart-report.html"
 def write_html_report(result: QuickstartResult, directory: Path | None = None) -> Path:
     """The run as one self-contained HTML file (``$REVAL_HOME/quickstart-report.html``
     unless ``directory`` is given), replaced by each quickstart."""
-    from retrieval_eval.report.html import render_html
     from retrieval_eval.report.model import RunReport
+    from retrieval_eval.report.run.html_view import render_html
     from retrieval_eval.store.url import reval_home
 
     folder = directory or reval_home()

@@ -7,7 +7,7 @@ can share these records without importing one another.
 
 Produced by scoring and the coordinator, consumed by the store, regression and reports.
 ``RunResult.to_dict`` is the run's shape in the JSON report (documented in
-``report/json_report.py``): the one serializer of a run, so that a script and the report
+``report/run/json_format.py``): the one serializer of a run, so that a script and the report
 can never disagree.
 """
 
@@ -255,7 +255,7 @@ def _rate_text(metrics: GroupMetrics, key: str) -> str:
     return f"{estimate.rate:.3f}({estimate.successes}/{estimate.count})"
 
 
-# --- the documented dict shape (see report/json_report.py) ----------------------------------
+# --- the documented dict shape (see report/run/json_format.py) -----------------------------
 
 
 def run_to_dict(run: RunResult, *, questions: bool = True) -> dict[str, Any]:

@@ -167,7 +167,7 @@ def test_every_suggested_next_command_exists_with_its_options() -> None:
     import click
 
     from retrieval_eval.cli.main import cli
-    from retrieval_eval.cli.quickstart_command import next_steps
+    from retrieval_eval.cli.quickstart import next_steps
 
     suggested = [
         line.split()

@@ -111,8 +111,8 @@ def shoot(out: Path, db: str) -> list[Path]:
     from playwright.sync_api import sync_playwright
 
     from retrieval_eval.regression.stored import stored_verdict
-    from retrieval_eval.report.html import render_html
     from retrieval_eval.report.model import RunReport
+    from retrieval_eval.report.run.html_view import render_html
     from retrieval_eval.store import RunStore
 
     out.mkdir(parents=True, exist_ok=True)

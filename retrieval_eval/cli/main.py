@@ -16,15 +16,15 @@ from retrieval_eval.errors import RevalError
 #: Built-in commands: name -> "module:attribute". Imported only when used, so that
 #: ``reval --help`` stays fast and one broken command cannot break the others.
 COMMANDS: dict[str, str] = {
-    "eval": "retrieval_eval.cli.eval_command:eval_command",
-    "sets": "retrieval_eval.cli.sets_commands:sets",
-    "retrievers": "retrieval_eval.cli.retriever_commands:retrievers",
-    "check-retriever": "retrieval_eval.cli.retriever_commands:check_retriever",
-    "runs": "retrieval_eval.cli.runs_commands:runs",
-    "quickstart": "retrieval_eval.cli.quickstart_command:quickstart",
-    "ui": "retrieval_eval.cli.ui_command:ui",
-    "fusion": "retrieval_eval.cli.fusion_commands:fusion",
-    "diff": "retrieval_eval.cli.diff_command:diff_command",
+    "eval": "retrieval_eval.cli.eval:eval_command",
+    "sets": "retrieval_eval.cli.sets:sets",
+    "retrievers": "retrieval_eval.cli.retrievers:retrievers",
+    "check-retriever": "retrieval_eval.cli.retrievers:check_retriever",
+    "runs": "retrieval_eval.cli.runs:runs",
+    "quickstart": "retrieval_eval.cli.quickstart:quickstart",
+    "ui": "retrieval_eval.cli.ui:ui",
+    "fusion": "retrieval_eval.cli.fusion:fusion",
+    "diff": "retrieval_eval.cli.diff:diff_command",
 }
 
 

@@ -87,7 +87,7 @@ def parse_ks(ctx: click.Context, param: click.Parameter, value: str) -> tuple[in
 def threshold_options(function: F) -> F:
     """``--max-top1-drop``, ``--max-top3-drop``, ``--max-p95-latency-increase``: the
     regression thresholds, defaults from the library's ``Thresholds``."""
-    from retrieval_eval.regression.types import Thresholds
+    from retrieval_eval.regression.verdict_records import Thresholds
 
     defaults = Thresholds()
     for option in reversed(
@@ -98,7 +98,8 @@ def threshold_options(function: F) -> F:
                 default=defaults.max_top1_drop,
                 show_default=True,
                 metavar="RATE",
-                help="Largest allowed drop of the top-1 hit rate (absolute, e.g. 0.05).",
+                help="A top-1 hit-rate drop (absolute, e.g. 0.05) strictly greater than this "
+                "is a regression.",
             ),
             click.option(
                 "--max-top3-drop",
@@ -106,14 +107,16 @@ def threshold_options(function: F) -> F:
                 default=defaults.max_top3_drop,
                 show_default=True,
                 metavar="RATE",
-                help="Largest allowed drop of the top-3 hit rate (absolute).",
+                help="A top-3 hit-rate drop (absolute) strictly greater than this is a regression.",
             ),
             click.option(
                 "--max-p95-latency-increase",
                 "max_p95_ms",
                 type=click.FloatRange(min=0),
                 metavar="MS",
-                help="Largest allowed rise of p95 latency in milliseconds (default: unchecked).",
+                help="A p95 latency increase above MS is a regression (default: unchecked; "
+                "unloaded p95 when both runs have a --latency-probe; a warning when their "
+                "concurrencies differ).",
             ),
         )
     ):

@@ -13,7 +13,7 @@ import click
 from retrieval_eval.errors import InputError
 from retrieval_eval.regression.record import Recorded
 from retrieval_eval.report.model import RunReport
-from retrieval_eval.report.render import FILE_WIDTH, render
+from retrieval_eval.report.run.render import FILE_WIDTH, render
 
 
 def terminal_width() -> int:
@@ -60,7 +60,7 @@ def check_writable(path: Path) -> None:
 def write_json_file(
     path: Path, reports: Recorded | Sequence[RunReport], warnings: Sequence[str]
 ) -> None:
-    from retrieval_eval.report.json_report import write_json
+    from retrieval_eval.report.run.json_format import write_json
 
     runs: Sequence[RunReport] = reports.reports if isinstance(reports, Recorded) else reports
     if isinstance(reports, Recorded):

@@ -5,8 +5,7 @@ from __future__ import annotations
 from retrieval_eval.comparison.compare import compare_runs, run_column
 from retrieval_eval.comparison.history import build_history
 from retrieval_eval.comparison.overlap import DEFAULT_RBO_P, jaccard, rbo
-from retrieval_eval.comparison.stats import holm, paired_bootstrap
-from retrieval_eval.comparison.types import (
+from retrieval_eval.comparison.results import (
     Cell,
     Comparison,
     ComparisonSettings,
@@ -25,6 +24,7 @@ from retrieval_eval.comparison.types import (
     RunVersusReference,
     SignificanceTest,
 )
+from retrieval_eval.stats.many_runs import holm, paired_bootstrap
 
 __all__ = [
     "DEFAULT_RBO_P",

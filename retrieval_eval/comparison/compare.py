@@ -19,14 +19,7 @@ from dataclasses import replace
 
 from retrieval_eval.comparison.grid import question_rows
 from retrieval_eval.comparison.overlap import DEFAULT_RBO_P, jaccard, rbo
-from retrieval_eval.comparison.stats import (
-    DEFAULT_CONFIDENCE,
-    DEFAULT_RESAMPLES,
-    DEFAULT_SEED,
-    holm,
-    paired_bootstrap_many,
-)
-from retrieval_eval.comparison.types import (
+from retrieval_eval.comparison.results import (
     Comparison,
     ComparisonSettings,
     GroupRow,
@@ -42,12 +35,19 @@ from retrieval_eval.errors import InputError
 from retrieval_eval.metric_keys import parse_metric_key
 from retrieval_eval.records import GroupMetrics, QuestionOutcome, RunResult
 from retrieval_eval.regression.fingerprint import HARD_PARTS, benchmark_differences
-from retrieval_eval.regression.judge import compare as compare_two
 from retrieval_eval.regression.paired import FLIP_KS, paired_outcomes, paired_tests
-from retrieval_eval.regression.stats import SIGNIFICANCE_LEVEL
-from retrieval_eval.regression.types import Thresholds
+from retrieval_eval.regression.verdict import compare as compare_two
+from retrieval_eval.regression.verdict_records import Thresholds
 from retrieval_eval.scoring.metrics import rank_metrics
 from retrieval_eval.scoring.protocol import hits_at
+from retrieval_eval.stats.many_runs import (
+    DEFAULT_CONFIDENCE,
+    DEFAULT_RESAMPLES,
+    DEFAULT_SEED,
+    holm,
+    paired_bootstrap_many,
+)
+from retrieval_eval.stats.mcnemar import SIGNIFICANCE_LEVEL
 
 DEFAULT_OVERLAP_K = 10
 DEFAULT_TOP_DOCUMENTS = 3

@@ -9,7 +9,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from retrieval_eval.comparison.overlap import jaccard, rbo
-from retrieval_eval.comparison.types import Cell, QuestionOverlap, QuestionRow
+from retrieval_eval.comparison.results import Cell, QuestionOverlap, QuestionRow
 from retrieval_eval.records import QuestionOutcome, RunResult
 
 

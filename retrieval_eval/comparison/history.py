@@ -11,11 +11,11 @@ from __future__ import annotations
 import itertools
 from collections.abc import Sequence
 
-from retrieval_eval.comparison.types import FlakyQuestion, History, HistoryEntry
+from retrieval_eval.comparison.results import FlakyQuestion, History, HistoryEntry
 from retrieval_eval.metric_keys import TOP1_HIT_RATE, TOP3_HIT_RATE
 from retrieval_eval.records import RunResult
 from retrieval_eval.regression.stored import stored_verdict
-from retrieval_eval.store.types import StoredRun
+from retrieval_eval.store.summaries import StoredRun
 
 HISTORY_KS = (1, 3)
 

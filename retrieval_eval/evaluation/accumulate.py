@@ -28,7 +28,7 @@ from retrieval_eval.records import (
     RunResult,
     RunState,
 )
-from retrieval_eval.retrievers.types import Ranking
+from retrieval_eval.retrievers.protocol import Ranking
 from retrieval_eval.scoring.metrics import summarize_with_breakdowns
 from retrieval_eval.scoring.protocol import score_question
 

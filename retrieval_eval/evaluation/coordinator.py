@@ -49,7 +49,7 @@ from retrieval_eval.records import (
     RunResult,
 )
 from retrieval_eval.retrievers.in_process import as_async_retriever
-from retrieval_eval.retrievers.types import AsyncRetriever, Retriever
+from retrieval_eval.retrievers.protocol import AsyncRetriever, Retriever
 from retrieval_eval.scoring.protocol import normalize_ks, request_limit
 
 log = logging.getLogger(__name__)

@@ -12,7 +12,7 @@ from collections.abc import Awaitable, Callable
 
 from retrieval_eval.errors import RetrieverTimeout, RetrieverUnavailable
 from retrieval_eval.records import RetrieverDescription
-from retrieval_eval.retrievers.types import AsyncRetriever, Ranking
+from retrieval_eval.retrievers.protocol import AsyncRetriever, Ranking
 
 #: A retrieve call with its deadline bound: ``(question, limit) -> ranking``.
 Call = Callable[[str, int], Awaitable[Ranking]]

@@ -14,6 +14,7 @@ from __future__ import annotations
 from collections.abc import Sequence, Set
 from typing import Any
 
+from retrieval_eval.questions.did_you_mean import did_you_mean
 from retrieval_eval.questions.formats import FORMAT_VERSION, HEADER_KEY, RawSet
 from retrieval_eval.questions.labelling import (
     LABELLING_KEY,
@@ -25,7 +26,6 @@ from retrieval_eval.questions.labelling import (
 )
 from retrieval_eval.questions.model import GoldenQuestion, GoldenQuestionSet
 from retrieval_eval.questions.problems import Problem, QuestionSetProblems
-from retrieval_eval.questions.suggest import did_you_mean
 from retrieval_eval.questions.wellformed import FIELDS, well_formed
 from retrieval_eval.records import Form
 

@@ -10,9 +10,8 @@ from retrieval_eval.regression.fingerprint import (
     variant_fingerprint,
     variant_parts,
 )
-from retrieval_eval.regression.judge import compare, incomplete_verdict, judge
-from retrieval_eval.regression.stats import mcnemar_exact
-from retrieval_eval.regression.types import (
+from retrieval_eval.regression.verdict import compare, incomplete_verdict, judge
+from retrieval_eval.regression.verdict_records import (
     ErrorBudget,
     Flip,
     FlipDirection,
@@ -23,6 +22,7 @@ from retrieval_eval.regression.types import (
     Verdict,
     VerdictKind,
 )
+from retrieval_eval.stats.mcnemar import mcnemar_exact
 
 __all__ = [
     "BenchmarkDifference",

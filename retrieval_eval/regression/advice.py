@@ -5,10 +5,10 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 
-from retrieval_eval.mcnemar import SetPower, set_power
 from retrieval_eval.metric_keys import TOP1_HIT_RATE, TOP3_HIT_RATE
 from retrieval_eval.records import RunResult
-from retrieval_eval.regression.types import MetricDelta, PairedTest, Thresholds
+from retrieval_eval.regression.verdict_records import MetricDelta, PairedTest, Thresholds
+from retrieval_eval.stats.mcnemar import SetPower, set_power
 
 #: Below this many answered questions a set is "small": one question moves a rate by
 #: more than half a point, so the verdict spells out what the thresholds mean.
@@ -18,7 +18,7 @@ _EPS = 1e-9
 
 def size_warnings(run: RunResult, thresholds: Thresholds) -> list[str]:
     """What the thresholds mean on a small set, in questions; the numbers are those of
-    ``retrieval_eval.mcnemar.set_power`` (as ``reval sets lint`` reports them)."""
+    ``retrieval_eval.stats.mcnemar.set_power`` (as ``reval sets lint`` reports them)."""
     n = run.metrics.count
     if n == 0 or n >= SMALL_SET:
         return []

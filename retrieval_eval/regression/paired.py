@@ -9,8 +9,8 @@ from __future__ import annotations
 from collections.abc import Iterable
 
 from retrieval_eval.records import QuestionOutcome, RunResult
-from retrieval_eval.regression.stats import SIGNIFICANCE_LEVEL, mcnemar_exact, paired_counts
-from retrieval_eval.regression.types import Flip, FlipDirection, PairedTest
+from retrieval_eval.regression.verdict_records import Flip, FlipDirection, PairedTest
+from retrieval_eval.stats.mcnemar import SIGNIFICANCE_LEVEL, mcnemar_exact, paired_counts
 
 #: Cutoffs whose flips are listed (the methodology's top-1 and top-3).
 FLIP_KS = (1, 3)

@@ -20,8 +20,8 @@ from dataclasses import dataclass, replace
 
 from retrieval_eval.errors import StoreError
 from retrieval_eval.records import RunResult, RunState
-from retrieval_eval.regression.judge import incomplete_verdict, judge
-from retrieval_eval.regression.types import RunReport, Thresholds, Verdict, VerdictKind
+from retrieval_eval.regression.verdict import incomplete_verdict, judge
+from retrieval_eval.regression.verdict_records import RunReport, Thresholds, Verdict, VerdictKind
 from retrieval_eval.store import RunStore
 
 

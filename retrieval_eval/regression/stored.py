@@ -10,7 +10,7 @@ import json
 from fractions import Fraction
 from typing import Any
 
-from retrieval_eval.regression.types import (
+from retrieval_eval.regression.verdict_records import (
     ErrorBudget,
     Flip,
     FlipDirection,
@@ -20,7 +20,7 @@ from retrieval_eval.regression.types import (
     Verdict,
     VerdictKind,
 )
-from retrieval_eval.store.types import StoredRun
+from retrieval_eval.store.summaries import StoredRun
 
 
 def stored_verdict(stored: StoredRun) -> Verdict | None:

@@ -1,9 +1,10 @@
-"""Reports over evaluated runs and their regression verdicts.
+"""Reports, by subject, each with its formats side by side.
 
-One module per format: ``json_report`` (the documented machine shape), ``terminal``
-(rich, or plain text off a terminal), ``junit`` (CI test results), ``markdown`` (a
-pull-request comment) and ``trec`` (run file + qrels for trec_eval, ranx, ir_measures).
-Every format renders the same records: a sequence of ``RunReport``.
+``run/`` (one or more evaluated runs and their verdicts: text, JSON, JUnit, Markdown,
+HTML, TREC), ``comparison/`` (``runs compare``), ``history/`` (``runs history``),
+``runs_list`` (``runs list``), ``diff`` (``reval diff``), ``tuning`` (``fusion tune``).
+Shared: ``model`` (``RunReport``, what the run formats render), ``html/`` (the Jinja2
+environment, base templates and assets), ``text_style``, ``safe_text``, ``plural``.
 """
 
 from __future__ import annotations

@@ -6,8 +6,8 @@ from collections.abc import Mapping
 
 from retrieval_eval.metric_keys import metric_sort_key
 from retrieval_eval.records import GroupMetrics, LatencySummary, RunResult
-from retrieval_eval.regression.types import FlipDirection
-from retrieval_eval.regression.types import RunReport as RunReport  # the run, judged
+from retrieval_eval.regression.verdict_records import FlipDirection
+from retrieval_eval.regression.verdict_records import RunReport as RunReport  # the run, judged
 
 
 def ordered_metrics(values: Mapping[str, float]) -> list[str]:

@@ -19,7 +19,7 @@ from retrieval_eval.retrievers.contract.limits import (
     description_breach,
     response_breach,
 )
-from retrieval_eval.retrievers.types import Ranking, RetrievedItem
+from retrieval_eval.retrievers.protocol import Ranking, RetrievedItem
 
 RetrieveFn = Callable[[str, int], Awaitable[Ranking]]
 

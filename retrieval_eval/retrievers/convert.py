@@ -1,6 +1,6 @@
 """Protobuf <-> plain records, in ``x_to_proto`` / ``x_from_proto`` pairs.
 
-The only place that maps between the generated messages and the records in ``types.py``,
+The only place that maps between the generated messages and the records in ``protocol.py``,
 so that protobuf types never leave the retrievers package.
 """
 
@@ -9,7 +9,7 @@ from __future__ import annotations
 from collections.abc import Iterable
 
 from retrieval_eval.records import RetrieverDescription
-from retrieval_eval.retrievers.types import Ranking, RetrievedItem
+from retrieval_eval.retrievers.protocol import Ranking, RetrievedItem
 from retrieval_eval.v1 import retriever_pb2 as pb
 
 #: The fully qualified gRPC service name (health checks and reflection list it).

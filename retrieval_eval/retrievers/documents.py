@@ -14,7 +14,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
 
-from retrieval_eval.retrievers.types import Ranking, RetrievedItem
+from retrieval_eval.retrievers.protocol import Ranking, RetrievedItem
 
 
 def document_id(result_id: str, separator: str) -> str:

@@ -24,7 +24,7 @@ from retrieval_eval.errors import (
 from retrieval_eval.records import RetrieverDescription
 from retrieval_eval.retrievers.adapt import call_describe, make_retrieve
 from retrieval_eval.retrievers.contract.limits import ContractBreach, request_problem
-from retrieval_eval.retrievers.types import AsyncRetriever, Ranking
+from retrieval_eval.retrievers.protocol import AsyncRetriever, Ranking
 
 log = logging.getLogger(__name__)
 

@@ -29,7 +29,7 @@ from retrieval_eval.errors import (
 )
 from retrieval_eval.retrievers.config import RetrieverConfig, load_config
 from retrieval_eval.retrievers.fusion.config import FusionConfig
-from retrieval_eval.retrievers.types import AsyncRetriever, RetrieverFactory
+from retrieval_eval.retrievers.protocol import AsyncRetriever, RetrieverFactory
 
 if TYPE_CHECKING:
     from retrieval_eval.retrievers.client.grpc_client import ClientOptions

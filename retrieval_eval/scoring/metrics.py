@@ -26,8 +26,8 @@ from retrieval_eval.metric_keys import MetricFamily, metric_key
 from retrieval_eval.records import UNCLASSIFIED as UNCLASSIFIED
 from retrieval_eval.records import GroupMetrics, NoAnswerStats, QuestionOutcome
 from retrieval_eval.retrievers.contract.limits import MAX_LIMIT
-from retrieval_eval.scoring.intervals import wilson
 from retrieval_eval.scoring.protocol import hits_at, normalize_ks
+from retrieval_eval.stats.intervals import wilson
 
 
 def hit_rate_key(k: int) -> str:

@@ -27,7 +27,7 @@ from retrieval_eval.records import FailureKind, QuestionOutcome, RetrievalFailur
 from retrieval_eval.retrievers.contract.limits import MAX_LIMIT, response_breach
 from retrieval_eval.retrievers.documents import distinct_documents
 from retrieval_eval.retrievers.documents import document_id as document_id  # re-exported
-from retrieval_eval.retrievers.types import Ranking, RetrievedItem
+from retrieval_eval.retrievers.protocol import Ranking, RetrievedItem
 
 #: The cutoffs that are always scored, whatever the user asks for (the methodology's).
 REQUIRED_KS = (1, 3)

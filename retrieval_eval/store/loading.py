@@ -11,7 +11,7 @@ from sqlalchemy import Connection, Select, select
 from retrieval_eval.records import QuestionOutcome
 from retrieval_eval.store import queries, serialize
 from retrieval_eval.store.models import LabelRow, OutcomeRow
-from retrieval_eval.store.types import StoredRun
+from retrieval_eval.store.summaries import StoredRun
 
 _OUTCOME_COLUMNS = [getattr(OutcomeRow, c) for c in serialize.OUTCOME_COLUMNS]
 

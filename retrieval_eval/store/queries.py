@@ -11,7 +11,7 @@ from sqlalchemy import Connection, Select, select
 from retrieval_eval.records import RunResult, RunState
 from retrieval_eval.store.models import LabelRow, RunRow
 from retrieval_eval.store.serialize import epoch, variant_from_row
-from retrieval_eval.store.types import RunSummary
+from retrieval_eval.store.summaries import RunSummary
 
 BATCH = 500  # ids per IN (...) clause
 _NEWEST_FIRST = (RunRow.started_ts.desc(), RunRow.pk.desc())

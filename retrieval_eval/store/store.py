@@ -25,7 +25,7 @@ from retrieval_eval.store.ids import new_run_id
 from retrieval_eval.store.loading import stored_runs
 from retrieval_eval.store.models import LabelRow, OutcomeRow, RunRow
 from retrieval_eval.store.schema import ensure_schema
-from retrieval_eval.store.types import RunSummary, StoredRun
+from retrieval_eval.store.summaries import RunSummary, StoredRun
 from retrieval_eval.store.url import is_default_location, mask, resolve_url, sqlite_path
 from retrieval_eval.store.verdicts import VerdictLike
 

@@ -16,7 +16,7 @@ from retrieval_eval.questions.model import GoldenQuestionSet
 from retrieval_eval.retrievers.documents import distinct_scored
 from retrieval_eval.retrievers.fusion.methods import MemberRanking
 from retrieval_eval.retrievers.fusion.retriever import FusedRetriever
-from retrieval_eval.retrievers.types import Ranking
+from retrieval_eval.retrievers.protocol import Ranking
 
 
 @dataclass(frozen=True, slots=True)

@@ -24,7 +24,6 @@ from retrieval_eval.errors import InputError, UnknownNameError
 from retrieval_eval.metric_keys import TOP3_HIT_RATE, parse_metric_key
 from retrieval_eval.questions.model import GoldenQuestionSet
 from retrieval_eval.records import DEFAULT_OVERFETCH, DEFAULT_TIMEOUT_S, RateEstimate
-from retrieval_eval.regression.stats import SIGNIFICANCE_LEVEL, mcnemar_exact, paired_counts
 from retrieval_eval.retrievers.fusion.config import FusionConfig
 from retrieval_eval.retrievers.fusion.methods import (
     FusionMethod,
@@ -33,8 +32,9 @@ from retrieval_eval.retrievers.fusion.methods import (
     fuse,
 )
 from retrieval_eval.retrievers.fusion.retriever import FusedRetriever
-from retrieval_eval.scoring.intervals import wilson
 from retrieval_eval.scoring.protocol import hits_at, request_limit
+from retrieval_eval.stats.intervals import wilson
+from retrieval_eval.stats.mcnemar import SIGNIFICANCE_LEVEL, mcnemar_exact, paired_counts
 from retrieval_eval.tuning.crossval import best_setting, cross_validate, stratified_folds
 from retrieval_eval.tuning.grid import DEFAULT_RRF_KS, DEFAULT_WEIGHT_LEVELS, settings_grid
 from retrieval_eval.tuning.rankings import CachedRankings, collect_rankings

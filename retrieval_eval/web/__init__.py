@@ -1,6 +1,6 @@
 """``reval ui``: a local, read-only web viewer over the run store.
 
-The pages are the report's own views (``report.html``) served live: the runs list with
+The pages are the report's own HTML views (``report.*.html_view``) served live: the runs list with
 filters, a run, a set × retriever's history, and a comparison of runs picked in the list.
 Starlette and uvicorn come with the ``ui`` extra; nothing here writes to the store.
 """

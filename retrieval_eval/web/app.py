@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import json
 from collections.abc import Callable
+from functools import cache
+from importlib import resources
 
 from starlette.applications import Starlette
 from starlette.concurrency import run_in_threadpool
@@ -58,20 +60,32 @@ def create_app(store: RunStore, desk: JudgingDesk | None = None) -> Starlette:
 
 def warm_templates() -> None:
     """Compile every template and read every asset now, so the first page is not slow."""
-    env = environment()
+    env = environment(pages.JUDGING)
     for name in env.list_templates(extensions=["j2"]):
         env.get_template(name)
     for name in (*STYLES, *SCRIPTS):
         asset(name)
+    for name in pages.PAGE_SCRIPTS:
+        page_asset(name)
+
+
+@cache
+def page_asset(name: str) -> str:
+    """A script of the judging page (``web/judging/assets``, shipped as package data)."""
+    return resources.files(pages.JUDGING).joinpath("assets", name).read_text(encoding="utf-8")
 
 
 def _asset(request: Request) -> Response:
     name = request.path_params["name"]
-    if name not in (*STYLES, *SCRIPTS, *pages.PAGE_SCRIPTS):
+    if name in pages.PAGE_SCRIPTS:
+        text = page_asset(name)
+    elif name in (*STYLES, *SCRIPTS):
+        text = asset(name)
+    else:
         return Response("not found", status_code=404)
     suffix = name[name.rfind(".") :]
     headers = {"Cache-Control": "max-age=3600"}
-    return Response(asset(name), media_type=_TYPES[suffix], headers=headers)
+    return Response(text, media_type=_TYPES[suffix], headers=headers)
 
 
 def judging_routes(desk: JudgingDesk) -> list[Route]:

@@ -17,22 +17,22 @@ from retrieval_eval.comparison import build_history, compare_runs
 from retrieval_eval.errors import InputError, RevalError
 from retrieval_eval.records import RunState
 from retrieval_eval.regression.stored import stored_verdict
-from retrieval_eval.regression.types import Thresholds, VerdictKind
-from retrieval_eval.report.html import (
-    comparison_view,
-    history_view,
-    page_context,
-    render_page,
-    run_view,
-)
-from retrieval_eval.report.json_report import runs_to_document
+from retrieval_eval.regression.verdict_records import Thresholds, VerdictKind
+from retrieval_eval.report.comparison.html_view import comparison_view
+from retrieval_eval.report.history.html_view import history_view
+from retrieval_eval.report.html.page import page_context, render_page
 from retrieval_eval.report.model import RunReport
+from retrieval_eval.report.run.html_view import run_view
+from retrieval_eval.report.run.json_format import runs_to_document
 from retrieval_eval.store import RunStore
 from retrieval_eval.web.judging import JudgingDesk
 
 ASSETS_URL = "/assets"
-#: Scripts only some pages load (the report's own are in ``report.html.page``).
+#: Scripts only some pages load, from ``web/judging/assets`` (the report's own are in
+#: ``report.html.page``).
 PAGE_SCRIPTS = ("judge.js",)
+#: The judging page's templates and script live with the judging code.
+JUDGING = "retrieval_eval.web.judging"
 LIMITS = (50, 200, 1000)
 #: How many runs a history page loads (newest first): ``?limit=``, the first by default.
 HISTORY_LIMITS = (20, 50, 200)
@@ -128,19 +128,21 @@ def compare_page(store: RunStore, request: Request) -> str:
 
 def judge_page(desk: JudgingDesk, key: str) -> str:
     data = desk.page_data(key)
-    return _page("judge.html.j2", data=data, script=f"{ASSETS_URL}/judge.js")
+    return _page("judge.html.j2", data=data, script=f"{ASSETS_URL}/judge.js", package=JUDGING)
 
 
 def judge_list_page(desk: JudgingDesk) -> str:
-    return _page("judge_list.html.j2", keys=list(desk.sets))
+    return _page("judge_list.html.j2", keys=list(desk.sets), package=JUDGING)
 
 
 def error_page(error: RevalError) -> str:
     return _page("error.html.j2", title="Cannot show that", message=str(error))
 
 
-def _page(template: str, **context: Any) -> str:
-    return render_page(template, assets_url=ASSETS_URL, **page_context(), **context)
+def _page(template: str, *, package: str | None = None, **context: Any) -> str:
+    return render_page(
+        template, assets_url=ASSETS_URL, package=package, **page_context(), **context
+    )
 
 
 def _limit(text: str, choices: tuple[int, ...] = LIMITS) -> int:

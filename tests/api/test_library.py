@@ -20,8 +20,8 @@ from retrieval_eval import (
     evaluate,
 )
 from retrieval_eval.errors import InputError
-from retrieval_eval.report.json_report import render_json
 from retrieval_eval.report.model import RunReport
+from retrieval_eval.report.run.json_format import render_json
 
 PAGES = {
     "install-linux": "install the agent on linux debian ubuntu fedora",

@@ -17,7 +17,7 @@ from click.testing import CliRunner, Result
 
 from retrieval_eval.cli.main import cli
 from retrieval_eval.records import RetrieverDescription
-from retrieval_eval.retrievers.types import RetrievedItem
+from retrieval_eval.retrievers.protocol import RetrievedItem
 
 REVAL = Path(sys.executable).parent / "reval"
 FAIL = "FAIL"

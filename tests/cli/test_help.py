@@ -1,5 +1,6 @@
-"""--help is complete and consistent: every option says what it does, --timeout is one
-option everywhere, and mistyped commands suggest the right one."""
+"""--help is complete and consistent: every option says what it does, --timeout and the
+regression thresholds are one definition everywhere, and mistyped commands suggest the
+right one."""
 
 from __future__ import annotations
 
@@ -47,6 +48,26 @@ def test_timeout_is_one_option_with_one_default_and_metavar():
         ("SECONDS", None, timeouts[0][1].help)
     }
     assert "else 10]" in (timeouts[0][1].help or "")
+
+
+def test_the_regression_thresholds_are_one_definition_shared_by_every_command():
+    names = ("--max-top1-drop", "--max-top3-drop", "--max-p95-latency-increase")
+    by_name: dict[str, set[tuple[object, ...]]] = {name: set() for name in names}
+    paths: dict[str, set[str]] = {name: set() for name in names}
+    # ``sets lint`` plans a set's size for a threshold: the same name, another meaning.
+    for path, command in commands():
+        if path == "reval sets lint":
+            continue
+        for p in command.params:
+            for name in names:
+                if isinstance(p, click.Option) and name in p.opts:
+                    by_name[name].add((p.name, p.metavar, p.default, p.help, repr(p.type)))
+                    paths[name].add(path)
+    for name in names:
+        assert paths[name] >= {"reval eval", "reval runs compare"}, name
+        assert len(by_name[name]) == 1, (name, by_name[name])
+    (drop,) = by_name["--max-top1-drop"]
+    assert drop[1] == "RATE" and "strictly greater" in str(drop[3])
 
 
 def test_top_level_typos_suggest_the_command():

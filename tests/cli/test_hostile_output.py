@@ -11,7 +11,7 @@ from pathlib import Path
 from cli.conftest import run_reval
 from retrieval_eval import serve
 from retrieval_eval.retrievers.contract.limits import MAX_QUESTION_BYTES
-from retrieval_eval.retrievers.types import RetrievedItem
+from retrieval_eval.retrievers.protocol import RetrievedItem
 
 ESC_ID = "\x1b[2J\x1b]0;pwned\x07evil"
 LONG_ID = "L" * 2000

@@ -7,7 +7,7 @@ from support.factory import make_run, question_set
 
 from retrieval_eval.comparison import build_history
 from retrieval_eval.regression import Thresholds, VerdictKind, judge
-from retrieval_eval.store.types import StoredRun
+from retrieval_eval.store.summaries import StoredRun
 from retrieval_eval.store.verdicts import verdict_document
 
 QS = question_set(5)

@@ -16,7 +16,7 @@ from retrieval_eval.evaluation.coordinator import (
 )
 from retrieval_eval.questions.model import GoldenQuestion, GoldenQuestionSet
 from retrieval_eval.records import Form, RetrieverDescription, RunState
-from retrieval_eval.retrievers.types import RetrievedItem
+from retrieval_eval.retrievers.protocol import RetrievedItem
 
 
 def make_set(name: str, n: int, *, target_of=lambda i: f"doc{i}") -> GoldenQuestionSet:

@@ -16,8 +16,8 @@ from retrieval_eval.errors import RetrieverUnavailable
 from retrieval_eval.evaluation.coordinator import EvalOptions, EvaluationInterrupted, evaluate
 from retrieval_eval.questions.model import GoldenQuestion, GoldenQuestionSet
 from retrieval_eval.records import Form, RetrieverDescription, RunState
+from retrieval_eval.retrievers.protocol import RetrievedItem
 from retrieval_eval.retrievers.server.sdk import ServerHandle, serve
-from retrieval_eval.retrievers.types import RetrievedItem
 
 
 class Chunked:

@@ -11,7 +11,7 @@ from retrieval_eval.errors import InputError
 from retrieval_eval.evaluation.coordinator import EvalOptions, evaluate_set
 from retrieval_eval.evaluation.probe import probe_indexes
 from retrieval_eval.questions.model import Form, GoldenQuestion, GoldenQuestionSet
-from retrieval_eval.retrievers.types import RetrievedItem, RetrieverDescription
+from retrieval_eval.retrievers.protocol import RetrievedItem, RetrieverDescription
 
 SERVICE_S = 0.01
 

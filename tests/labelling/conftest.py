@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 
 from retrieval_eval.records import RetrieverDescription
-from retrieval_eval.retrievers.types import RetrievedItem
+from retrieval_eval.retrievers.protocol import RetrievedItem
 
 EXAMPLE = Path(__file__).resolve().parents[2] / "retrieval_eval" / "example_data"
 CORPUS = EXAMPLE / "corpus.jsonl"

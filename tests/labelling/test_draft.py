@@ -176,7 +176,7 @@ def test_bad_input_names_the_culprit(tmp_path: Path, bm25_specs: tuple[str, str]
 def test_suggested_form_is_the_lint_overlap_of_the_best_candidate(
     tmp_path: Path, bm25_specs: tuple[str, str], question_file: Path
 ) -> None:
-    from retrieval_eval.labelling.suggest import form_suggester
+    from retrieval_eval.labelling.form_suggestion import form_suggester
     from retrieval_eval.questions.corpus import read_corpus
     from retrieval_eval.questions.lint.options import DEFAULT_MATCH_CUTOFF
     from retrieval_eval.questions.lint.overlap import OverlapMeter

@@ -1,5 +1,5 @@
 """The verdict's small-set warning quotes the numbers ``reval sets lint`` reports: both
-come from ``retrieval_eval.mcnemar.set_power``."""
+come from ``retrieval_eval.stats.mcnemar.set_power``."""
 
 from __future__ import annotations
 
@@ -7,9 +7,9 @@ import dataclasses
 
 from support.factory import make_run, question_set
 
-from retrieval_eval.mcnemar import set_power
 from retrieval_eval.records import Form
 from retrieval_eval.regression import Thresholds, judge
+from retrieval_eval.stats.mcnemar import set_power
 
 
 def warnings_for(n: int, thresholds: Thresholds) -> tuple[str, ...]:

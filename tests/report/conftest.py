@@ -23,7 +23,7 @@ from retrieval_eval.records import (
     RunResult,
     RunState,
 )
-from retrieval_eval.regression.types import (
+from retrieval_eval.regression.verdict_records import (
     Flip,
     FlipDirection,
     MetricDelta,

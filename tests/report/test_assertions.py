@@ -5,8 +5,8 @@ from __future__ import annotations
 
 import pytest
 
-from retrieval_eval.regression.types import Verdict, VerdictKind
-from retrieval_eval.report.assertions import rate_failure, regression_failure
+from retrieval_eval.regression.verdict_records import Verdict, VerdictKind
+from retrieval_eval.report.run.assertions import rate_failure, regression_failure
 
 from .conftest import build_run, outcome
 

@@ -3,8 +3,8 @@ from __future__ import annotations
 from datetime import UTC, datetime
 
 from retrieval_eval.records import RunState
-from retrieval_eval.report.history import summaries_json, summaries_table
-from retrieval_eval.store.types import RunSummary
+from retrieval_eval.report.runs_list import summaries_json, summaries_table
+from retrieval_eval.store.summaries import RunSummary
 
 
 def summary(run_id: str, *, pinned: bool = False, errors: int = 0) -> RunSummary:

@@ -8,8 +8,8 @@ from dataclasses import replace
 from support.factory import make_run
 
 from retrieval_eval.records import RetrievalFailure
-from retrieval_eval.report.html import render_html
 from retrieval_eval.report.model import RunReport
+from retrieval_eval.report.run.html_view import render_html
 
 EXTERNAL = re.compile(r"""(?:src|href|action)\s*=\s*["'](?!/|#|data:)""", re.IGNORECASE)
 

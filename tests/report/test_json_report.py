@@ -3,7 +3,7 @@ from __future__ import annotations
 import json
 
 from retrieval_eval.report import RunReport
-from retrieval_eval.report.json_report import (
+from retrieval_eval.report.run.json_format import (
     SCHEMA_VERSION,
     render_json,
     run_to_dict,
@@ -148,7 +148,7 @@ def test_document_summary_and_round_trip_through_json(current_run, regression_ve
 
 
 def test_big_documents_are_compact_with_the_same_shape():
-    from retrieval_eval.report.json_report import PRETTY_UP_TO
+    from retrieval_eval.report.run.json_format import PRETTY_UP_TO
 
     from .conftest import build_run, outcome
 
@@ -164,7 +164,7 @@ def test_big_documents_are_compact_with_the_same_shape():
 def test_write_json_streams_the_same_text_as_render_json(monkeypatch):
     import io
 
-    from retrieval_eval.report import json_report
+    from retrieval_eval.report.run import json_format as json_report
 
     from .conftest import build_run, outcome
 

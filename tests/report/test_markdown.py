@@ -2,9 +2,9 @@ from __future__ import annotations
 
 from dataclasses import replace
 
-from retrieval_eval.regression.types import Verdict, VerdictKind
+from retrieval_eval.regression.verdict_records import Verdict, VerdictKind
 from retrieval_eval.report import RunReport
-from retrieval_eval.report.markdown import render_markdown
+from retrieval_eval.report.run.markdown import render_markdown
 
 
 def test_regression_summary_has_a_row_per_run_and_folded_flips(current_run, regression_verdict):
@@ -41,7 +41,7 @@ def test_no_check_never_reads_as_a_pass(current_run):
 
 
 def test_both_flip_directions_and_warnings_outside_the_flips(current_run, regression_verdict):
-    from retrieval_eval.regression.types import Flip
+    from retrieval_eval.regression.verdict_records import Flip
 
     gained = Flip("q9", 1, "miss->hit", ("d9",), ("d9",), ("d1",))
     verdict = replace(regression_verdict, flips=(*regression_verdict.flips, gained),

@@ -15,11 +15,11 @@ from retrieval_eval.errors import InputError
 from retrieval_eval.records import Form
 from retrieval_eval.regression import Thresholds, judge
 from retrieval_eval.report import RunReport
-from retrieval_eval.report.comparison_json import comparison_to_dict
-from retrieval_eval.report.comparison_markdown import render_comparison_markdown
-from retrieval_eval.report.comparison_text import render_comparison_text
+from retrieval_eval.report.comparison.json_format import comparison_to_dict
+from retrieval_eval.report.comparison.markdown import render_comparison_markdown
+from retrieval_eval.report.comparison.text import render_comparison_text
 from retrieval_eval.report.model import TEXT_NOT_STORED
-from retrieval_eval.report.render import render
+from retrieval_eval.report.run.render import render
 
 QS = question_set(6, forms=[Form.MATCH] * 6)
 

@@ -3,7 +3,7 @@ from __future__ import annotations
 import re
 
 from retrieval_eval.report import RunReport
-from retrieval_eval.report.terminal import ALL_QUESTIONS_UP_TO, render_text
+from retrieval_eval.report.run.text import ALL_QUESTIONS_UP_TO, render_text
 
 from .conftest import build_run, outcome
 

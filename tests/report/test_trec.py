@@ -9,8 +9,8 @@ from ir_measures import RR, P, R, Success, nDCG
 from retrieval_eval.errors import InputError
 from retrieval_eval.questions.model import GoldenQuestion
 from retrieval_eval.records import Form, QuestionOutcome
-from retrieval_eval.report.trec import qrels_lines, retriever_scores, run_lines, trec_export
-from retrieval_eval.retrievers.types import RetrievedItem
+from retrieval_eval.report.run.trec import qrels_lines, retriever_scores, run_lines, trec_export
+from retrieval_eval.retrievers.protocol import RetrievedItem
 from retrieval_eval.scoring.metrics import summarize
 from retrieval_eval.scoring.protocol import score_question
 

@@ -18,8 +18,8 @@ from typing import Any
 import pytest
 
 from retrieval_eval.records import RetrieverDescription
+from retrieval_eval.retrievers.protocol import RetrievedItem
 from retrieval_eval.retrievers.server.sdk import ServerHandle, serve
-from retrieval_eval.retrievers.types import RetrievedItem
 
 TINY_DOCS = {
     "cats": "cats sleep most of the day and purr when content",

@@ -11,7 +11,7 @@ import pytest
 from retrieval_eval.records import RetrieverDescription
 from retrieval_eval.retrievers.adapt import call_describe, call_retrieve, describe_of
 from retrieval_eval.retrievers.contract.limits import ContractBreach
-from retrieval_eval.retrievers.types import Ranking, RetrievedItem
+from retrieval_eval.retrievers.protocol import Ranking, RetrievedItem
 
 
 class Sync:

@@ -25,8 +25,8 @@ from retrieval_eval.errors import (
 from retrieval_eval.records import RetrieverDescription
 from retrieval_eval.retrievers.client.grpc_client import ClientOptions, GrpcRetrieverClient
 from retrieval_eval.retrievers.client.status import error_from_status
+from retrieval_eval.retrievers.protocol import RetrievedItem
 from retrieval_eval.retrievers.server.sdk import ServerHandle, serve
-from retrieval_eval.retrievers.types import RetrievedItem
 from retrieval_eval.v1 import retriever_pb2 as pb
 from retrieval_eval.v1 import retriever_pb2_grpc as pb_grpc
 

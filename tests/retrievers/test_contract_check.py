@@ -19,8 +19,8 @@ from retrieval_eval.cli.main import cli
 from retrieval_eval.records import RetrieverDescription
 from retrieval_eval.retrievers.contract.check import CheckResult, check_contract
 from retrieval_eval.retrievers.contract.rules import judge_ids, judge_limit, judge_order
+from retrieval_eval.retrievers.protocol import RetrievedItem
 from retrieval_eval.retrievers.server.sdk import serve
-from retrieval_eval.retrievers.types import RetrievedItem
 from retrieval_eval.v1 import retriever_pb2 as pb
 from retrieval_eval.v1 import retriever_pb2_grpc as pb_grpc
 

@@ -6,7 +6,7 @@ import pytest
 
 from retrieval_eval.records import RetrieverDescription
 from retrieval_eval.retrievers import convert
-from retrieval_eval.retrievers.types import Ranking, RetrievedItem
+from retrieval_eval.retrievers.protocol import Ranking, RetrievedItem
 from retrieval_eval.v1 import retriever_pb2 as pb
 
 ITEMS = [

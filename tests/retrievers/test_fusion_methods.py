@@ -16,7 +16,7 @@ from retrieval_eval.retrievers.fusion.methods import (
     fuse,
     min_max,
 )
-from retrieval_eval.retrievers.types import RetrievedItem
+from retrieval_eval.retrievers.protocol import RetrievedItem
 
 RRF = FusionParams()
 COMBSUM = FusionParams(FusionMethod.COMBSUM)

@@ -18,9 +18,9 @@ from retrieval_eval.records import RetrieverDescription
 from retrieval_eval.retrievers.documents import distinct_scored
 from retrieval_eval.retrievers.fusion.methods import FusionParams, fuse
 from retrieval_eval.retrievers.fusion.retriever import FusedRetriever
+from retrieval_eval.retrievers.protocol import RetrievedItem
 from retrieval_eval.retrievers.resolve import open_retriever
 from retrieval_eval.retrievers.server.sdk import ServerHandle
-from retrieval_eval.retrievers.types import RetrievedItem
 
 from .conftest import TinyRetriever
 

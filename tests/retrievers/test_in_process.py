@@ -12,7 +12,7 @@ from retrieval_eval.errors import (
 )
 from retrieval_eval.records import RetrieverDescription
 from retrieval_eval.retrievers.in_process import InProcessRetriever
-from retrieval_eval.retrievers.types import RetrievedItem
+from retrieval_eval.retrievers.protocol import RetrievedItem
 
 
 class Sync:

@@ -6,6 +6,7 @@ import pytest
 
 from retrieval_eval.errors import ConfigError, InputError, PluginError, UnknownNameError
 from retrieval_eval.retrievers.in_process import InProcessRetriever
+from retrieval_eval.retrievers.protocol import RetrievedItem
 from retrieval_eval.retrievers.resolve import (
     Endpoint,
     PluginSpec,
@@ -15,7 +16,6 @@ from retrieval_eval.retrievers.resolve import (
     parse_address,
     resolve,
 )
-from retrieval_eval.retrievers.types import RetrievedItem
 
 PLUGIN_DIR = Path(__file__).resolve().parent.parent / "fixtures" / "retriever_plugin"
 

@@ -14,7 +14,7 @@ import pytrec_eval
 
 from retrieval_eval.questions.model import GoldenQuestion
 from retrieval_eval.records import FailureKind, Form, QuestionOutcome, RetrievalFailure
-from retrieval_eval.retrievers.types import RetrievedItem
+from retrieval_eval.retrievers.protocol import RetrievedItem
 from retrieval_eval.scoring.metrics import (
     UNCLASSIFIED,
     breakdowns,

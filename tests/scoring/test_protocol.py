@@ -7,7 +7,7 @@ import pytest
 from retrieval_eval.errors import InputError
 from retrieval_eval.questions.model import GoldenQuestion
 from retrieval_eval.records import FailureKind, Form, RetrievalFailure
-from retrieval_eval.retrievers.types import RetrievedItem
+from retrieval_eval.retrievers.protocol import RetrievedItem
 from retrieval_eval.scoring.protocol import (
     distinct_documents,
     document_id,

@@ -11,7 +11,7 @@ from pathlib import Path
 import yaml
 
 from retrieval_eval.records import RetrieverDescription
-from retrieval_eval.retrievers.types import RetrievedItem
+from retrieval_eval.retrievers.protocol import RetrievedItem
 from retrieval_eval.store import RunStore
 
 REVAL = Path(sys.executable).parent / "reval"

@@ -95,7 +95,7 @@ def test_a_store_made_before_verdicts_upgrades_and_keeps_its_runs(store_url):
 def test_an_error_budget_in_percent_round_trips(store):
     from fractions import Fraction
 
-    from retrieval_eval.regression.types import ErrorBudget, Verdict
+    from retrieval_eval.regression.verdict_records import ErrorBudget, Verdict
 
     run = make_run("1E", started=0)
     thresholds = Thresholds(max_errors=ErrorBudget(percent=Fraction(1, 3)))

@@ -21,7 +21,7 @@ from retrieval_eval.records import (
     RunResult,
     RunState,
 )
-from retrieval_eval.retrievers.types import RetrievedItem
+from retrieval_eval.retrievers.protocol import RetrievedItem
 from retrieval_eval.scoring.metrics import breakdowns, summarize
 from retrieval_eval.scoring.protocol import score_question
 

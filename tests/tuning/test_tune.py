@@ -18,8 +18,8 @@ from retrieval_eval.questions.model import Form, GoldenQuestion, GoldenQuestionS
 from retrieval_eval.records import RetrieverDescription
 from retrieval_eval.retrievers.config import load_config
 from retrieval_eval.retrievers.fusion.methods import FusionMethod, FusionParams
+from retrieval_eval.retrievers.protocol import RetrievedItem
 from retrieval_eval.retrievers.server.sdk import serve
-from retrieval_eval.retrievers.types import RetrievedItem
 from retrieval_eval.tuning import TuneOptions, tune_fusion
 from retrieval_eval.tuning.crossval import cross_validate, stratified_folds
 from retrieval_eval.tuning.grid import settings_grid, weight_vectors

@@ -8,8 +8,8 @@ import re
 import pytest
 
 from retrieval_eval.regression.stored import stored_verdict
-from retrieval_eval.report.json_report import runs_to_document
 from retrieval_eval.report.model import RunReport
+from retrieval_eval.report.run.json_format import runs_to_document
 
 EXTERNAL = re.compile(r"""(?:src|href|action)\s*=\s*["'](?!/|#|data:)""", re.IGNORECASE)
 

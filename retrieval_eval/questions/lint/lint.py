@@ -1,7 +1,7 @@
 """Lint a golden set against its corpus (and, if given, its stored runs).
 
 ``lint_set`` runs every check and returns a ``LintReport``: findings in report order and
-what the set's size can detect (``retrieval_eval.mcnemar.set_power``). Checks that need
+what the set's size can detect (``retrieval_eval.stats.mcnemar.set_power``). Checks that need
 the corpus read it once (``corpus_index``); run checks need runs of the same set.
 """
 
@@ -11,7 +11,6 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from retrieval_eval.mcnemar import SetPower, set_power
 from retrieval_eval.questions.corpus import CorpusDocument
 from retrieval_eval.questions.lint.corpus_index import index_corpus
 from retrieval_eval.questions.lint.duplicates import duplicate_findings
@@ -23,6 +22,7 @@ from retrieval_eval.questions.lint.run_signals import StoredRun, run_findings
 from retrieval_eval.questions.lint.targets import document_findings, near_duplicate_findings
 from retrieval_eval.questions.model import GoldenQuestionSet
 from retrieval_eval.records import Form
+from retrieval_eval.stats.mcnemar import SetPower, set_power
 
 
 @dataclass(frozen=True, slots=True)

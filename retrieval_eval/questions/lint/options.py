@@ -6,7 +6,7 @@ import importlib.util
 from dataclasses import dataclass
 
 from retrieval_eval.errors import InputError
-from retrieval_eval.mcnemar import DEFAULT_DISCORDANCE, DEFAULT_MAX_DROP
+from retrieval_eval.stats.mcnemar import DEFAULT_DISCORDANCE, DEFAULT_MAX_DROP
 
 #: Overlap at or above this suggests MATCH, below it GAP. Calibrated on the shipped example
 #: set with ``overlap.best_cutoff`` (19 of its 21 answerable questions on their labelled

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import json
 from contextlib import suppress
+from datetime import UTC, datetime
 from functools import cache
 from importlib import resources
 from typing import Any
@@ -31,6 +32,13 @@ SERVED_POLICY = (
     "default-src 'none'; script-src 'self'; style-src 'self'; img-src 'self' data:; "
     "connect-src 'self'; base-uri 'none'; form-action 'self'"
 )
+
+
+def page_context() -> dict[str, Any]:
+    """What every page's footer says: the version and when it was made."""
+    from retrieval_eval import __version__
+
+    return {"version": __version__, "generated": f"{datetime.now(UTC):%Y-%m-%d %H:%M UTC}"}
 
 
 @cache
@@ -86,9 +94,14 @@ def duration_text(seconds: float) -> str:
 
 
 @cache
-def environment() -> jinja2.Environment:
+def environment(package: str | None = None) -> jinja2.Environment:
+    """The environment of the report's templates; with ``package``, that package's own
+    ``templates/`` too (its pages extend the same base, e.g. the judging page)."""
+    loader: jinja2.BaseLoader = jinja2.PackageLoader(__package__, "templates")
+    if package is not None:
+        loader = jinja2.ChoiceLoader([jinja2.PackageLoader(package, "templates"), loader])
     env = jinja2.Environment(
-        loader=jinja2.PackageLoader(__package__, "templates"),
+        loader=loader,
         bytecode_cache=_bytecode_cache(),
         autoescape=True,
         trim_blocks=True,
@@ -101,8 +114,11 @@ def environment() -> jinja2.Environment:
     return env
 
 
-def render_page(template: str, *, assets_url: str | None = None, **context: Any) -> str:
-    """Render a page; ``assets_url`` links the assets from there instead of inlining."""
+def render_page(
+    template: str, *, assets_url: str | None = None, package: str | None = None, **context: Any
+) -> str:
+    """Render a page; ``assets_url`` links the assets from there instead of inlining;
+    ``package`` adds that package's templates (see ``environment``)."""
     if assets_url is None:
         head = {
             "policy": STATIC_POLICY,
@@ -120,7 +136,7 @@ def render_page(template: str, *, assets_url: str | None = None, **context: Any)
             "script_links": [f"{assets_url}/{n}" for n in SCRIPTS],
         }
     return (
-        environment()
+        environment(package)
         .get_template(template)
         .render(head=head, served=assets_url is not None, **context)
     )

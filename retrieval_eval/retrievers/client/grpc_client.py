@@ -24,7 +24,7 @@ from retrieval_eval.retrievers.auth import bearer_metadata
 from retrieval_eval.retrievers.client.channel import TlsConfig, channel_options, open_channel
 from retrieval_eval.retrievers.client.status import error_from_rpc, retryable
 from retrieval_eval.retrievers.contract.limits import description_breach, response_breach
-from retrieval_eval.retrievers.types import Ranking
+from retrieval_eval.retrievers.protocol import Ranking
 from retrieval_eval.v1 import retriever_pb2 as pb
 from retrieval_eval.v1 import retriever_pb2_grpc as pb_grpc
 

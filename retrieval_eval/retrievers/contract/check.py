@@ -38,6 +38,7 @@ from retrieval_eval.retrievers.contract.rules import (
     judge_order,
 )
 from retrieval_eval.retrievers.convert import SERVICE_NAME
+from retrieval_eval.retrievers.protocol import RetrievedItem
 from retrieval_eval.retrievers.resolve import (
     Endpoint,
     FusionSpec,
@@ -45,7 +46,6 @@ from retrieval_eval.retrievers.resolve import (
     open_plugin,
     resolve,
 )
-from retrieval_eval.retrievers.types import RetrievedItem
 from retrieval_eval.v1 import retriever_pb2 as pb
 from retrieval_eval.v1 import retriever_pb2_grpc as pb_grpc
 

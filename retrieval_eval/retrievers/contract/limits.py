@@ -11,7 +11,7 @@ from __future__ import annotations
 from collections.abc import Iterable, Sequence
 
 from retrieval_eval.records import RetrieverDescription
-from retrieval_eval.retrievers.types import Ranking, RetrievedItem
+from retrieval_eval.retrievers.protocol import Ranking, RetrievedItem
 
 #: Inclusive bounds of ``RetrieveRequest.limit``.
 MIN_LIMIT = 1

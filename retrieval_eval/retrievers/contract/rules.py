@@ -10,7 +10,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 from retrieval_eval.retrievers.contract.limits import count_breach, item_breach
-from retrieval_eval.retrievers.types import RetrievedItem
+from retrieval_eval.retrievers.protocol import RetrievedItem
 
 #: The checks judged from the probe answers, in report order.
 RESULT_CHECKS = ("limit", "rank-order", "document-ids")

@@ -33,7 +33,7 @@ from retrieval_eval.retrievers.fusion.methods import (
     FusionScoreError,
     fuse,
 )
-from retrieval_eval.retrievers.types import AsyncRetriever, Ranking
+from retrieval_eval.retrievers.protocol import AsyncRetriever, Ranking
 
 log = logging.getLogger(__name__)
 _T = TypeVar("_T")

@@ -16,10 +16,10 @@ from typing import Any
 import grpc
 
 from retrieval_eval.records import RetrieverDescription
+from retrieval_eval.retrievers.protocol import Retriever
 from retrieval_eval.retrievers.server.backends import AioBackend, Backend, SyncBackend
 from retrieval_eval.retrievers.server.servicer import AsyncServicer, SyncServicer
 from retrieval_eval.retrievers.tls import read_pem
-from retrieval_eval.retrievers.types import Retriever
 
 log = logging.getLogger(__name__)
 

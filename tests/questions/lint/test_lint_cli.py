@@ -15,7 +15,7 @@ import pytest
 from retrieval_eval.questions.loading import load_question_set
 from retrieval_eval.questions.model import GoldenQuestionSet
 from retrieval_eval.records import RetrieverDescription, RunParameters, RunResult, RunState
-from retrieval_eval.retrievers.types import RetrievedItem
+from retrieval_eval.retrievers.protocol import RetrievedItem
 from retrieval_eval.scoring.metrics import breakdowns, summarize
 from retrieval_eval.scoring.protocol import score_question
 from retrieval_eval.store import RunStore

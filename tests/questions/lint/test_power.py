@@ -10,7 +10,7 @@ import numpy as np
 import pytest
 from scipy.stats import binom, binomtest
 
-from retrieval_eval.mcnemar import (
+from retrieval_eval.stats.mcnemar import (
     fewest_significant_flips,
     mcnemar_exact,
     questions_needed,

@@ -1,0 +1,269 @@
+"""``reval eval``: evaluate sets against retrievers, judge each run, save it, report.
+
+Flow: check ``--output``, load the sets, open the store and check ``--baseline`` (all
+before the first question) -> ``evaluate`` -> ``judge_and_save`` -> render ->
+``--output`` -> exit code. The measured runs are always
+reported and saved first: then a run-store failure exits 3, an interruption exits 130
+(Ctrl-C) or 143 (SIGTERM), a run with more errored questions than ``--max-errors`` (its
+verdict is ``incomplete``) exits 3 whatever the flags, and a regression exits 1 with
+``--fail-on-regression``.
+"""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+import click
+
+from retrieval_eval.cli import exit_codes, signals
+from retrieval_eval.cli.eval.flow import load_sets, open_store_or_url
+from retrieval_eval.cli.options import (
+    db_option,
+    format_option,
+    label_option,
+    parse_ks,
+    read_token,
+    threshold_options,
+    timeout_option,
+    token_env_option,
+)
+from retrieval_eval.cli.render import check_writable, emit_report
+from retrieval_eval.records import (
+    DEFAULT_CONCURRENCY,
+    DEFAULT_KS,
+    DEFAULT_OVERFETCH,
+)
+from retrieval_eval.regression.verdict_records import Thresholds
+
+if TYPE_CHECKING:
+    from retrieval_eval.evaluation.coordinator import EvalOptions
+    from retrieval_eval.questions.model import GoldenQuestionSet
+    from retrieval_eval.records import RunResult
+
+
+#: Defaults shown by --help come from the library's options.
+_THRESHOLDS = Thresholds()
+
+
+@click.command("eval")
+@click.argument("positional", nargs=-1, metavar="[RETRIEVER]...")
+@click.option(
+    "--set",
+    "sets",
+    multiple=True,
+    metavar="SET",
+    help="Question set: a file (YAML, JSON, JSONL), a directory of them, or a "
+    "registered set name. Repeat for several.",
+)
+@click.option(
+    "--retriever",
+    "retrievers",
+    multiple=True,
+    metavar="RETRIEVER",
+    help="grpc://HOST:PORT, grpcs://..., a gRPC target (ipv4:a:p,b:p, dns:///h:p), "
+    "a name from reval.toml, or PLUGIN[:ARG]. Repeat for several.",
+)
+@click.option(
+    "--k",
+    "ks",
+    default=",".join(map(str, DEFAULT_KS)),
+    show_default=True,
+    callback=parse_ks,
+    metavar="K,K,...",
+    help="Cut-offs to measure; 1 and 3 are always included.",
+)
+@click.option(
+    "--overfetch",
+    type=click.IntRange(min=1),
+    default=DEFAULT_OVERFETCH,
+    show_default=True,
+    help="Ask for max(k) x N results so chunk duplicates still leave max(k) distinct documents.",
+)
+@click.option(
+    "--doc-id-separator",
+    metavar="SEP",
+    default=None,
+    help="Chunk-id separator mapping result ids to documents (overrides Describe).",
+)
+@click.option(
+    "--concurrency",
+    type=click.IntRange(min=1),
+    default=DEFAULT_CONCURRENCY,
+    show_default=True,
+    help="Calls in flight per retriever (latency is measured under this load).",
+)
+@click.option(
+    "--latency-probe",
+    "latency_probe",
+    type=click.IntRange(min=0),
+    default=0,
+    metavar="N",
+    help="After the run, re-ask N questions one at a time and report their latency "
+    "apart: latency without load (the latency gate then compares these).",
+)
+@timeout_option
+@format_option("text", "json", "junit", "markdown", "html")
+@click.option(
+    "--output",
+    type=click.Path(dir_okay=False, writable=True, path_type=Path),
+    metavar="FILE",
+    help="Write the report to FILE (the text report still goes to the terminal).",
+)
+@db_option
+@click.option("--no-save", is_flag=True, help="Do not store the runs (baselines are still read).")
+@label_option("Free-form KEY=VALUE stored with each run (e.g. git_sha=...). Repeatable.")
+@click.option(
+    "--baseline",
+    "baseline_id",
+    metavar="RUN",
+    help="Judge every run of this invocation against RUN (an id or unique prefix; a complete "
+    "run) instead of the pinned or latest complete run of the same set and retriever.",
+)
+@threshold_options
+@click.option(
+    "--max-errors",
+    metavar="N|P%",
+    default=str(_THRESHOLDS.max_errors),
+    show_default=True,
+    help="Errored questions a run may have and still be judged: a count, or a percentage "
+    "of its questions (2%). Beyond it the verdict is incomplete and the exit code 3, "
+    "whatever the other flags.",
+)
+@click.option(
+    "--fail-on-regression",
+    is_flag=True,
+    help="Exit 1 when a verdict is regression or incomparable.",
+)
+@token_env_option("Send the bearer token held in environment variable VAR to gRPC retrievers.")
+@click.option(
+    "--config",
+    "config_path",
+    type=click.Path(dir_okay=False, path_type=Path),
+    help="Read named retrievers from this file instead of ./reval.toml.",
+)
+@click.pass_context
+def eval_command(
+    ctx: click.Context,
+    positional: tuple[str, ...],
+    sets: tuple[str, ...],
+    retrievers: tuple[str, ...],
+    ks: tuple[int, ...],
+    overfetch: int,
+    doc_id_separator: str | None,
+    concurrency: int,
+    latency_probe: int,
+    timeout_s: float | None,
+    fmt: str,
+    output: Path | None,
+    db_url: str | None,
+    no_save: bool,
+    labels: dict[str, str],
+    baseline_id: str | None,
+    max_top1_drop: float,
+    max_top3_drop: float,
+    max_p95_ms: float | None,
+    max_errors: str,
+    fail_on_regression: bool,
+    token_env: str | None,
+    config_path: Path | None,
+) -> None:
+    """Evaluate every SET against every RETRIEVER and report hit rates and regressions.
+
+    Retrievers are given with --retriever, or as RETRIEVER arguments after the options
+    (the same specs: grpc://HOST:PORT, a reval.toml name, or a plugin such as bm25:INDEX).
+
+    \b
+    Examples:
+      reval eval --set faq.yaml --retriever grpc://127.0.0.1:50051
+      reval eval --set faq.yaml --set support.yaml --retriever bm25:./index \\
+          --retriever grpc://search:50051 --format junit --output reval.xml \\
+          --label git_sha=$GIT_SHA --fail-on-regression
+    """
+    from retrieval_eval.errors import IncompleteRun, Interrupted
+    from retrieval_eval.evaluation.coordinator import EvalOptions
+    from retrieval_eval.regression.record import judge_and_save
+    from retrieval_eval.regression.verdict_records import ErrorBudget
+    from retrieval_eval.store import RunStore
+
+    specs = [*positional, *retrievers]
+    if not sets:
+        raise click.UsageError("give at least one question set with --set")
+    if not specs:
+        raise click.UsageError("give at least one retriever with --retriever")
+    token = read_token(token_env)
+    budget = ErrorBudget.parse(max_errors)
+    thresholds = Thresholds(max_top1_drop, max_top3_drop, max_p95_ms, max_errors=budget)
+    options = EvalOptions(
+        ks=ks,
+        overfetch=overfetch,
+        doc_id_separator=doc_id_separator,
+        concurrency=concurrency,
+        latency_probe=latency_probe,
+        timeout_s=timeout_s,
+        labels=labels,
+    )
+    if output is not None:
+        check_writable(output)  # before anything is measured
+    elif fmt == "html" and sys.stdout.isatty():
+        raise click.UsageError("--format html writes a file: add --output FILE (or redirect)")
+    question_sets = load_sets(sets)
+    store = open_store_or_url(db_url, baseline_id)  # a bad --db or RUN fails before measuring
+    try:
+        with signals.measuring():
+            # With --output the file gets --format and the terminal the text report.
+            shown = "text" if output is not None else fmt
+            runs, interrupted = _evaluate(question_sets, specs, options, shown, config_path, token)
+            with signals.finishing():
+                recorded = judge_and_save(
+                    runs, store=store, thresholds=thresholds, baseline_id=baseline_id,
+                    save=not no_save,
+                )  # fmt: skip
+                emit_report(recorded, fmt, output)
+            stopped_by = signals.received()
+    finally:
+        if isinstance(store, RunStore):
+            store.close()
+    if recorded.store_error is not None:
+        raise recorded.store_error
+    if interrupted or stopped_by is not None:
+        kept = "reported" if no_save else "saved as interrupted and reported"
+        raise Interrupted(f"interrupted: the measured part was {kept}", signum=stopped_by)
+    if recorded.incomplete:
+        names = ", ".join(f"{r.run.set_name} × {r.run.retriever_target} ({r.run.error_count} "
+                          "errors)" for r in recorded.incomplete)  # fmt: skip
+        raise IncompleteRun(
+            f"too many failed retrievals (--max-errors {budget}): {names}; the report and "
+            "the stored runs say which questions failed and why"
+        )
+    if fail_on_regression and recorded.regressed:
+        ctx.exit(exit_codes.REGRESSION)
+
+
+def _evaluate(
+    question_sets: list[GoldenQuestionSet],
+    specs: list[str],
+    options: EvalOptions,
+    fmt: str,
+    config_path: Path | None,
+    token: str | None,
+) -> tuple[list[RunResult], bool]:
+    """The runs, and whether Ctrl-C cut them short (then they hold what was measured)."""
+    from retrieval_eval.cli.progress import RichProgress, wants_progress
+    from retrieval_eval.evaluation.coordinator import EvaluationInterrupted, evaluate
+
+    def run(progress: RichProgress | None) -> list[RunResult]:
+        return evaluate(
+            question_sets, specs, options, progress=progress, config_path=config_path, token=token
+        )
+
+    try:
+        if not wants_progress(fmt):
+            return run(None), False
+        with RichProgress() as progress:
+            return run(progress), False
+    except EvaluationInterrupted as e:
+        if not e.runs:
+            raise
+        return e.runs, True

@@ -1,0 +1,68 @@
+"""``reval quickstart``: the whole pipeline on the shipped example data, then what to try next."""
+
+from __future__ import annotations
+
+import click
+
+NEXT_STEPS = """\
+Next, try:
+  reval quickstart                  run it again: the report compares with this run
+  reval runs list                   the runs saved so far{compare}
+  reval check-retriever grpc://HOST:PORT
+                                    check your own retriever against the gRPC contract
+  reval eval --set my-set.yaml --retriever grpc://HOST:PORT --fail-on-regression
+                                    measure it on your own golden set, as a CI gate: exit 1
+                                    on a regression, exit 3 when more questions fail to
+                                    retrieve than --max-errors allows (default 0; errors
+                                    are never counted as misses)
+The README shows a complete retriever server in a dozen lines of Python, and the golden-set
+format (start from {questions}).
+
+See it: open the HTML report of this run, {report}
+or browse every stored run in a web browser (needs the ui extra):
+  reval ui"""
+
+
+@click.command("quickstart")
+@click.option(
+    "--db",
+    "db_url",
+    metavar="URL",
+    help="Run store URL (default: $REVAL_DATABASE_URL, else $REVAL_HOME/runs.sqlite).",
+)
+def quickstart(db_url: str | None) -> None:
+    """Measure BM25 on the shipped example data: index, serve over gRPC, evaluate, save.
+
+    Needs nothing but the BM25 plugin. Run it twice: the second report compares with
+    the first.
+    """
+    from retrieval_eval.cli.render import emit_report
+    from retrieval_eval.errors import IncompleteRun
+    from retrieval_eval.quickstart import run_quickstart, write_html_report
+    from retrieval_eval.regression.verdict_records import VerdictKind
+    from retrieval_eval.report.model import RunReport
+
+    def notify(message: str) -> None:
+        click.echo(f"· {message}", err=True)
+
+    result = run_quickstart(db_url, notify=notify)
+    emit_report([RunReport(result.run, result.verdict)], "text", None)
+    click.echo(
+        f"\nquickstart finished in {result.seconds:.1f} s; runs are stored in {result.database}"
+    )
+    report = write_html_report(result)
+    click.echo(next_steps(result.run.run_id, result.verdict.baseline_run_id, str(report)))
+    if result.verdict.kind is VerdictKind.INCOMPLETE:
+        raise IncompleteRun("the quickstart run had failed retrievals; see its report")
+
+
+def next_steps(run_id: str | None, baseline_id: str | None, report: str = "") -> str:
+    from retrieval_eval.example_data import questions_path
+
+    compare = ""
+    if run_id and baseline_id:
+        compare = (
+            f"\n  reval runs compare {baseline_id} {run_id}\n"
+            f"{'':36}this run against the previous one, question by question"
+        )
+    return NEXT_STEPS.format(compare=compare, questions=questions_path(), report=report)

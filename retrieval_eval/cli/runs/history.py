@@ -1,0 +1,69 @@
+"""``reval runs history``: one set × retriever over time."""
+
+from __future__ import annotations
+
+import json
+import sys
+from pathlib import Path
+
+import click
+
+from retrieval_eval.cli.options import db_option, format_option
+from retrieval_eval.cli.render import terminal_width
+
+
+@click.command("history")
+@click.option("--set", "set_name", metavar="SET", required=True, help="The question set's name.")
+@click.option(
+    "--retriever",
+    metavar="ID",
+    required=True,
+    help="The retriever's identifier (as in `runs list`) or target.",
+)
+@click.option(
+    "--limit",
+    type=click.IntRange(min=1),
+    default=20,
+    show_default=True,
+    metavar="N",
+    help="The N newest runs.",
+)
+@click.option(
+    "--output",
+    type=click.Path(dir_okay=False, path_type=Path),
+    metavar="FILE",
+    help="With --format html: write the page to FILE.",
+)
+@db_option
+@format_option("text", "json", "markdown", "html")
+def history(
+    set_name: str, retriever: str, limit: int, output: Path | None, db_url: str | None, fmt: str
+) -> None:
+    """One set × retriever over time: rates with intervals, variants, stored verdicts,
+    the pinned baseline; then flaky and never-hit questions."""
+    from retrieval_eval.cli.runs.store import open_run_store
+    from retrieval_eval.comparison import build_history
+
+    with open_run_store(db_url) as store:
+        stored = store.history(set_name, retriever, limit)
+    if not stored:
+        click.echo(f"no runs of set {set_name!r} with retriever {retriever!r}", err=True)
+    result = build_history(set_name, retriever, stored)
+    if fmt == "html":
+        from retrieval_eval.cli.render import emit_html
+        from retrieval_eval.report.history.html_view import render_history_html
+
+        emit_html(render_history_html(result), output)
+    elif fmt == "json":
+        from retrieval_eval.report.history.json_format import history_to_dict
+
+        click.echo(json.dumps(history_to_dict(result), indent=2, ensure_ascii=False))
+    elif fmt == "markdown":
+        from retrieval_eval.report.history.markdown import render_history_markdown
+
+        click.echo(render_history_markdown(result), nl=False)
+    elif stored:
+        from retrieval_eval.report.history.text import render_history_text
+
+        text = render_history_text(result, color=sys.stdout.isatty(), width=terminal_width())
+        click.echo(text, nl=False)

@@ -1,0 +1,263 @@
+"""The regression verdict: is the current run worse than its baseline beyond the
+thresholds, overall or in any form or hard class, and which questions flipped?
+
+A regression is a drop *strictly greater* than the threshold. Drops are compared exactly
+in question counts (a drop of 0.5 -> 0.4 against a threshold of 0.1 is not a regression),
+not in floating point.
+"""
+
+from __future__ import annotations
+
+import math
+from collections import Counter
+from collections.abc import Mapping
+from dataclasses import replace
+from fractions import Fraction
+
+from retrieval_eval.metric_keys import TOP1_HIT_RATE, TOP3_HIT_RATE
+from retrieval_eval.records import GroupMetrics, RunResult
+from retrieval_eval.regression import advice
+from retrieval_eval.regression.fingerprint import (
+    HARD_PARTS,
+    BenchmarkDifference,
+    benchmark_differences,
+)
+from retrieval_eval.regression.paired import (
+    FLIP_KS,
+    common_ks,
+    flips,
+    paired_outcomes,
+    paired_tests,
+    unpaired_count,
+)
+from retrieval_eval.regression.verdict_records import MetricDelta, Thresholds, Verdict, VerdictKind
+
+_RATES = ((TOP1_HIT_RATE, "top-1"), (TOP3_HIT_RATE, "top-3"))
+_EPS = 1e-9
+
+
+def judge(current: RunResult, baseline: RunResult | None, thresholds: Thresholds) -> Verdict:
+    """The verdict on ``current`` against ``baseline`` (None: no baseline found).
+
+    A run with more errored questions than ``thresholds.max_errors`` is INCOMPLETE
+    whatever its rates: errors leave the denominator, so they could only flatter it.
+    """
+    incomplete = incomplete_verdict(current, thresholds)
+    if incomplete is not None:
+        return incomplete
+    size = tuple(advice.size_warnings(current, thresholds))
+    if baseline is None:
+        reason = (f"no complete earlier run of set {current.set_name!r} with retriever "
+                  f"{current.retriever.identifier!r} to compare against")  # fmt: skip
+        return Verdict(
+            VerdictKind.NO_BASELINE, reasons=(reason,), warnings=size, thresholds=thresholds
+        )
+    differences = benchmark_differences(current, baseline)
+    if differences:
+        return replace(_incomparable(baseline, differences, size), thresholds=thresholds)
+    return _numeric(current, baseline, thresholds, size)
+
+
+def incomplete_verdict(run: RunResult, thresholds: Thresholds) -> Verdict | None:
+    """INCOMPLETE when ``run``'s errored questions exceed the error budget, else None."""
+    errors, total = run.error_count, len(run.questions)
+    if not thresholds.max_errors.exceeded_by(errors, total):
+        return None
+    kinds = Counter(q.error.kind for q in run.questions if q.error is not None)
+    detail = ", ".join(f"{n} {kind}" for kind, n in kinds.most_common())
+    reason = (f"{errors} of {total} questions failed to retrieve ({detail}), more than "
+              f"--max-errors {thresholds.max_errors}: the run cannot be judged")  # fmt: skip
+    return Verdict(VerdictKind.INCOMPLETE, reasons=(reason,))
+
+
+def compare(a: RunResult, b: RunResult, thresholds: Thresholds | None = None) -> Verdict:
+    """``b`` against ``a`` for any two runs of the same labels (e.g. two retrievers).
+
+    Without thresholds the verdict is PASS with every delta, flip and test; with them,
+    REGRESSION when ``b`` dropped beyond them. Labels or protocol that differ make it
+    INCOMPARABLE; other benchmark differences (parameters, corpus) become warnings.
+    """
+    differences = benchmark_differences(b, a)
+    hard = tuple(d for d in differences if d.part in HARD_PARTS)
+    if hard:
+        return _incomparable(a, hard, ())
+    notes = tuple(f"benchmark differs, compared anyway: {d}" for d in differences)
+    size = tuple(advice.size_warnings(b, thresholds)) if thresholds else ()
+    return _numeric(b, a, thresholds, notes + size)
+
+
+def _incomparable(
+    baseline: RunResult, differences: tuple[BenchmarkDifference, ...], warnings: tuple[str, ...]
+) -> Verdict:
+    parts = tuple(d.part for d in differences)
+    reasons = (
+        f"baseline {baseline.run_id or '(unsaved)'} was scored against a different benchmark "
+        f"({', '.join(parts)}); numbers are not compared",
+        *map(str, differences),
+    )
+    return Verdict(
+        VerdictKind.INCOMPARABLE,
+        baseline_run_id=baseline.run_id,
+        reasons=reasons,
+        warnings=warnings,
+        incomparable_parts=parts,
+    )
+
+
+def _numeric(
+    current: RunResult,
+    baseline: RunResult,
+    thresholds: Thresholds | None,
+    warnings: tuple[str, ...],
+) -> Verdict:
+    deltas = _all_deltas(current, baseline, thresholds)
+    pairs = paired_outcomes(current, baseline)
+    ks = common_ks(current, baseline)
+    tests = paired_tests(pairs, ks)
+    regressed = [d for d in deltas if d.regressed]
+    notes = [
+        *warnings,
+        *_state_warnings(current, "current run"),
+        *_state_warnings(baseline, f"baseline {baseline.run_id or '(unsaved)'}"),
+        *advice.tiny_group_warning(deltas),
+        *advice.noise_warnings(deltas, tests),
+        *_latency_warnings(deltas, current, baseline),
+    ]
+    unpaired = unpaired_count(current, baseline)
+    if unpaired:
+        noun = "question" if unpaired == 1 else "questions"
+        notes.append(f"{unpaired} {noun} scored in only one run left out of the flips and "
+                     "the paired test")  # fmt: skip
+    return Verdict(
+        kind=VerdictKind.REGRESSION if regressed else VerdictKind.PASS,
+        baseline_run_id=baseline.run_id,
+        reasons=tuple(map(_describe, regressed)) or (_summary(deltas, thresholds),),
+        deltas=tuple(deltas),
+        flips=tuple(flips(pairs, [k for k in FLIP_KS if k in ks])),
+        tests=tuple(tests),
+        warnings=tuple(notes),
+        thresholds=thresholds,
+    )
+
+
+def _all_deltas(
+    current: RunResult, baseline: RunResult, thresholds: Thresholds | None
+) -> list[MetricDelta]:
+    deltas = _rate_deltas("overall", current.metrics, baseline.metrics, thresholds)
+    for prefix, now, before in (
+        ("form", current.by_form, baseline.by_form),
+        ("hard_class", current.by_hard_class, baseline.by_hard_class),
+    ):
+        for name in _common(now, before):
+            deltas += _rate_deltas(f"{prefix}:{name}", now[name], before[name], thresholds)
+    latency = _latency_delta(current, baseline, thresholds)
+    return deltas + ([latency] if latency else [])
+
+
+def _common(now: Mapping[str, GroupMetrics], before: Mapping[str, GroupMetrics]) -> list[str]:
+    return [name for name in now if name in before]
+
+
+def _rate_deltas(
+    group: str, now: GroupMetrics, before: GroupMetrics, thresholds: Thresholds | None
+) -> list[MetricDelta]:
+    out = []
+    for metric, _ in _RATES:
+        if metric not in now.values or metric not in before.values:
+            continue
+        limit = None
+        if thresholds is not None:
+            limit = (
+                thresholds.max_top1_drop if metric == TOP1_HIT_RATE else thresholds.max_top3_drop
+            )
+        out.append(
+            MetricDelta(
+                group=group,
+                metric=metric,
+                baseline=before.values[metric],
+                current=now.values[metric],
+                threshold=limit,
+                regressed=limit is not None and _drop_exceeds(metric, now, before, limit),
+                baseline_count=before.count,
+                current_count=now.count,
+            )
+        )
+    return out
+
+
+def _drop_exceeds(metric: str, now: GroupMetrics, before: GroupMetrics, limit: float) -> bool:
+    """baseline rate - current rate > limit, exactly: from the hit counts when known."""
+    if not math.isfinite(limit):
+        return limit < 0
+    a, b = now.intervals.get(metric), before.intervals.get(metric)
+    if a is not None and b is not None and a.count and b.count:
+        drop = Fraction(b.successes, b.count) - Fraction(a.successes, a.count)
+        return drop > Fraction(repr(limit))
+    return before.values[metric] - now.values[metric] > limit + _EPS
+
+
+def _latency_delta(
+    current: RunResult, baseline: RunResult, thresholds: Thresholds | None
+) -> MetricDelta | None:
+    """The latency gate: on the unloaded probes when both runs have one (group
+    ``latency:unloaded``), else on the latencies measured under load (``latency``)."""
+    limit = thresholds.max_p95_latency_increase_ms if thresholds else None
+    if limit is None:
+        return None
+    group, now, before = "latency:unloaded", current.latency_probe, baseline.latency_probe
+    if now is None or before is None:
+        group, now, before = "latency", current.latency, baseline.latency
+    if now is None or before is None:
+        return None
+    return MetricDelta(
+        group=group,
+        metric="p95_ms",
+        baseline=before.p95_ms,
+        current=now.p95_ms,
+        threshold=limit,
+        regressed=now.p95_ms - before.p95_ms > limit + _EPS,
+        baseline_count=before.count,
+        current_count=now.count,
+    )
+
+
+def _latency_warnings(
+    deltas: list[MetricDelta], current: RunResult, baseline: RunResult
+) -> list[str]:
+    """Loaded latency compared across different concurrencies measures the load too."""
+    was, now = baseline.parameters.concurrency, current.parameters.concurrency
+    if was == now or not any(d.group == "latency" for d in deltas):
+        return []
+    return [f"p95 latency compared across concurrencies ({was} in flight in the baseline, "
+            f"{now} now): queueing differs, so the change is not the retriever's alone; "
+            "compare unloaded latency with --latency-probe N on both runs"]  # fmt: skip
+
+
+def _describe(d: MetricDelta) -> str:
+    if d.metric == "p95_ms":
+        which = "unloaded p95 latency" if d.group == "latency:unloaded" else "p95 latency"
+        return (f"{which} rose {d.delta:+.1f} ms ({d.baseline:.1f} -> {d.current:.1f}), "
+                f"more than the allowed {d.threshold:g} ms")  # fmt: skip
+    name = dict(_RATES)[d.metric]
+    where = "overall" if d.group == "overall" else f"in {d.group}"
+    return (
+        f"{name} hit rate {where} fell {-d.delta:.3f} ({d.baseline:.3f} -> {d.current:.3f}, "
+        f"{d.baseline_count} -> {d.current_count} questions), more than the allowed "
+        f"{d.threshold:g}"
+    )
+
+
+def _summary(deltas: list[MetricDelta], thresholds: Thresholds | None) -> str:
+    overall = ", ".join(f"{dict(_RATES)[d.metric]} {d.delta:+.3f}" for d in deltas
+                        if d.group == "overall" and d.metric in dict(_RATES))  # fmt: skip
+    if thresholds is None:
+        return f"compared: {overall or 'no common rates'}"
+    groups = len({d.group for d in deltas})
+    return f"no drop beyond the thresholds ({overall}; {groups} groups checked)"
+
+
+def _state_warnings(run: RunResult, who: str) -> list[str]:
+    if run.complete:
+        return []
+    return [f"{who} is {run.state.value}: {run.error_count} failed retrievals; its rates "
+            f"are over its {run.metrics.count} scored questions"]  # fmt: skip

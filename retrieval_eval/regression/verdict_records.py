@@ -1,0 +1,156 @@
+"""Records of a regression verdict, shared by the judge, the store and the reports."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from enum import StrEnum
+from fractions import Fraction
+
+from retrieval_eval.errors import InputError
+from retrieval_eval.records import RunResult
+from retrieval_eval.stats.mcnemar import DEFAULT_MAX_DROP
+
+
+class VerdictKind(StrEnum):
+    PASS = "pass"
+    REGRESSION = "regression"
+    NO_BASELINE = "no-baseline"
+    #: The baseline was scored against a different benchmark (labels, protocol,
+    #: parameters or corpus revision): numbers cannot be compared.
+    INCOMPARABLE = "incomparable"
+    #: More questions errored than the error budget (``--max-errors``) allows: the rates
+    #: are over too few answered questions to be judged. Never a pass.
+    INCOMPLETE = "incomplete"
+
+
+@dataclass(frozen=True, slots=True)
+class ErrorBudget:
+    """How many errored questions a run may have and still be judged: a count, or a
+    percentage of the run's questions. Exceeding it makes the verdict INCOMPLETE."""
+
+    count: int = 0
+    #: Percent of the run's questions (e.g. 2 for "2%"); when set, ``count`` is unused.
+    percent: Fraction | None = None
+
+    @classmethod
+    def parse(cls, text: str) -> ErrorBudget:
+        """``"3"`` (questions) or ``"2%"`` / ``"0.5%"`` (of the run's questions)."""
+        raw = text.strip()
+        try:
+            if raw.endswith("%"):
+                percent = Fraction(raw[:-1].strip())
+                if not 0 <= percent <= 100:
+                    raise ValueError(raw)
+                return cls(percent=percent)
+            count = int(raw)
+            if count < 0:
+                raise ValueError(raw)
+            return cls(count=count)
+        except (ValueError, ZeroDivisionError):
+            raise InputError(
+                f"invalid --max-errors {text!r}: give a number of questions (e.g. 3) or a "
+                "percentage of the set (e.g. 2%)"
+            ) from None
+
+    def exceeded_by(self, errors: int, questions: int) -> bool:
+        """More than the budget: compared exactly, in question counts."""
+        if self.percent is None:
+            return errors > self.count
+        return Fraction(errors * 100) > self.percent * questions
+
+    def __str__(self) -> str:
+        if self.percent is None:
+            return str(self.count)
+        return f"{float(self.percent):g}%"
+
+
+@dataclass(frozen=True, slots=True)
+class Thresholds:
+    """A regression is a drop strictly greater than the threshold (absolute rate)."""
+
+    max_top1_drop: float = DEFAULT_MAX_DROP
+    max_top3_drop: float = DEFAULT_MAX_DROP
+    #: Allowed increase of p95 latency in milliseconds; None disables the check.
+    max_p95_latency_increase_ms: float | None = None
+    #: Errored questions a run may have and still be judged (``--max-errors``).
+    max_errors: ErrorBudget = ErrorBudget()
+
+
+@dataclass(frozen=True, slots=True)
+class MetricDelta:
+    #: "overall", "form:GAP", "hard_class:near-duplicate", "latency" (measured under
+    #: the run's concurrency) or "latency:unloaded" (the ``--latency-probe`` figures).
+    group: str
+    metric: str  # "top1_hit_rate", "top3_hit_rate", "p95_ms", ...
+    baseline: float
+    current: float
+    threshold: float | None
+    regressed: bool
+    #: Questions behind each side (rates are over answered questions).
+    baseline_count: int = 0
+    current_count: int = 0
+
+    @property
+    def delta(self) -> float:
+        return self.current - self.baseline
+
+
+class FlipDirection(StrEnum):
+    HIT_TO_MISS = "hit->miss"
+    MISS_TO_HIT = "miss->hit"
+
+
+@dataclass(frozen=True, slots=True)
+class Flip:
+    question_id: str
+    k: int  # 1 or 3
+    direction: FlipDirection
+    expected_document_ids: tuple[str, ...]
+    current_ranking: tuple[str, ...]
+    baseline_ranking: tuple[str, ...]
+
+
+@dataclass(frozen=True, slots=True)
+class PairedTest:
+    """Exact McNemar test on the discordant pairs at one k."""
+
+    k: int
+    wins: int  # miss -> hit
+    losses: int  # hit -> miss
+    ties: int  # unchanged (both hit or both miss), over questions answered in both runs
+    p_value: float
+    significant: bool  # p_value < 0.05
+
+
+@dataclass(frozen=True, slots=True)
+class Verdict:
+    kind: VerdictKind
+    baseline_run_id: str | None = None
+    #: One line each, for humans: why the verdict is what it is.
+    reasons: tuple[str, ...] = ()
+    deltas: tuple[MetricDelta, ...] = ()
+    flips: tuple[Flip, ...] = ()
+    tests: tuple[PairedTest, ...] = ()
+    #: Not failures: e.g. "set too small: one question moves top-1 by 0.021".
+    warnings: tuple[str, ...] = ()
+    #: For INCOMPARABLE: which parts of the benchmark fingerprint differ.
+    incomparable_parts: tuple[str, ...] = ()
+    #: The thresholds the run was judged with (None: an explicit comparison without).
+    thresholds: Thresholds | None = None
+
+    def fails(self) -> bool:
+        """Not a passing gate: regression and incomparable (exit 1 with
+        --fail-on-regression) and incomplete (exit 3 whatever the flags)."""
+        return self.kind in _FAILING
+
+
+_FAILING = frozenset((VerdictKind.REGRESSION, VerdictKind.INCOMPARABLE, VerdictKind.INCOMPLETE))
+
+
+@dataclass(frozen=True, slots=True)
+class RunReport:
+    """One run as judged and reported; ``verdict`` is None when no check was made (an
+    interrupted run, or a store that failed before its baseline was found)."""
+
+    run: RunResult
+    verdict: Verdict | None = None

@@ -1,0 +1,3 @@
+"""``runs compare``: many runs side by side, in ``text``, ``json_format``, ``markdown`` and
+``html_view``.
+"""

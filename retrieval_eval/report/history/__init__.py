@@ -1,0 +1,3 @@
+"""``runs history``: one set × retriever over time, in ``text``, ``json_format``, ``markdown``
+and ``html_view``.
+"""

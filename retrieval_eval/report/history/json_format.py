@@ -1,0 +1,62 @@
+"""``runs history`` as JSON: the library's records, field by field.
+
+History (``"kind": "history"``): ``set``, ``retriever``, ``entries`` (each ``run_id``,
+``started_at``, ``variant``, ``state``, ``labels``, ``questions``, ``errors``, ``top1``
+and ``top3`` as ``{"rate", "low", "high", "successes", "count"}`` | null, ``verdict``
+(the stored verdict, as in the run report, or null), ``pinned``), ``flaky`` (``{"id",
+"k", "flips", "hits", "answered"}``), ``never_hit``, ``ks``, ``fingerprints``.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from retrieval_eval.comparison.results import History, HistoryEntry
+from retrieval_eval.records import RateEstimate
+from retrieval_eval.report.run.json_format import SCHEMA_VERSION, verdict_to_dict
+
+
+def history_to_dict(history: History) -> dict[str, Any]:
+    return {
+        "schema_version": SCHEMA_VERSION,
+        "kind": "history",
+        "set": history.set_name,
+        "retriever": history.retriever,
+        "entries": [_entry(e) for e in history.entries],
+        "flaky": [
+            {
+                "id": f.question_id,
+                "k": f.k,
+                "flips": f.flips,
+                "hits": f.hits,
+                "answered": f.answered,
+            }
+            for f in history.flaky
+        ],
+        "never_hit": list(history.never_hit),
+        "ks": list(history.ks),
+        "fingerprints": list(history.fingerprints),
+    }
+
+
+def _entry(e: HistoryEntry) -> dict[str, Any]:
+    return {
+        "run_id": e.run_id,
+        "started_at": e.started_at.isoformat(),
+        "variant": e.variant,
+        "state": e.state,
+        "labels": dict(e.labels),
+        "questions": e.question_count,
+        "errors": e.errors,
+        "top1": _estimate(e.top1),
+        "top3": _estimate(e.top3),
+        "verdict": None if e.verdict is None else verdict_to_dict(e.verdict),
+        "pinned": e.pinned,
+    }
+
+
+def _estimate(e: RateEstimate | None) -> dict[str, Any] | None:
+    if e is None:
+        return None
+    return {"rate": e.rate, "low": e.low, "high": e.high, "successes": e.successes,
+            "count": e.count}  # fmt: skip

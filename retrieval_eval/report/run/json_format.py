@@ -1,0 +1,231 @@
+"""The machine-readable report (``--format json``): a documented shape that only grows.
+
+Scripts and dashboards read this, so keys are never renamed or removed within a
+``schema_version``; new keys may appear. Rates are fractions in [0, 1]; latencies are
+milliseconds; a value that could not be measured is ``null``.
+
+Top level:
+
+===================  ==========================================================
+key                  value
+===================  ==========================================================
+``schema_version``   integer, currently 1
+``tool``             ``{"name": "reval", "version": ...}``
+``runs``             list of runs (below), one per set × retriever
+``summary``          ``{"runs", "incomplete", "interrupted", "verdicts": {kind: n},
+                     "failing": n}`` (``failing``: verdicts that fail
+                     ``--fail-on-regression``)
+``warnings``         list of strings, e.g. a run that could not be saved
+===================  ==========================================================
+
+Documents over ``PRETTY_UP_TO`` questions are written without indentation (same shape).
+
+Each run:
+
+========================  =====================================================
+key                       value
+========================  =====================================================
+``run_id``                store id, or ``null`` when not saved (``--no-save``)
+``set``                   question set name
+``set_fingerprint``       ``sha256:...`` of the labels the run was scored against
+``retriever``             ``{"identifier", "version", "target", "provenance":
+                          {"corpus_revision", "model_revision", "chunking",
+                          "pipeline", "chunk_separator", "metadata"}, "variant"}``
+                          (``variant``: what tells runs of one identifier apart)
+``state``                 ``complete`` | ``incomplete`` | ``interrupted``
+``complete``              boolean: every question answered
+``started_at``            ISO 8601; also ``finished_at``, ``duration_s``
+``labels``                free-form ``{key: value}`` given with ``--label``
+``parameters``            ``{"ks", "overfetch", "limit", "doc_id_separator",
+                          "concurrency", "timeout_s", "protocol_version"}``
+``metrics``               a *group* (below) over all questions
+``errors``                number of questions whose retrieval failed (never misses)
+``underfilled``           questions whose overfetched ranking held fewer distinct
+                          documents than the deepest k (raise ``--overfetch``)
+``no_answer``             ``{"count", "correctly_empty", "returned_something"}``
+                          over questions with no expected document, or ``null``
+``by_form``               ``{form: group}`` (MATCH, GAP, UNLABELLED)
+``by_hard_class``         ``{hard class: group}``
+``latency_ms``            ``{"count", "p50", "p95", "p99", "mean", "max",
+                          "concurrency"}`` or ``null``: client wall time per answered
+                          question under the run's ``concurrency`` (queueing included)
+``latency_probe_ms``      the same shape (``concurrency`` 1) for ``--latency-probe``:
+                          questions re-asked one at a time after the run, or ``null``
+``questions``             list of questions (below), in set order
+``regression``            the verdict (below), or ``null`` when none was computed
+========================  =====================================================
+
+A *group* is ``{"count": answered questions, "errors": n, <metric>: value, ...,
+"intervals": {<rate metric>: {"rate", "low", "high", "successes", "count"}},
+"no_answer": {...} | null}``. Metric keys: ``top1_hit_rate``, ``top3_hit_rate``,
+``hit_rate@K``, ``mrr@K``, ``recall@K``, ``ndcg@K``; intervals are 95% Wilson intervals.
+
+Each question: ``id``, ``text`` (the question as asked; ``null`` for a run stored before
+texts were kept), ``form``, ``hard_class``, ``expected_document_ids``, ``top1_hit``,
+``top3_hit`` (``null`` when errored), ``hits`` (``{"K": bool}``), ``ranked_document_ids``
+(distinct documents in rank order after the collapse), ``raw_ids`` (ids as returned),
+``latency_ms``, ``error`` (``null`` or ``{"kind", "message"}``), ``underfilled``,
+``notes`` (how the answer was made, e.g. a fused retriever's skipped member).
+
+``regression``: ``verdict`` (``pass`` | ``regression`` | ``no-baseline`` |
+``incomparable`` | ``incomplete``), ``fails`` (boolean: not a passing gate),
+``baseline_run_id``, ``reasons``, ``warnings``, ``incomparable_parts``, ``deltas``
+(each ``{"group", "metric", "baseline", "current", "delta", "threshold", "regressed",
+"baseline_count", "current_count"}``), ``flips``
+(each ``{"question_id", "k", "direction", "expected_document_ids", "current_ranking",
+"baseline_ranking"}``), ``tests`` (exact McNemar per k: ``{"k", "wins", "losses",
+"ties", "p_value", "significant"}``) and ``p_values`` (``{"K": p}``).
+"""
+
+from __future__ import annotations
+
+import json
+import uuid
+from collections import Counter
+from collections.abc import Sequence
+from typing import Any, TextIO
+
+from retrieval_eval import __version__, records
+from retrieval_eval.records import (
+    RunResult,
+    RunState,
+    group_to_dict,
+    question_to_dict,
+)
+from retrieval_eval.regression.verdict_records import Verdict
+from retrieval_eval.report.model import RunReport
+
+__all__ = [
+    "group_to_dict",
+    "question_to_dict",
+    "render_json",
+    "run_to_dict",
+    "runs_to_document",
+    "write_json",
+]
+
+SCHEMA_VERSION = 1
+
+
+def runs_to_document(
+    reports: Sequence[RunReport], warnings: Sequence[str] = (), *, questions: bool = True
+) -> dict[str, Any]:
+    """The whole ``--format json`` document for one invocation (``questions=False``: each
+    run's ``questions`` left empty, for ``write_json`` to fill in)."""
+    verdicts = Counter(r.verdict.kind.value for r in reports if r.verdict is not None)
+    states = Counter(r.run.state for r in reports)
+    failing = sum(1 for r in reports if r.verdict is not None and r.verdict.fails())
+    return {
+        "schema_version": SCHEMA_VERSION,
+        "tool": {"name": "reval", "version": __version__},
+        "runs": [run_to_dict(r.run, r.verdict, questions=questions) for r in reports],
+        "summary": {
+            "runs": len(reports),
+            "incomplete": states[RunState.INCOMPLETE],
+            "interrupted": states[RunState.INTERRUPTED],
+            "verdicts": dict(sorted(verdicts.items())),
+            "failing": failing,
+        },
+        "warnings": list(warnings),
+    }
+
+
+#: Documents with more questions than this are written compactly: indentation switches
+#: ``json`` to its pure-Python encoder (over 10x slower) and triples the size.
+PRETTY_UP_TO = 5_000
+
+
+def render_json(reports: Sequence[RunReport], warnings: Sequence[str] = ()) -> str:
+    """The document as text: indented for people, compact (same shape) for big runs."""
+    document = runs_to_document(reports, warnings)
+    if sum(len(r.run.questions) for r in reports) <= PRETTY_UP_TO:
+        return json.dumps(document, indent=2, ensure_ascii=False) + "\n"
+    return json.dumps(document, ensure_ascii=False, separators=(",", ":")) + "\n"
+
+
+#: Questions encoded per ``json.dumps`` call by ``write_json``.
+WRITE_BATCH = 10_000
+
+
+def write_json(reports: Sequence[RunReport], out: TextIO, warnings: Sequence[str] = ()) -> None:
+    """Write the same text as ``render_json`` to ``out``, a big document piece by piece:
+    questions are encoded a batch at a time, so that a run of a million questions never
+    exists whole as dicts or as one string (that would take several times the run)."""
+    if sum(len(r.run.questions) for r in reports) <= PRETTY_UP_TO:
+        out.write(render_json(reports, warnings))
+        return
+    document = runs_to_document(reports, warnings, questions=False)
+    marks = []
+    for i, run in enumerate(document["runs"]):
+        marks.append(f"reval-questions-{uuid.uuid4().hex}-{i}")
+        run["questions"] = marks[-1]
+    text = json.dumps(document, ensure_ascii=False, separators=(",", ":")) + "\n"
+    for report, mark in zip(reports, marks, strict=True):
+        head, text = text.split(f'"{mark}"', 1)
+        out.write(head)
+        out.write("[")
+        outcomes = report.run.questions
+        for start in range(0, len(outcomes), WRITE_BATCH):
+            batch = [question_to_dict(q) for q in outcomes[start : start + WRITE_BATCH]]
+            out.write("," if start else "")
+            out.write(json.dumps(batch, ensure_ascii=False, separators=(",", ":"))[1:-1])
+        out.write("]")
+    out.write(text)
+
+
+def run_to_dict(
+    run: RunResult, verdict: Verdict | None, *, questions: bool = True
+) -> dict[str, Any]:
+    """One run in the documented shape (see the module docstring): ``run.to_dict()``
+    with its verdict."""
+    out = records.run_to_dict(run, questions=questions)
+    out["regression"] = verdict_to_dict(verdict) if verdict is not None else None
+    return out
+
+
+def verdict_to_dict(v: Verdict) -> dict[str, Any]:
+    return {
+        "verdict": v.kind.value,
+        "fails": v.fails(),
+        "baseline_run_id": v.baseline_run_id,
+        "reasons": list(v.reasons),
+        "warnings": list(v.warnings),
+        "incomparable_parts": list(v.incomparable_parts),
+        "deltas": [
+            {
+                "group": d.group,
+                "metric": d.metric,
+                "baseline": d.baseline,
+                "current": d.current,
+                "delta": d.delta,
+                "threshold": d.threshold,
+                "regressed": d.regressed,
+                "baseline_count": d.baseline_count,
+                "current_count": d.current_count,
+            }
+            for d in v.deltas
+        ],
+        "flips": [
+            {
+                "question_id": f.question_id,
+                "k": f.k,
+                "direction": str(f.direction),
+                "expected_document_ids": list(f.expected_document_ids),
+                "current_ranking": list(f.current_ranking),
+                "baseline_ranking": list(f.baseline_ranking),
+            }
+            for f in v.flips
+        ],
+        "tests": [
+            {
+                "k": t.k,
+                "wins": t.wins,
+                "losses": t.losses,
+                "ties": t.ties,
+                "p_value": t.p_value,
+                "significant": t.significant,
+            }
+            for t in v.tests
+        ],
+        "p_values": {str(t.k): t.p_value for t in v.tests},
+    }

@@ -1,0 +1,158 @@
+"""A Markdown summary (``--format markdown``) fit for a pull-request comment.
+
+A headline verdict, one table row per set × retriever (rates, deltas against the
+baseline, p-value, p95 latency with the load it was measured under, verdict), then for
+each run that did not pass the reasons and the questions that flipped, folded in
+``<details>`` so the comment stays short.
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+from collections.abc import Sequence
+
+from retrieval_eval.metric_keys import TOP1_HIT_RATE, TOP3_HIT_RATE
+from retrieval_eval.records import RunResult
+from retrieval_eval.regression.verdict_records import FlipDirection, Verdict, VerdictKind
+from retrieval_eval.report.model import (
+    RunReport,
+    latency_lines,
+    question_text,
+    retriever_label,
+    run_title,
+)
+from retrieval_eval.report.plural import plural
+from retrieval_eval.report.run.verdict_text import describe_flip
+from retrieval_eval.report.safe_text import visible
+
+MAX_FLIPS = 30
+_ICON = {
+    VerdictKind.PASS: "✅ pass",
+    VerdictKind.REGRESSION: "❌ regression",
+    VerdictKind.INCOMPARABLE: "⚠️ incomparable",
+    VerdictKind.NO_BASELINE: "➖ no baseline",
+    VerdictKind.INCOMPLETE: "❌ incomplete",
+}
+
+
+def render_markdown(reports: Sequence[RunReport], warnings: Sequence[str] = ()) -> str:
+    incomplete = [r for r in reports if not r.run.complete]
+    lines = ["### reval: " + headline(reports), ""]
+    if incomplete:
+        lines += [
+            f"> {plural(len(incomplete), 'run')} incomplete (retrieval errors); "
+            "their rates are over the scored questions (a failed retrieval is not scored).",
+            "",
+        ]
+    lines += [
+        "| set | retriever | questions | top-1 | top-3 | Δ top-1 | Δ top-3 | p (top-1) "
+        "| p95 ms | verdict |",
+        "|---|---|--:|--:|--:|--:|--:|--:|--:|---|",
+    ]
+    lines += [_row(r) for r in reports]
+    for report in reports:
+        if report.verdict is not None and report.verdict.kind is not VerdictKind.PASS:
+            lines += ["", *_details(report, report.verdict)]
+    lines += [""] + [f"> warning: {_cell(w)}" for w in warnings]
+    return "\n".join(lines).rstrip() + "\n"
+
+
+def headline(reports: Sequence[RunReport]) -> str:
+    """✅ only when every run was judged and passed; a run not checked (or without a
+    baseline) never reads as a pass."""
+    failing = [r for r in reports if r.verdict is not None and r.verdict.fails()]
+    passed = [r for r in reports if r.verdict is not None and r.verdict.kind is VerdictKind.PASS]
+    n = len(reports)
+    if failing:
+        kinds = Counter(r.verdict.kind.value for r in failing if r.verdict is not None)
+        which = ", ".join(f"{count} {kind}" for kind, count in sorted(kinds.items()))
+        return f"❌ {len(failing)} of {plural(n, 'run')} failed the gate ({which})"
+    if len(passed) == n:
+        return f"✅ no regression in {plural(n, 'run')}"
+    unchecked = n - len(passed)
+    return (
+        f"➖ no regression found; {unchecked} of {plural(n, 'run')} not checked against a baseline"
+    )
+
+
+def _row(report: RunReport) -> str:
+    run, verdict = report.run, report.verdict
+    m = run.metrics
+    errors = f" ({plural(run.error_count, 'error')})" if run.error_count else ""
+    cells = [
+        _cell(run.set_name),
+        _cell(retriever_label(run)),
+        f"{len(run.questions)}{errors}",
+        _rate(m.values.get(TOP1_HIT_RATE)),
+        _rate(m.values.get(TOP3_HIT_RATE)),
+        _delta(verdict, TOP1_HIT_RATE),
+        _delta(verdict, TOP3_HIT_RATE),
+        _p_value(verdict, 1),
+        _p95(run),
+        _ICON.get(verdict.kind, verdict.kind.value) if verdict is not None else "not checked",
+    ]
+    return "| " + " | ".join(cells) + " |"
+
+
+def _details(report: RunReport, verdict: Verdict) -> list[str]:
+    lines = [
+        f"<details><summary>{_cell(run_title(report.run))}: {verdict.kind.value}</summary>",
+        "",
+    ]
+    if verdict.baseline_run_id:
+        lines.append(f"Baseline run `{verdict.baseline_run_id}`.")
+    lines += [f"- {_cell(reason)}" for reason in verdict.reasons]
+    regressed = [d for d in verdict.deltas if d.regressed and d.group != "overall"]
+    texts = {q.question_id: f"“{question_text(q.question_text)}”" for q in report.run.questions}
+    lines += [
+        f"- {_cell(d.group)} {d.metric}: {d.baseline:.3f} → {d.current:.3f}" for d in regressed
+    ]
+    for direction, title in (
+        (FlipDirection.HIT_TO_MISS, "hit → miss"),
+        (FlipDirection.MISS_TO_HIT, "miss → hit"),
+    ):
+        flips = [f for f in verdict.flips if f.direction == direction]
+        if flips:
+            lines += ["", f"Flipped {title} ({len(flips)}):", ""]
+            lines += [f"- `{_code(describe_flip(f))}` {_cell(texts.get(f.question_id, ''))}"
+                      for f in flips[:MAX_FLIPS]]  # fmt: skip
+            if len(flips) > MAX_FLIPS:
+                lines.append(f"- … {len(flips) - MAX_FLIPS} more")
+    if verdict.warnings:
+        lines += ["", "Warnings:", ""] + [f"- ⚠️ {_cell(w)}" for w in verdict.warnings]
+    return [*lines, "", "</details>"]
+
+
+def _delta(verdict: Verdict | None, metric: str) -> str:
+    if verdict is None:
+        return ""
+    for d in verdict.deltas:
+        if d.group == "overall" and d.metric == metric:
+            mark = " ❌" if d.regressed else ""
+            return f"{d.delta:+.3f}{mark}"
+    return ""
+
+
+def _p_value(verdict: Verdict | None, k: int) -> str:
+    for t in verdict.tests if verdict is not None else ():
+        if t.k == k:
+            return f"{t.p_value:.3f}"
+    return ""
+
+
+def _p95(run: RunResult) -> str:
+    """Each p95 with its load: ``41.0 at 8 in flight; 12.5 unloaded (20 ...)``."""
+    return "; ".join(f"{lat.p95_ms:.1f} {label}" for label, lat in latency_lines(run)) or "–"
+
+
+def _rate(value: float | None) -> str:
+    return "–" if value is None else f"{value:.3f}"
+
+
+def _cell(text: str) -> str:
+    """Text that cannot break a table row or open HTML in a comment."""
+    return visible(text.replace("\n", " ")).replace("|", "\\|").replace("<", "&lt;")
+
+
+def _code(text: str) -> str:
+    return visible(text).replace("`", "'")

@@ -1,0 +1,226 @@
+"""The human report: rich tables on a terminal, the same content as plain text elsewhere.
+
+Per run: a header (set, retriever, state), aggregate rates with 95% intervals and
+counts, no-answer figures, both breakdowns, latency, errors, the questions (every one on
+a small set; only misses and errors on a large one, with the top distinct documents a
+miss got), then the regression verdict with its flips (see ``verdict_text``).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+
+from rich.console import Console
+from rich.table import Table
+
+from retrieval_eval.metric_keys import TOP1_HIT_RATE, TOP3_HIT_RATE
+from retrieval_eval.records import GroupMetrics, QuestionOutcome, RunResult, RunState
+from retrieval_eval.report.model import (
+    TEXT_NOT_STORED,
+    RunReport,
+    latency_lines,
+    ordered_metrics,
+    question_flips,
+    rate_names,
+    retriever_label,
+)
+from retrieval_eval.report.plural import plural
+from retrieval_eval.report.run.verdict_text import render_verdict
+from retrieval_eval.report.safe_text import SHOWN_ID_CHARS, short
+from retrieval_eval.report.safe_text import markup_safe as escape
+from retrieval_eval.report.text_style import Style, string_console
+
+#: Sets up to this size list every question; larger ones list misses and errors only.
+ALL_QUESTIONS_UP_TO = 50
+#: At most this many question rows per run (the JSON report has them all).
+MAX_QUESTION_ROWS = 100
+SHOWN_DOCUMENTS = 3
+#: Longest error message a question row shows (the JSON report keeps it whole).
+SHOWN_MESSAGE_CHARS = 300
+
+
+def render_text(
+    reports: Sequence[RunReport],
+    *,
+    color: bool = False,
+    width: int = 100,
+    warnings: Sequence[str] = (),
+) -> str:
+    """The report as a string; ANSI styles only when ``color`` (a terminal)."""
+    console, buffer = string_console(width, color)
+    style = Style(color)
+    for i, report in enumerate(reports):
+        if i:
+            console.print()
+        render_run(console, report, style)
+    for warning in warnings:
+        console.print(style.warn(f"warning: {escape(warning)}"))
+    text = buffer.getvalue()
+    return text if color else "".join(line.rstrip() + "\n" for line in text.splitlines())
+
+
+def render_run(console: Console, report: RunReport, style: Style) -> None:
+    run = report.run
+    _header(console, run, style)
+    console.print()
+    console.print(_aggregates(run.metrics, style))
+    _no_answer_and_flags(console, run)
+    _latency(console, run)
+    for title, groups in (("form", run.by_form), ("hard class", run.by_hard_class)):
+        if groups:
+            console.print()
+            console.print(_breakdown(title, groups, style))
+    console.print()
+    _questions(console, report, style)
+    if report.verdict is not None:
+        console.print()
+        render_verdict(console, report.verdict, style)
+
+
+def _header(console: Console, run: RunResult, style: Style) -> None:
+    state = {
+        RunState.COMPLETE: style.good("complete"),
+        RunState.INCOMPLETE: style.bad(f"incomplete ({plural(run.error_count, 'error')})"),
+        RunState.INTERRUPTED: style.bad("interrupted"),
+    }[run.state]
+    title = f"{escape(run.set_name)} × {escape(retriever_label(run))}"
+    console.print(f"{style.heading(title)} — {state}")
+    run_id = escape(run.run_id) if run.run_id else "not saved"
+    p = run.parameters
+    console.print(
+        f"run {run_id} · {len(run.questions)} questions · target "
+        f"{escape(run.retriever_target)} · set {escape(run.set_fingerprint[:19])}"
+    )
+    separator = escape(repr(p.doc_id_separator)) if p.doc_id_separator else "none"
+    console.print(
+        f"k={','.join(map(str, p.ks))} · limit {p.limit} (overfetch ×{p.overfetch}) · "
+        f"chunk separator {separator} · finished {run.finished_at:%Y-%m-%d %H:%M:%S}"
+    )
+    console.print("variant: " + escape(run.retriever.variant_label(run.retriever_target)))
+    if run.labels:
+        console.print("labels: " + escape(", ".join(f"{k}={v}" for k, v in run.labels.items())))
+
+
+def _aggregates(m: GroupMetrics, style: Style) -> Table:
+    table = style.table(title=None)
+    for column, justify in (
+        ("metric", "left"),
+        ("value", "right"),
+        ("95% interval", "right"),
+        ("hits / scored", "right"),
+    ):
+        table.add_column(column, justify=justify)  # type: ignore[arg-type]
+    for name in rate_names(m):
+        e = m.intervals[name]
+        interval = escape(f"[{e.low:.3f}, {e.high:.3f}]")
+        table.add_row(escape(name), f"{e.rate:.3f}", interval, f"{e.successes}/{e.count}")
+    # Rank metrics leave out no-answer questions (nothing to rank): say over how many.
+    with_answer = m.count - (m.no_answer.count if m.no_answer else 0)
+    for name in ordered_metrics(m.values):
+        if name not in m.intervals:
+            table.add_row(escape(name), f"{m.values[name]:.3f}", "", f"mean of {with_answer}")
+    return table
+
+
+def _no_answer_and_flags(console: Console, run: RunResult) -> None:
+    na = run.metrics.no_answer
+    if na is not None and na.count:
+        console.print(
+            f"no-answer questions: {na.count} · correctly empty {na.correctly_empty} · "
+            f"returned something {na.returned_something}"
+        )
+    if run.error_count:
+        console.print(
+            f"errors: {run.error_count} (rates are over the scored questions; "
+            "a failed retrieval is not scored)"
+        )
+    if run.underfilled_count:
+        console.print(
+            f"underfilled: {run.underfilled_count} questions had fewer distinct documents "
+            "than the deepest k in a full response; raise --overfetch"
+        )
+
+
+def _breakdown(title: str, groups: Mapping[str, GroupMetrics], style: Style) -> Table:
+    table = style.table(title=f"by {title}")
+    for column in (title, "count", "top-1", "top-3", "errors"):
+        table.add_column(column, justify="left" if column == title else "right")
+    for label, g in sorted(groups.items()):
+        table.add_row(
+            escape(label),
+            str(g.count),
+            _rate(g, TOP1_HIT_RATE),
+            _rate(g, TOP3_HIT_RATE),
+            str(g.errors),
+        )
+    return table
+
+
+def _rate(g: GroupMetrics, name: str) -> str:
+    if name in g.intervals:
+        e = g.intervals[name]
+        return f"{e.rate:.3f} ({e.successes}/{e.count})"
+    value = g.values.get(name)
+    return "-" if value is None else f"{value:.3f}"
+
+
+def _latency(console: Console, run: RunResult) -> None:
+    for label, lat in latency_lines(run):
+        console.print(
+            f"latency ms {label}: p50 {lat.p50_ms:.1f} · p95 {lat.p95_ms:.1f} · "
+            f"p99 {lat.p99_ms:.1f} · mean {lat.mean_ms:.1f} · max {lat.max_ms:.1f} "
+            f"(n={lat.count})"
+        )
+
+
+def _questions(console: Console, report: RunReport, style: Style) -> None:
+    run = report.run
+    flips = question_flips(report)
+    everything = len(run.questions) <= ALL_QUESTIONS_UP_TO
+    rows = [q for q in run.questions if everything or _noteworthy(q) or q.question_id in flips]
+    if not rows:
+        console.print(f"questions: all {len(run.questions)} hit at top-1")
+        return
+    title = "questions" if everything else "questions that missed or failed"
+    table = style.table(title=title)
+    for column in ("question", "form", "class", "top-1", "top-3", "ms", "detail"):
+        table.add_column(column, justify="right" if column == "ms" else "left", overflow="fold")
+    for q in rows[:MAX_QUESTION_ROWS]:
+        table.add_row(
+            escape(q.question_id, SHOWN_ID_CHARS),
+            q.form.value,
+            escape(q.hard_class or "", SHOWN_ID_CHARS),
+            style.hit(q.top1_hit),
+            style.hit(q.top3_hit),
+            "" if q.latency_ms is None else f"{q.latency_ms:.0f}",
+            _detail(q, flips.get(q.question_id), style),
+        )
+    console.print(table)
+    if len(rows) > MAX_QUESTION_ROWS:
+        console.print(f"... {len(rows) - MAX_QUESTION_ROWS} more (see --format json)")
+
+
+def _noteworthy(q: QuestionOutcome) -> bool:
+    return q.error is not None or q.top1_hit is False or bool(q.notes)
+
+
+#: Longest question text the text report shows whole.
+SHOWN_TEXT_CHARS = 120
+
+
+def _detail(q: QuestionOutcome, flipped: list[str] | None, style: Style) -> str:
+    parts = [f"“{escape(q.question_text, SHOWN_TEXT_CHARS)}”" if q.question_text is not None
+             else style.dim(TEXT_NOT_STORED)]  # fmt: skip
+    if q.error is not None:
+        message = escape(q.error.message, SHOWN_MESSAGE_CHARS)
+        parts.append(style.bad(f"ERROR {escape(q.error.kind)}: {message}"))
+    elif q.top1_hit is False:
+        expected = ", ".join(map(short, q.expected_document_ids)) or "(nothing)"
+        got = ", ".join(map(short, q.ranked_document_ids[:SHOWN_DOCUMENTS])) or "(nothing)"
+        parts.append(f"expected {escape(expected)}; got {escape(got)}")
+    if q.underfilled:
+        parts.append("underfilled")
+    parts += [style.bad(escape(note)) for note in q.notes]
+    if flipped:
+        parts.append(style.bad(f"was a hit at {', '.join(flipped)}"))
+    return " · ".join(parts)
