@@ -96,14 +96,13 @@ def fitted_table(
     rows: Sequence[Sequence[str]],
     width: int,
     steps: Sequence[Step],
-    cell_markup: Callable[[str, str], str] | None = None,
 ) -> Table:
-    """A rich table of ``rows`` fitted to ``width``; ``cell_markup(column, escaped text)``
-    may style a cell (colour) after escaping."""
+    """A rich table of ``rows`` fitted to ``width`` (see ``fit``)."""
     cols, body = fit(columns, rows, width, steps)
+    widths = [max([_longest_line(c.name), *(_longest_line(r[i]) for r in body)])
+              for i, c in enumerate(cols)]  # fmt: skip
     table = style.table(title=None)
-    for i, c in enumerate(cols):
-        widest = max([_longest_line(c.name), *(_longest_line(r[i]) for r in body)])
+    for c, widest in zip(cols, widths, strict=True):
         table.add_column(
             c.name,
             justify=c.justify,
@@ -111,16 +110,11 @@ def fitted_table(
             overflow="fold" if c.wrap else "ignore",
             min_width=None if c.wrap else widest,
         )
-    widths = [max([_longest_line(c.name), *(_longest_line(r[i]) for r in body)])
-              for i, c in enumerate(cols)]  # fmt: skip
     for row in body:
         # rich does not justify a column whose overflow is "ignore": right-aligned
         # one-line cells are padded here instead
-        cells = [
-            escape(cell.rjust(width) if c.justify == "right" and not c.wrap else cell)
-            for c, cell, width in zip(cols, row, widths, strict=True)
-        ]
-        if cell_markup is not None:
-            cells = [cell_markup(c.name, text) for c, text in zip(cols, cells, strict=True)]
-        table.add_row(*cells)
+        table.add_row(*(
+            escape(cell.rjust(widest) if c.justify == "right" and not c.wrap else cell)
+            for c, cell, widest in zip(cols, row, widths, strict=True)
+        ))  # fmt: skip
     return table

@@ -1,7 +1,8 @@
 """``runs compare`` for people: the runs, their metrics against the reference, the
 breakdowns side by side, rank overlap and the per-question grid.
 
-Every run gets a letter (A is the reference) used as a column heading throughout.
+Every run gets its variant's letter (A is the reference's; a variant's later runs are A2,
+A3: see ``report.run_names``) used as a column heading throughout.
 """
 
 from __future__ import annotations
