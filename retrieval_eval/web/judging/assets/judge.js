@@ -108,7 +108,6 @@
     var q = questions[index];
     progress();
     el("j-id").textContent = q.id;
-    el("j-state").textContent = q.state;
     el("j-by").textContent = q.judged_by ? "last judged by " + q.judged_by : "";
     el("j-question").textContent = q.question;
     el("j-gist").textContent = q.answer_gist ? "answer: " + q.answer_gist : "";
