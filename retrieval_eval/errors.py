@@ -96,7 +96,7 @@ class RetrieverInternal(RetrieverError):
 
 
 class RetrieverContractError(RetrieverError):
-    """The retriever's answer breaks the contract (an empty or oversized id, more results
+    """The retriever's answer breaks the contract (an empty, blank or oversized id, more results
     than asked, an unparsable or oversized message). Never retried: it cannot succeed."""
 
     kind = "contract"

@@ -37,6 +37,7 @@ KEYS = {
     "max_top3_drop": "--reval-max-top3-drop",
     "max_p95_latency_increase": "--reval-max-p95-latency-increase",
     "max_errors": "--reval-max-errors",
+    "max_drift": "--reval-max-drift",
     "save": "--reval-no-save",
 }
 #: Environment variables CI systems set to the commit under test.
@@ -58,6 +59,13 @@ def pytest_addoption(parser: pytest.Parser) -> None:
         type=float,
         metavar="MS",
         help="A p95 latency increase above MS is a regression [default: not checked].",
+    )
+    group.addoption(
+        "--reval-max-drift",
+        type=float,
+        metavar="RATE",
+        help="A top-1/top-3 drop above RATE since the best accepted run of the retriever is "
+        "a regression [default: drift is a warning].",
     )
     group.addoption(
         "--reval-max-errors",
@@ -90,6 +98,7 @@ class Settings:
     max_p95_latency_increase: float | None = None
     #: A count (``"3"``) or a percentage of the run's questions (``"2%"``).
     max_errors: str | None = None
+    max_drift: float | None = None
     config_path: Path | None = None
     labels: Mapping[str, str] = field(default_factory=dict)
 
@@ -105,6 +114,7 @@ class Settings:
             max_top3_drop=_first(self.max_top3_drop, defaults.max_top3_drop),
             max_p95_latency_increase_ms=self.max_p95_latency_increase,
             max_errors=budget,
+            max_drift=self.max_drift,
         )
 
 
@@ -140,6 +150,7 @@ def read_settings(config: pytest.Config) -> Settings:
             option("reval_max_p95_latency_increase"), table.get("max_p95_latency_increase")
         ),
         max_errors=_pick(option("reval_max_errors"), table.get("max_errors")),
+        max_drift=_pick(option("reval_max_drift"), table.get("max_drift")),
         config_path=path if path.is_file() else None,
         labels=labels,
     )

@@ -85,7 +85,7 @@ class FailureKind(StrEnum):
     REJECTED = "rejected"
     UNAUTHENTICATED = "unauthenticated"
     INTERNAL = "internal"
-    #: The answer broke the retriever contract (empty or oversized id, too many results,
+    #: The answer broke the retriever contract (empty, blank or oversized id, too many results,
     #: an unparsable or oversized message); never retried, never a miss.
     CONTRACT = "contract"
     CANCELLED = "cancelled"

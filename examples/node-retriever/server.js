@@ -25,6 +25,9 @@ const SERVICE_NAME = 'retrieval_eval.v1.Retriever';
 // The contract's limits, as retriever.proto states them (tests keep them equal to reval's).
 const MAX_LIMIT = 1000;
 const MAX_QUESTION_BYTES = 16 * 1024;
+// Blank: only characters with Unicode's White_Space property, the list retriever.proto
+// gives (String.prototype.trim() differs: it strips U+FEFF and keeps U+0085).
+const BLANK = /^[\t\n\v\f\r \u0085\u00a0\u1680\u2000-\u200a\u2028\u2029\u202f\u205f\u3000]*$/;
 
 // --- The retriever: a tiny in-memory keyword-overlap ranker -----------------------------
 
@@ -96,7 +99,8 @@ function retrieverService(token) {
     Retrieve(call, callback) {
       if (!authorized(call, callback, token)) return;
       const { question, limit } = call.request;
-      if (!question || !question.trim()) return invalidArgument(callback, 'question must not be empty');
+      if (!question) return invalidArgument(callback, 'question must not be empty');
+      if (BLANK.test(question)) return invalidArgument(callback, 'question must not be blank (only white space)');
       if (Buffer.byteLength(question, 'utf8') > MAX_QUESTION_BYTES) {
         return invalidArgument(callback, `question is longer than ${MAX_QUESTION_BYTES} bytes`);
       }

@@ -25,6 +25,7 @@ COMMANDS: dict[str, str] = {
     "ui": "retrieval_eval.cli.ui:ui",
     "fusion": "retrieval_eval.cli.fusion:fusion",
     "diff": "retrieval_eval.cli.diff:diff_command",
+    "serve": "retrieval_eval.cli.serve:serve_command",
 }
 
 

@@ -77,23 +77,55 @@ def list_command(config_path: Path | None, fmt: str) -> None:
 @timeout_option
 @token_env_option("Send the bearer token held in environment variable VAR.")
 @config_option
+@click.option(
+    "--set",
+    "set_source",
+    metavar="SET",
+    help="Probe with questions of this set (the first 20 it holds) instead of generic ones.",
+)
 @format_option("text", "json")
 def check_retriever(
-    target: str, timeout_s: float | None, token_env: str | None, config_path: Path | None, fmt: str
+    target: str,
+    timeout_s: float | None,
+    token_env: str | None,
+    config_path: Path | None,
+    set_source: str | None,
+    fmt: str,
 ) -> None:
     """Check a live retriever against the reval gRPC contract.
 
     Prints one line per check (PASS, WARN or FAIL, and why). Exits 0 when every check
     passes, 3 when any fails or the retriever cannot be reached, 2 for a bad TARGET or
     option. Health checking is part of the contract; server reflection is recommended, so
-    a server without it passes with a WARN line.
+    a server without it passes with a WARN line, and so does a limit that no probe made
+    the server cut (use --set with questions it answers well).
     """
     from retrieval_eval.report.safe_text import visible
-    from retrieval_eval.retrievers.contract.check import check_contract
+    from retrieval_eval.retrievers.contract.check import (
+        PROBE_QUESTIONS,
+        check_contract,
+        probe_questions,
+    )
 
     token = read_token(token_env)
+    questions = PROBE_QUESTIONS
+    if set_source is not None:
+        from retrieval_eval.questions.loading import load_question_set
+
+        question_set = load_question_set(set_source)
+        questions = probe_questions([q.question for q in question_set.questions])
+        if not questions:
+            raise click.BadParameter(
+                f"{question_set.name!r} holds no question the contract allows", param_hint="--set"
+            )
     results = asyncio.run(
-        check_contract(target, timeout_s=timeout_s, token=token, config_path=config_path)
+        check_contract(
+            target,
+            timeout_s=timeout_s,
+            token=token,
+            config_path=config_path,
+            questions=questions,
+        )
     )
     failed = [r.name for r in results if not r.passed]
     if fmt == "json":

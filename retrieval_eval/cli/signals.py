@@ -4,6 +4,8 @@ Docker, Kubernetes and CI cancellation send SIGTERM. While runs are being measur
 handed to whatever handles SIGINT at that moment (asyncio's runner cancels the
 evaluation, which then raises ``EvaluationInterrupted`` with the measured runs); the
 signal that arrived decides the exit code, and a repeated SIGTERM is only noted. While
+SIGINT is ignored (a background job started by a POSIX shell), asyncio installs no Ctrl-C
+handler, so SIGTERM cancels the loop's main task itself, exactly as that handler would. While
 the measured runs are saved and reported (``finishing``), SIGINT and SIGTERM are only
 noted: a store write is one short transaction, and a second signal must not abandon it
 half way. After a stop SIGTERM is ignored until the process exits, so a repeated SIGTERM (CI
@@ -33,8 +35,34 @@ def _on_sigterm(signum: int, frame: FrameType | None) -> None:
     handler = signal.getsignal(signal.SIGINT)
     if callable(handler):
         handler(signal.SIGINT, frame)  # asyncio's runner, or default_int_handler
-    else:
+    elif not _cancel_the_running_evaluation():
         raise KeyboardInterrupt
+
+
+def _cancel_the_running_evaluation() -> bool:
+    """Do what asyncio's runner does on Ctrl-C when SIGINT is ignored (a background job of
+    a POSIX shell starts so, and asyncio then installs no handler): cancel the loop's
+    main task, the oldest one, so that the evaluation stops and keeps what it measured.
+    False when no loop is running."""
+    import asyncio
+
+    loop = asyncio.events._get_running_loop()
+    if loop is None:
+        return False
+    tasks = [t for t in asyncio.all_tasks(loop) if not t.done()]
+    if not tasks:
+        return False
+    main = min(tasks, key=_creation_order)
+    main.cancel()
+    loop.call_soon_threadsafe(lambda: None)  # wake the loop, as asyncio's runner does
+    return True
+
+
+def _creation_order(task: object) -> int:
+    """Tasks are named Task-N in creation order unless named otherwise (then last)."""
+    name = getattr(task, "get_name", lambda: "")()
+    prefix, _, number = name.rpartition("-")
+    return int(number) if prefix == "Task" and number.isdigit() else sys.maxsize
 
 
 def _note(signum: int, frame: FrameType | None) -> None:

@@ -48,6 +48,9 @@ def ui(
     the store or upgrades an old schema on first use). Needs the ``ui`` extra
     (``pip install 'retrieval-eval[ui]'``).
     """
+    from retrieval_eval.cli.extras import require_extra
+
+    require_extra("ui", "reval ui")
     from retrieval_eval.store import RunStore
     from retrieval_eval.web.address import parse_address
 

@@ -1,20 +1,26 @@
 """A set × retriever over time: each run's headline rates, variant and stored verdict;
 the questions that keep flipping; the questions never hit.
 
-Flips are counted per question between consecutive runs (oldest to newest) that both
-answered it, at top-1 and top-3; failed retrievals are skipped, never misses. A question
-is *never hit* when at least one run answered it and none had it in its top 3.
+Everything is computed within one variant (another chunking, model, version or index of
+the retriever is another variant): flips are counted per question between consecutive
+runs *of the same variant* (oldest to newest) that both answered it, at top-1 and top-3,
+so configurations that alternate never make a question look flaky; failed retrievals
+are skipped, never misses. A question is *never hit* when at least one run of the newest
+variant answered it and none of them had it in its top 3.
 """
 
 from __future__ import annotations
 
 import itertools
 from collections.abc import Sequence
+from dataclasses import replace
 
 from retrieval_eval.comparison.results import FlakyQuestion, History, HistoryEntry
 from retrieval_eval.metric_keys import TOP1_HIT_RATE, TOP3_HIT_RATE
 from retrieval_eval.records import RunResult
+from retrieval_eval.regression.fingerprint import variant_fingerprint
 from retrieval_eval.regression.stored import stored_verdict
+from retrieval_eval.retrievers.lineage import lineage_of
 from retrieval_eval.store.summaries import StoredRun
 
 HISTORY_KS = (1, 3)
@@ -24,17 +30,44 @@ def build_history(set_name: str, retriever: str, stored: Sequence[StoredRun]) ->
     """``stored`` in any order; the history lists them newest first."""
     newest_first = sorted(stored, key=lambda s: s.run.started_at, reverse=True)
     oldest_first = [s.run for s in reversed(newest_first)]
-    flaky = [f for k in HISTORY_KS for f in _flips(oldest_first, k) if f.flips]
+    by_variant: dict[str, list[RunResult]] = {}
+    for run in oldest_first:
+        by_variant.setdefault(variant_key(run), []).append(run)
+    flaky = [
+        replace(f, variant=variant_of(runs[-1]))
+        for runs in by_variant.values()
+        for k in HISTORY_KS
+        for f in _flips(runs, k)
+        if f.flips
+    ]
     flaky.sort(key=lambda f: (-f.flips, f.k))
+    newest = variant_key(oldest_first[-1]) if oldest_first else ""
     return History(
         set_name=set_name,
         retriever=retriever,
         entries=tuple(map(_entry, newest_first)),
         flaky=tuple(flaky),
-        never_hit=_never_hit(oldest_first, HISTORY_KS[-1]),
+        never_hit=_never_hit(by_variant.get(newest, []), HISTORY_KS[-1]),
         ks=HISTORY_KS,
         fingerprints=tuple(dict.fromkeys(r.set_fingerprint for r in oldest_first)),
+        never_hit_variant=variant_of(oldest_first[-1]) if len(by_variant) > 1 else "",
     )
+
+
+def variant_key(run: RunResult) -> str:
+    """What makes two runs the same variant: the variant fingerprint (identifier,
+    version, model, chunking, pipeline, separator) within one lineage; a gRPC replica's
+    address is not part of it (its lineage follows the Describe identifier)."""
+    lineage = lineage_of(run.retriever_target, run.retriever.identifier, resolve_paths=False)
+    return f"{variant_fingerprint(run)}|{lineage}"
+
+
+def variant_of(run: RunResult) -> str:
+    """The variant a run measured, as people read it (version, model, chunking, where it
+    ran), with the pipeline when one is declared."""
+    label = run.retriever.variant_label(run.retriever_target)
+    pipeline = run.retriever.pipeline
+    return f"{label} · pipeline {pipeline}" if pipeline else label
 
 
 def _entry(stored: StoredRun) -> HistoryEntry:
@@ -42,7 +75,8 @@ def _entry(stored: StoredRun) -> HistoryEntry:
     return HistoryEntry(
         run_id=run.run_id or "(unsaved)",
         started_at=run.started_at,
-        variant=run.retriever.variant_label(run.retriever_target),
+        variant=variant_of(run),
+        variant_key=variant_key(run),
         state=run.state.value,
         labels=dict(run.labels),
         question_count=len(run.questions),
@@ -51,6 +85,7 @@ def _entry(stored: StoredRun) -> HistoryEntry:
         top3=run.metrics.intervals.get(TOP3_HIT_RATE),
         verdict=stored_verdict(stored),
         pinned=stored.pinned,
+        acceptance=stored.acceptance,
     )
 
 

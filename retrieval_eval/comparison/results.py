@@ -14,6 +14,7 @@ from enum import StrEnum
 
 from retrieval_eval.records import GroupMetrics, LatencySummary, RateEstimate
 from retrieval_eval.regression.verdict_records import Verdict
+from retrieval_eval.store.summaries import Acceptance
 
 
 class QuestionsShown(StrEnum):
@@ -208,6 +209,10 @@ class HistoryEntry:
     #: The verdict stored with the run (None: saved without a regression check).
     verdict: Verdict | None
     pinned: bool
+    #: A person's acceptance of the run as a baseline, if any.
+    acceptance: Acceptance | None = None
+    #: Runs with the same key are the same variant (``comparison.history.variant_key``).
+    variant_key: str = ""
 
 
 @dataclass(frozen=True, slots=True)
@@ -219,6 +224,8 @@ class FlakyQuestion:
     flips: int  # changes between consecutive runs that both answered it
     hits: int
     answered: int  # runs that answered it
+    #: The variant whose runs these are (flips are never counted across variants).
+    variant: str = ""
 
 
 @dataclass(frozen=True, slots=True)
@@ -234,3 +241,6 @@ class History:
     ks: tuple[int, ...]
     #: Labels (set fingerprints) seen; more than one means the labels changed over time.
     fingerprints: tuple[str, ...] = ()
+    #: When the history holds several variants: the newest one, which ``never_hit`` is
+    #: about ("" when there is only one).
+    never_hit_variant: str = ""

@@ -63,19 +63,6 @@ def _significance_line(power: SetPower) -> str:
     )
 
 
-def tiny_group_warning(deltas: Iterable[MetricDelta]) -> list[str]:
-    """Breakdown groups so small that one lost question exceeds the threshold."""
-    tiny = sorted({
-        f"{d.group} ({d.current_count})"
-        for d in deltas
-        if d.group != "overall" and d.threshold is not None and d.current_count
-        and 1 / d.current_count > d.threshold + _EPS
-    })  # fmt: skip
-    if not tiny:
-        return []
-    return ["one lost question is a regression in these small groups: " + ", ".join(tiny)]
-
-
 def noise_warnings(deltas: Iterable[MetricDelta], tests: Iterable[PairedTest]) -> list[str]:
     """A regressed overall rate whose paired test does not reject 'no change'."""
     by_k = {t.k: t for t in tests}

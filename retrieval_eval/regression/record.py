@@ -2,11 +2,13 @@
 
 ``reval eval``, the quickstart and scripts all use ``judge_and_save``, so they cannot
 drift apart. The baseline is ``baseline_id`` when given, else the pinned run of the same
-set and retriever, else its latest complete run (``RunStore.find_baseline``); it is found
-before the run is saved, so a run is never its own baseline. A run whose errored
-questions exceed the error budget is judged INCOMPLETE without a baseline, is still
-saved, and (being incomplete) never becomes anyone's baseline. An interrupted run is
-saved but not judged.
+set and lineage, else its newest accepted run (``RunStore.find_baseline``); it is found
+before the run is saved, so a run is never its own baseline. A run judged regression,
+incomparable or incomplete is saved but never becomes a baseline by itself, so retrying
+a failed gate fails again; ``reval runs accept`` accepts an intended drop. A run whose
+errored questions exceed the error budget is judged INCOMPLETE without a baseline. An
+interrupted run is saved but not judged. Slow drift is measured against the lineage's
+drift reference (``RunStore.drift_reference``, see ``regression.drift``).
 
 Store failures are collected, not raised: the measured runs must reach the report first.
 After the first failure the store is left alone; the remaining runs are reported unsaved
@@ -104,7 +106,11 @@ def _judge_and_save_one(
     if run.state is not RunState.INTERRUPTED:
         verdict = incomplete_verdict(run, thresholds)
         if verdict is None:
-            verdict = judge(run, store.find_baseline(run, baseline_id), thresholds)
+            baseline = store.find_baseline(run, baseline_id)
+            reference = None
+            if baseline is not None and baseline_id is None:
+                reference = store.drift_reference(run)
+            verdict = judge(run, baseline, thresholds, reference)
     if save:
         run = replace(run, run_id=store.save(run, verdict))
     return RunReport(run, verdict)

@@ -43,6 +43,8 @@ def verdict_from_document(text: str) -> Verdict:
         warnings=tuple(data.get("warnings", ())),
         incomparable_parts=tuple(data.get("incomparable_parts", ())),
         thresholds=None if thresholds is None else _thresholds(thresholds),
+        variant_change=data.get("variant_change"),
+        drift_reference_run_id=data.get("drift_reference_run_id"),
     )
 
 

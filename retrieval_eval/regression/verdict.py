@@ -3,20 +3,23 @@ thresholds, overall or in any form or hard class, and which questions flipped?
 
 A regression is a drop *strictly greater* than the threshold. Drops are compared exactly
 in question counts (a drop of 0.5 -> 0.4 against a threshold of 0.1 is not a regression),
-not in floating point.
+not in floating point. Over the whole set that is the rule; a form or hard class also
+needs significant paired flips (``regression.class_checks``), and slow drift over a chain
+of accepted runs is measured too (``regression.drift``). A verdict that compared nothing
+(no question scored, or none scored in both runs) is INCOMPLETE, never a pass.
 """
 
 from __future__ import annotations
 
-import math
 from collections import Counter
 from collections.abc import Mapping
 from dataclasses import replace
-from fractions import Fraction
 
 from retrieval_eval.metric_keys import TOP1_HIT_RATE, TOP3_HIT_RATE
 from retrieval_eval.records import GroupMetrics, RunResult
-from retrieval_eval.regression import advice
+from retrieval_eval.regression import advice, class_checks
+from retrieval_eval.regression.drift import DRIFT_GROUP, drift_deltas
+from retrieval_eval.regression.drop import drop_exceeds
 from retrieval_eval.regression.fingerprint import (
     HARD_PARTS,
     BenchmarkDifference,
@@ -30,39 +33,86 @@ from retrieval_eval.regression.paired import (
     paired_tests,
     unpaired_count,
 )
+from retrieval_eval.regression.variant_change import variant_change
 from retrieval_eval.regression.verdict_records import MetricDelta, Thresholds, Verdict, VerdictKind
 
 _RATES = ((TOP1_HIT_RATE, "top-1"), (TOP3_HIT_RATE, "top-3"))
 _EPS = 1e-9
 
 
-def judge(current: RunResult, baseline: RunResult | None, thresholds: Thresholds) -> Verdict:
-    """The verdict on ``current`` against ``baseline`` (None: no baseline found).
+def judge(
+    current: RunResult,
+    baseline: RunResult | None,
+    thresholds: Thresholds,
+    drift_from: RunResult | None = None,
+) -> Verdict:
+    """The verdict on ``current`` against ``baseline`` (None: no baseline found);
+    ``drift_from`` is the lineage's drift reference (``regression.drift``), if any.
 
     A run with more errored questions than ``thresholds.max_errors`` is INCOMPLETE
-    whatever its rates: errors leave the denominator, so they could only flatter it.
+    whatever its rates: errors leave the denominator, so they could only flatter it. So
+    is a run with no scored question, or none scored in both it and its baseline: a
+    verdict that checked nothing is never a pass.
     """
     incomplete = incomplete_verdict(current, thresholds)
     if incomplete is not None:
         return incomplete
     size = tuple(advice.size_warnings(current, thresholds))
     if baseline is None:
-        reason = (f"no complete earlier run of set {current.set_name!r} with retriever "
+        reason = (f"no accepted earlier run of set {current.set_name!r} with retriever "
                   f"{current.retriever.identifier!r} to compare against")  # fmt: skip
         return Verdict(
             VerdictKind.NO_BASELINE, reasons=(reason,), warnings=size, thresholds=thresholds
         )
+    change = variant_change(current, baseline)
     differences = benchmark_differences(current, baseline)
     if differences:
-        return replace(_incomparable(baseline, differences, size), thresholds=thresholds)
-    return _numeric(current, baseline, thresholds, size)
+        verdict = _incomparable(baseline, differences, size)
+        return replace(verdict, thresholds=thresholds, variant_change=change)
+    if not paired_outcomes(current, baseline):
+        reason = (f"no question was scored in both this run and baseline {baseline.run_id}: "
+                  "nothing was compared")  # fmt: skip
+        return Verdict(VerdictKind.INCOMPLETE, baseline_run_id=baseline.run_id,
+                       reasons=(reason,), thresholds=thresholds, variant_change=change)  # fmt: skip
+    verdict = _numeric(current, baseline, thresholds, size)
+    drift, drift_notes = drift_deltas(current, baseline, drift_from, thresholds)
+    regressed = [d for d in drift if d.regressed]
+    return replace(
+        verdict,
+        kind=VerdictKind.REGRESSION if regressed else verdict.kind,
+        reasons=_merge_reasons(verdict, regressed, drift_from),
+        deltas=(*verdict.deltas, *drift),
+        warnings=(*verdict.warnings, *drift_notes),
+        variant_change=change,
+        drift_reference_run_id=drift_from.run_id if drift and drift_from else None,
+    )
+
+
+def _merge_reasons(
+    verdict: Verdict, drifted: list[MetricDelta], reference: RunResult | None
+) -> tuple[str, ...]:
+    if not drifted or reference is None:
+        return verdict.reasons
+    lines = tuple(
+        f"{dict(_RATES)[d.metric]} hit rate drifted {-d.delta:.3f} since run "
+        f"{reference.run_id} ({d.baseline:.3f} -> {d.current:.3f}), the best accepted run of "
+        f"this lineage, more than --max-drift {d.threshold:g}"
+        for d in drifted
+    )
+    earlier = verdict.reasons if verdict.kind is VerdictKind.REGRESSION else ()
+    return (*earlier, *lines)
 
 
 def incomplete_verdict(run: RunResult, thresholds: Thresholds) -> Verdict | None:
-    """INCOMPLETE when ``run``'s errored questions exceed the error budget, else None."""
+    """INCOMPLETE when ``run``'s errored questions exceed the error budget, or when no
+    question was scored at all (whatever the budget), else None."""
     errors, total = run.error_count, len(run.questions)
     if not thresholds.max_errors.exceeded_by(errors, total):
-        return None
+        if run.metrics.count:
+            return None
+        reason = (f"no question was scored ({errors} of {total} failed to retrieve): "
+                  "a run that measured nothing cannot pass")  # fmt: skip
+        return Verdict(VerdictKind.INCOMPLETE, reasons=(reason,))
     kinds = Counter(q.error.kind for q in run.questions if q.error is not None)
     detail = ", ".join(f"{n} {kind}" for kind, n in kinds.most_common())
     reason = (f"{errors} of {total} questions failed to retrieve ({detail}), more than "
@@ -110,8 +160,8 @@ def _numeric(
     thresholds: Thresholds | None,
     warnings: tuple[str, ...],
 ) -> Verdict:
-    deltas = _all_deltas(current, baseline, thresholds)
     pairs = paired_outcomes(current, baseline)
+    deltas, group_notes = class_checks.apply(_all_deltas(current, baseline, thresholds), pairs)
     ks = common_ks(current, baseline)
     tests = paired_tests(pairs, ks)
     regressed = [d for d in deltas if d.regressed]
@@ -119,7 +169,7 @@ def _numeric(
         *warnings,
         *_state_warnings(current, "current run"),
         *_state_warnings(baseline, f"baseline {baseline.run_id or '(unsaved)'}"),
-        *advice.tiny_group_warning(deltas),
+        *group_notes,
         *advice.noise_warnings(deltas, tests),
         *_latency_warnings(deltas, current, baseline),
     ]
@@ -177,23 +227,12 @@ def _rate_deltas(
                 baseline=before.values[metric],
                 current=now.values[metric],
                 threshold=limit,
-                regressed=limit is not None and _drop_exceeds(metric, now, before, limit),
+                regressed=limit is not None and drop_exceeds(metric, now, before, limit),
                 baseline_count=before.count,
                 current_count=now.count,
             )
         )
     return out
-
-
-def _drop_exceeds(metric: str, now: GroupMetrics, before: GroupMetrics, limit: float) -> bool:
-    """baseline rate - current rate > limit, exactly: from the hit counts when known."""
-    if not math.isfinite(limit):
-        return limit < 0
-    a, b = now.intervals.get(metric), before.intervals.get(metric)
-    if a is not None and b is not None and a.count and b.count:
-        drop = Fraction(b.successes, b.count) - Fraction(a.successes, a.count)
-        return drop > Fraction(repr(limit))
-    return before.values[metric] - now.values[metric] > limit + _EPS
 
 
 def _latency_delta(
@@ -252,7 +291,7 @@ def _summary(deltas: list[MetricDelta], thresholds: Thresholds | None) -> str:
                         if d.group == "overall" and d.metric in dict(_RATES))  # fmt: skip
     if thresholds is None:
         return f"compared: {overall or 'no common rates'}"
-    groups = len({d.group for d in deltas})
+    groups = len({d.group for d in deltas if d.group != DRIFT_GROUP})
     return f"no drop beyond the thresholds ({overall}; {groups} groups checked)"
 
 

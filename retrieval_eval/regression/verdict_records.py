@@ -9,6 +9,7 @@ from fractions import Fraction
 from retrieval_eval.errors import InputError
 from retrieval_eval.records import RunResult
 from retrieval_eval.stats.mcnemar import DEFAULT_MAX_DROP
+from retrieval_eval.store.summaries import Acceptance
 
 
 class VerdictKind(StrEnum):
@@ -74,6 +75,9 @@ class Thresholds:
     max_p95_latency_increase_ms: float | None = None
     #: Errored questions a run may have and still be judged (``--max-errors``).
     max_errors: ErrorBudget = ErrorBudget()
+    #: Largest allowed top-1 / top-3 drop since the lineage's drift reference (the best
+    #: accepted run since a person last accepted one); None: drift is shown, never failed.
+    max_drift: float | None = None
 
 
 @dataclass(frozen=True, slots=True)
@@ -89,6 +93,10 @@ class MetricDelta:
     #: Questions behind each side (rates are over answered questions).
     baseline_count: int = 0
     current_count: int = 0
+    #: For a form or hard class: the Holm-adjusted exact McNemar p-value of its paired
+    #: flips (a group fails only when its drop exceeds the threshold *and* this is below
+    #: 0.05; see ``regression.class_checks``). None when not tested.
+    p_value: float | None = None
 
     @property
     def delta(self) -> float:
@@ -137,6 +145,11 @@ class Verdict:
     incomparable_parts: tuple[str, ...] = ()
     #: The thresholds the run was judged with (None: an explicit comparison without).
     thresholds: Thresholds | None = None
+    #: When the baseline is another variant of the lineage (chunking, model, pipeline,
+    #: version): what changed, e.g. "chunking words=60,overlap=10 -> words=150,overlap=30".
+    variant_change: str | None = None
+    #: The run slow drift was measured from (its deltas are in group "drift"), if any.
+    drift_reference_run_id: str | None = None
 
     def fails(self) -> bool:
         """Not a passing gate: regression and incomparable (exit 1 with
@@ -154,3 +167,6 @@ class RunReport:
 
     run: RunResult
     verdict: Verdict | None = None
+    #: A person's acceptance of the run as a baseline (``reval runs accept``), when shown
+    #: from the store.
+    acceptance: Acceptance | None = None

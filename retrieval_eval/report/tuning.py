@@ -44,10 +44,15 @@ def tuning_text(r: TuningResult) -> str:
         "",
         _conclusion(r),
         "",
-        "paste into reval.toml:",
-        "",
-        r.paste,
     ]
+    if r.recommended:
+        lines += ["paste into reval.toml:", "", r.paste]
+    else:
+        best = r.strongest_reference
+        lines.append(
+            f"no setting recommended: the tuned held-out {r.held_out.rate:.3f} does not beat "
+            f"{best.name} ({best.estimate.rate:.3f}); keep what is in reval.toml"
+        )
     return "\n".join(lines)
 
 
@@ -95,5 +100,6 @@ def tuning_to_dict(r: TuningResult) -> dict[str, Any]:
             for c in r.comparisons
         ],
         "notes": list(r.notes),
-        "paste": r.paste,
+        "recommended": r.recommended,
+        "paste": r.paste if r.recommended else None,
     }

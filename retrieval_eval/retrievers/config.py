@@ -12,9 +12,11 @@ Example::
     tls_server_name = "search.internal"
 
 An entry with ``fuse = [...]`` instead of ``address`` is a fused retriever (see
-``retrievers.fusion.config``). reval reads ``[retrievers]`` here and ``[pytest]`` in its
-pytest plugin (``KNOWN_TABLES``); any other table is a ``ConfigError``, like every problem,
-naming the file and the key: a misspelt or misplaced table is never silently ignored.
+``retrievers.fusion.config``); one with ``kind = "..."`` reaches an HTTP endpoint, a
+process or a database directly (see ``retrievers.kinds``). reval reads ``[retrievers]``
+here and ``[pytest]`` in its pytest plugin (``KNOWN_TABLES``); any other table is a
+``ConfigError``, like every problem, naming the file and the key: a misspelt or misplaced
+table is never silently ignored.
 """
 
 from __future__ import annotations
@@ -29,6 +31,7 @@ from typing import Any
 
 from retrieval_eval.errors import ConfigError
 from retrieval_eval.retrievers.fusion.config import FusionConfig, parse_fusion
+from retrieval_eval.retrievers.kinds.base import KindConfig
 
 CONFIG_FILE_NAME = "reval.toml"
 SECTION = "retrievers"
@@ -65,12 +68,16 @@ class RetrieverConfig:
         return any(v is not None for v in (self.tls_ca, self.tls_cert, self.tls_key))
 
 
+#: What a ``[retrievers.NAME]`` table can be.
+Entry = RetrieverConfig | FusionConfig | KindConfig
+
+
 def default_config_path() -> Path:
     """``./reval.toml`` in the working directory."""
     return Path.cwd() / CONFIG_FILE_NAME
 
 
-def load_config(path: Path | None = None) -> dict[str, RetrieverConfig | FusionConfig]:
+def load_config(path: Path | None = None) -> dict[str, Entry]:
     """The named retrievers of ``path`` (default ``./reval.toml``), by name.
 
     A missing default file means "no named retrievers"; a missing explicit file is an error.
@@ -91,9 +98,7 @@ def load_config(path: Path | None = None) -> dict[str, RetrieverConfig | FusionC
     return _parse_document(document, path)
 
 
-def _parse_document(
-    document: Mapping[str, Any], path: Path
-) -> dict[str, RetrieverConfig | FusionConfig]:
+def _parse_document(document: Mapping[str, Any], path: Path) -> dict[str, Entry]:
     for key in document:
         if key in KNOWN_TABLES:
             continue
@@ -104,7 +109,7 @@ def _parse_document(
     section = document.get(SECTION, {})
     if not isinstance(section, dict):
         raise ConfigError(f"{path}: [{SECTION}] must be a table of named retrievers")
-    entries: dict[str, RetrieverConfig | FusionConfig] = {}
+    entries: dict[str, Entry] = {}
     for name, table in section.items():
         where = f"{path} [{SECTION}.{name}]"
         if not NAME_PATTERN.match(name):
@@ -115,6 +120,10 @@ def _parse_document(
             raise ConfigError(f"{where}: must be a table with at least 'address'")
         if "fuse" in table:
             entries[name] = parse_fusion(name, table, path, where)
+        elif "kind" in table:
+            from retrieval_eval.retrievers.kinds.registry import parse_kind
+
+            entries[name] = parse_kind(name, table, path, where)
         else:
             entries[name] = _parse_entry(name, table, path, where)
     return entries
@@ -128,7 +137,8 @@ def _parse_entry(name: str, table: Mapping[str, Any], path: Path, where: str) ->
             raise ConfigError(f"{where}: unknown key {key!r}{hint}")
     if "address" not in table:
         raise ConfigError(
-            f"{where}: missing required key 'address' (or 'fuse' for a fused retriever)"
+            f"{where}: missing required key 'address' (or 'fuse' for a fused retriever, "
+            "'kind' for an http, command or postgres retriever)"
         )
     values: dict[str, Any] = {}
     for key in _STRING_KEYS:

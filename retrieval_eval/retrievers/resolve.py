@@ -6,7 +6,8 @@ Resolution order for a spec:
 2. a raw gRPC target: ``dns:///host:port``, ``ipv4:a:p,b:p``, ``ipv6:...``, ``unix:path``,
    ``unix-abstract:name``, ``vsock:cid:port`` (plaintext);
 3. a name from ``[retrievers.NAME]`` in ``./reval.toml`` (or ``config_path``); an entry
-   with ``fuse = [...]`` is a fusion whose members are resolved the same way;
+   with ``fuse = [...]`` is a fusion whose members are resolved the same way; one with
+   ``kind = "..."`` an http, command or postgres retriever (``retrievers.kinds``);
 4. an in-process plugin from the entry-point namespace ``retrieval_eval.retrievers``:
    ``NAME`` or ``NAME:ARGUMENT`` (e.g. ``bm25:/path/to/index``).
 """
@@ -29,6 +30,7 @@ from retrieval_eval.errors import (
 )
 from retrieval_eval.retrievers.config import RetrieverConfig, load_config
 from retrieval_eval.retrievers.fusion.config import FusionConfig
+from retrieval_eval.retrievers.kinds.base import KindConfig
 from retrieval_eval.retrievers.protocol import AsyncRetriever, RetrieverFactory
 
 if TYPE_CHECKING:
@@ -38,6 +40,7 @@ if TYPE_CHECKING:
 
 SCHEMES = ("grpc://", "grpcs://")
 RAW_TARGET_PREFIXES = ("dns:", "ipv4:", "ipv6:", "unix:", "unix-abstract:", "vsock:")
+#: ``RetrieverInfo.kind`` values: these three, and a kind entry's own kind (``http``, ...).
 KIND_CONFIG = "config"
 KIND_PLUGIN = "plugin"
 KIND_FUSION = "fusion"
@@ -94,12 +97,28 @@ class FusionSpec:
 
 
 @dataclass(frozen=True, slots=True)
+class KindSpec:
+    """A reval.toml entry with a ``kind`` (http, command, postgres): opened by its kind."""
+
+    display: str
+    config: KindConfig
+    timeout_s: float | None = None
+
+    def open(self) -> AsyncRetriever:
+        return self.config.open(self.timeout_s)
+
+
+Resolved = Endpoint | PluginSpec | FusionSpec | KindSpec
+
+
+@dataclass(frozen=True, slots=True)
 class RetrieverInfo:
     """One resolvable name, for ``reval retrievers list``."""
 
     name: str
-    #: ``config`` (a reval.toml address), ``fusion`` (a reval.toml fusion) or ``plugin``
-    #: (an installed entry point).
+    #: ``config`` (a reval.toml address), ``fusion`` (a reval.toml fusion), a kind
+    #: (``http``, ``command``, ``postgres``: a reval.toml kind entry) or ``plugin`` (an
+    #: installed entry point).
     kind: str
     #: Where it comes from: the reval.toml path, or the distribution providing the plugin.
     source: str
@@ -152,7 +171,7 @@ def resolve(
     timeout_s: float | None = None,
     token: str | None = None,
     config_path: Path | None = None,
-) -> Endpoint | PluginSpec | FusionSpec:
+) -> Resolved:
     """What ``spec`` names, without connecting or importing any plugin.
 
     Raises ``UnknownNameError`` (with suggestions) when nothing matches, ``ConfigError`` for
@@ -170,7 +189,9 @@ def resolve(
         if isinstance(entry, FusionConfig):
             timeout_s = timeout_s if timeout_s is not None else entry.timeout_s
             return FusionSpec(spec, entry, timeout_s, token, config_path)
-        return _from_config(entry, timeout_s=timeout_s, token=token)
+        if isinstance(entry, RetrieverConfig):
+            return _from_config(entry, timeout_s=timeout_s, token=token)
+        return KindSpec(spec, entry, timeout_s)
     from retrieval_eval.plugins import RETRIEVERS, list_plugins
 
     name, sep, argument = spec.partition(":")
@@ -248,6 +269,8 @@ def open_retriever(
         return open_plugin(resolved)
     if isinstance(resolved, FusionSpec):
         return open_fusion(resolved)
+    if isinstance(resolved, KindSpec):
+        return resolved.open()
     from retrieval_eval.retrievers.client.grpc_client import GrpcRetrieverClient
 
     return GrpcRetrieverClient(
@@ -292,6 +315,8 @@ def _open_member(name: str, spec: FusionSpec, chain: tuple[str, ...]) -> AsyncRe
         return open_fusion(resolved, chain)
     if isinstance(resolved, PluginSpec):
         return open_plugin(resolved)
+    if isinstance(resolved, KindSpec):
+        return resolved.open()
     from retrieval_eval.retrievers.client.grpc_client import GrpcRetrieverClient
 
     return GrpcRetrieverClient(
@@ -346,12 +371,7 @@ def list_retrievers(config_path: Path | None = None) -> list[RetrieverInfo]:
     from retrieval_eval.plugins import RETRIEVERS, list_plugins
 
     configs = load_config(config_path)
-    infos = [
-        RetrieverInfo(entry.name, KIND_FUSION, str(entry.source), _fusion_detail(entry))
-        if isinstance(entry, FusionConfig)
-        else RetrieverInfo(entry.name, KIND_CONFIG, str(entry.source), entry.address)
-        for entry in configs.values()
-    ]
+    infos = [_config_info(entry) for entry in configs.values()]
     infos += [
         RetrieverInfo(
             p.name, KIND_PLUGIN, f"entry point in {p.distribution}", p.target, p.name in configs
@@ -359,6 +379,15 @@ def list_retrievers(config_path: Path | None = None) -> list[RetrieverInfo]:
         for p in list_plugins(RETRIEVERS)
     ]
     return infos
+
+
+def _config_info(entry: RetrieverConfig | FusionConfig | KindConfig) -> RetrieverInfo:
+    if isinstance(entry, FusionConfig):
+        return RetrieverInfo(entry.name, KIND_FUSION, str(entry.source), _fusion_detail(entry))
+    if isinstance(entry, RetrieverConfig):
+        return RetrieverInfo(entry.name, KIND_CONFIG, str(entry.source), entry.address)
+    common = entry.common
+    return RetrieverInfo(common.name, common.kind, str(common.source), entry.detail())
 
 
 def _fusion_detail(entry: FusionConfig) -> str:

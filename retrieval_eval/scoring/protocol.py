@@ -13,7 +13,7 @@
    distinct documents, so the overfetch multiplier was too small for this question.
 
 A failed retrieval is an error, never a miss: its outcome carries no hits at all. So is an
-answer that breaks the contract (an empty or oversized id, more than ``limit`` results):
+answer that breaks the contract (an empty, blank or oversized id, more than ``limit`` results):
 an error of kind ``contract``, never repaired by skipping or cutting results.
 """
 

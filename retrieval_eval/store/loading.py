@@ -28,6 +28,8 @@ def stored_runs(conn: Connection, query: Select[Any]) -> list[StoredRun]:
             serialize.run_from_row(row, labels.get(pk, {}), tuple(outcomes.get(pk, ()))),
             row["verdict_json"],
             bool(row["pinned"]),
+            row["lineage"] or "",
+            serialize.acceptance_from_row(row),
         )
         for pk, row in zip(pks, rows, strict=True)
     ]

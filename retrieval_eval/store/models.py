@@ -50,6 +50,13 @@ class RunRow(Base):
     verdict_kind: Mapped[str | None] = mapped_column(String(20), nullable=True)
     baseline_run_id: Mapped[str | None] = mapped_column(String(64), nullable=True)
     verdict_json: Mapped[str | None] = mapped_column(Text, nullable=True)
+    #: Which runs are "the same retriever" (``retrieval_eval.retrievers.lineage``):
+    #: baselines, drift and pruning are per set x lineage.
+    lineage: Mapped[str | None] = mapped_column(Text, nullable=True)
+    #: Set when a person accepted the run as a baseline (``reval runs accept``).
+    accepted_at: Mapped[str | None] = mapped_column(String(64), nullable=True)
+    accepted_by: Mapped[str | None] = mapped_column(Text, nullable=True)
+    accepted_reason: Mapped[str | None] = mapped_column(Text, nullable=True)
 
     #: Newest first (the listings' order, ``pk`` breaking ties) overall, within a set, and
     #: within a set x retriever identifier (history, baselines).
@@ -63,6 +70,7 @@ class RunRow(Base):
             "started_ts",
             "pk",
         ),
+        Index("ix_reval_runs_set_lineage_started", "set_name", "lineage", "started_ts", "pk"),
     )
 
 

@@ -6,12 +6,17 @@ from collections.abc import Mapping
 from datetime import datetime
 from typing import Any
 
-from sqlalchemy import Connection, Select, select
+from sqlalchemy import ColumnElement, Connection, Select, select
 
 from retrieval_eval.records import RunResult, RunState
 from retrieval_eval.store.models import LabelRow, RunRow
-from retrieval_eval.store.serialize import epoch, variant_from_row
-from retrieval_eval.store.summaries import RunSummary
+from retrieval_eval.store.serialize import (
+    acceptance_from_row,
+    epoch,
+    run_lineage,
+    variant_from_row,
+)
+from retrieval_eval.store.summaries import ACCEPTING_VERDICTS, RunSummary
 
 BATCH = 500  # ids per IN (...) clause
 _NEWEST_FIRST = (RunRow.started_ts.desc(), RunRow.pk.desc())
@@ -29,8 +34,12 @@ def list_query(
     if set_name is not None:
         query = query.where(RunRow.set_name == set_name)
     if retriever is not None:
+        from retrieval_eval.retrievers.lineage import lineage_of
+
         query = query.where(
-            (RunRow.retriever_identifier == retriever) | (RunRow.retriever_target == retriever)
+            (RunRow.retriever_identifier == retriever)
+            | (RunRow.retriever_target == retriever)
+            | (RunRow.lineage == lineage_of(retriever, retriever))
         )
     if state is not None:
         query = query.where(RunRow.state == state.value)
@@ -48,21 +57,49 @@ def list_query(
     return query if limit is None else query.limit(limit)
 
 
-def baseline_queries(run: RunResult) -> tuple[Select[Any], Select[Any]]:
-    """(pinned, latest complete) run-id queries for the same set and retriever
-    identifier, never ``run`` itself; latest means started no later than ``run``."""
-    same = (RunRow.set_name == run.set_name) & (
-        RunRow.retriever_identifier == run.retriever.identifier
+def accepted_clause() -> ColumnElement[bool]:
+    """Runs that may be a baseline without a pin (``store.summaries.is_accepted``)."""
+    judged_ok = RunRow.verdict_kind.in_([k for k in ACCEPTING_VERDICTS if k])
+    unjudged = (RunRow.verdict_kind == "") | RunRow.verdict_kind.is_(None)
+    return (RunRow.state == RunState.COMPLETE.value) & (
+        RunRow.accepted_at.is_not(None) | judged_ok | unjudged
     )
+
+
+def same_lineage(run: RunResult) -> ColumnElement[bool]:
+    """Runs of the same set and lineage as ``run``, never ``run`` itself."""
+    same = (RunRow.set_name == run.set_name) & (RunRow.lineage == run_lineage(run))
     if run.run_id is not None:
         same = same & (RunRow.run_id != run.run_id)
+    return same
+
+
+def baseline_queries(run: RunResult) -> tuple[Select[Any], Select[Any]]:
+    """(pinned, newest accepted) run-id queries for the same set and lineage, never
+    ``run`` itself; newest means started no later than ``run``."""
+    same = same_lineage(run)
     pinned = select(RunRow.run_id).where(same, RunRow.pinned.is_(True))
     latest = select(RunRow.run_id).where(
-        same,
-        RunRow.state == RunState.COMPLETE.value,
-        RunRow.started_ts <= epoch(run.started_at),
+        same, accepted_clause(), RunRow.started_ts <= epoch(run.started_at)
     )
     return pinned.order_by(*_NEWEST_FIRST).limit(1), latest.order_by(*_NEWEST_FIRST).limit(1)
+
+
+def drift_reference_query(run: RunResult) -> Select[Any]:
+    """The accepted run of ``run``'s lineage with the best top-1 rate since the newest
+    run a person accepted (inclusive; else since the lineage began), started no later
+    than ``run``: what slow drift is measured from."""
+    same = same_lineage(run) & accepted_clause() & (RunRow.started_ts <= epoch(run.started_at))
+    since = (
+        select(RunRow.started_ts)
+        .where(same, RunRow.accepted_at.is_not(None))
+        .order_by(*_NEWEST_FIRST)
+        .limit(1)
+        .scalar_subquery()
+    )
+    floor = select(RunRow.run_id).where(same, RunRow.top1_hit_rate.is_not(None))
+    floor = floor.where((RunRow.started_ts >= since) | since.is_(None))
+    return floor.order_by(RunRow.top1_hit_rate.desc(), *_NEWEST_FIRST).limit(1)
 
 
 def ids_matching(conn: Connection, prefix: str) -> list[str]:
@@ -75,20 +112,45 @@ def ids_matching(conn: Connection, prefix: str) -> list[str]:
     return list(conn.scalars(query.order_by(RunRow.run_id).limit(6)))
 
 
-def prune_victims(conn: Connection, keep: int) -> list[int]:
-    """Primary keys of runs beyond the ``keep`` newest of their set x retriever, pins
-    excepted."""
+#: Why ``prune`` keeps a run beyond the ``keep`` newest of its lineage.
+KEPT_PINNED = "pinned baseline"
+KEPT_ACCEPTED = "newest accepted run (the baseline)"
+
+
+def prune_plan(conn: Connection, keep: int) -> tuple[list[int], dict[int, str]]:
+    """(victims, kept beyond ``keep``): primary keys of runs beyond the ``keep`` newest of
+    their set x lineage, except each lineage's pinned run and newest accepted run (its
+    baseline, which pruning must never remove); those are returned with the reason."""
+    accepted = accepted_clause().label("accepted")
     rows = conn.execute(
-        select(RunRow.pk, RunRow.set_name, RunRow.retriever_identifier, RunRow.pinned)
+        select(RunRow.pk, RunRow.set_name, RunRow.lineage, RunRow.retriever_identifier,
+               RunRow.pinned, accepted)
         .order_by(*_NEWEST_FIRST)
     ).all()  # fmt: skip
     seen: dict[tuple[str, str], int] = {}
-    victims = []
-    for pk, set_name, retriever, pinned in rows:
-        rank = seen[(set_name, retriever)] = seen.get((set_name, retriever), 0) + 1
-        if rank > keep and not pinned:
+    has_accepted: set[tuple[str, str]] = set()
+    victims: list[int] = []
+    kept: dict[int, str] = {}
+    for pk, set_name, lineage, identifier, pinned, is_accepted in rows:
+        key = (set_name, lineage or identifier)
+        rank = seen[key] = seen.get(key, 0) + 1
+        newest_accepted = bool(is_accepted) and key not in has_accepted
+        if is_accepted:
+            has_accepted.add(key)
+        if rank <= keep:
+            continue
+        if pinned:
+            kept[pk] = KEPT_PINNED
+        elif newest_accepted:
+            kept[pk] = KEPT_ACCEPTED
+        else:
             victims.append(pk)
-    return victims
+    return victims, kept
+
+
+def prune_victims(conn: Connection, keep: int) -> list[int]:
+    """Primary keys of the runs ``prune_plan`` deletes."""
+    return prune_plan(conn, keep)[0]
 
 
 def summaries(conn: Connection, query: Select[Any]) -> list[RunSummary]:
@@ -121,6 +183,8 @@ def summaries(conn: Connection, query: Select[Any]) -> list[RunSummary]:
             variant=variant_from_row(r),
             verdict_kind=r["verdict_kind"] or "",
             baseline_run_id=r["baseline_run_id"],
+            lineage=r["lineage"] or "",
+            acceptance=acceptance_from_row(r),
         )
         for r in rows
     ]

@@ -27,6 +27,7 @@ from retrieval_eval.records import (
     RunResult,
     RunState,
 )
+from retrieval_eval.store.summaries import Acceptance
 from retrieval_eval.store.verdicts import VerdictLike, verdict_document
 
 _dumps = json.JSONEncoder(ensure_ascii=False, separators=(",", ":")).encode
@@ -172,6 +173,7 @@ def run_row(run: RunResult, run_id: str, verdict: VerdictLike | None = None) -> 
         "verdict_kind": None if verdict is None else str(verdict.kind),
         "baseline_run_id": None if verdict is None else verdict.baseline_run_id,
         "verdict_json": None if verdict is None else verdict_document(verdict),
+        "lineage": run_lineage(run),
         "run_id": run_id,
         "set_name": run.set_name,
         "set_fingerprint": run.set_fingerprint,
@@ -294,6 +296,24 @@ def run_from_row(
         labels=dict(labels),
         run_id=row["run_id"],
         latency_probe=probe,
+    )
+
+
+def run_lineage(run: RunResult) -> str:
+    """The lineage a run belongs to, computed in the process that made it (relative
+    index paths resolve against its working directory)."""
+    from retrieval_eval.retrievers.lineage import lineage_of
+
+    return lineage_of(run.retriever_target, run.retriever.identifier)
+
+
+def acceptance_from_row(row: Mapping[Any, Any]) -> Acceptance | None:
+    if row["accepted_at"] is None:
+        return None
+    return Acceptance(
+        datetime.fromisoformat(row["accepted_at"]),
+        row["accepted_by"] or "",
+        row["accepted_reason"] or "",
     )
 
 

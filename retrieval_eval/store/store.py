@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import logging
 from collections.abc import Callable, Mapping
+from datetime import UTC, datetime
 from functools import partial
 from pathlib import Path
 from typing import Any, TypeVar
@@ -124,13 +125,11 @@ class RunStore:
         return summary
 
     def pin(self, run_id: str) -> str:
-        """Make a complete run the baseline of its set x retriever (replacing any other)."""
+        """Make a complete run the baseline of its set x lineage (replacing any other)."""
         summary = self.resolve_baseline(run_id)
 
         def work(conn: Connection) -> None:
-            same = (RunRow.set_name == summary.set_name) & (
-                RunRow.retriever_identifier == summary.retriever_identifier
-            )
+            same = (RunRow.set_name == summary.set_name) & (RunRow.lineage == summary.lineage)
             conn.execute(update(RunRow).where(same).values(pinned=False))
             conn.execute(update(RunRow).where(RunRow.run_id == summary.run_id).values(pinned=True))
 
@@ -145,9 +144,33 @@ class RunStore:
         )
         return full
 
+    def accept(self, run_id: str, reason: str, by: str, at: datetime | None = None) -> RunSummary:
+        """Accept a complete run as a baseline (an intended drop): the next run of its
+        lineage is judged against it (unless a run is pinned). Who, when and why are
+        stored with it; accepting again replaces them."""
+        if not reason.strip():
+            raise InputError("give the reason for accepting the run: --reason TEXT")
+        if not by.strip():
+            raise InputError("give who accepts the run: --by NAME")
+        summary = self.resolve_baseline(run_id)
+        moment = at or datetime.now(UTC)
+        values = {
+            "accepted_at": moment.isoformat(),
+            "accepted_by": by.strip(),
+            "accepted_reason": reason.strip(),
+        }
+        self._write(
+            f"accepting run {summary.run_id}",
+            lambda c: c.execute(
+                update(RunRow).where(RunRow.run_id == summary.run_id).values(**values)
+            ),
+        )
+        return self._summary(summary.run_id)
+
     def prune(self, keep: int) -> int:
-        """Keep the ``keep`` newest runs of each set x retriever (plus every pinned run);
-        delete the rest. Returns how many runs were deleted."""
+        """Keep the ``keep`` newest runs of each set x lineage, plus each lineage's pinned
+        run and newest accepted run (its baseline); delete the rest. Returns how many runs
+        were deleted."""
         if keep < 0:
             raise InputError(f"--keep must be 0 or more, got {keep}")
 
@@ -166,17 +189,24 @@ class RunStore:
 
     def prune_preview(self, keep: int) -> list[str]:
         """The ids of the runs ``prune(keep)`` would delete, newest first; deletes nothing."""
+        return self.prune_plan(keep)[0]
+
+    def prune_plan(self, keep: int) -> tuple[list[str], list[tuple[str, str]]]:
+        """(deleted, kept): the ids ``prune(keep)`` would delete, and the runs beyond
+        ``keep`` it keeps with the reason (a lineage's pinned or newest accepted run),
+        newest first; deletes nothing."""
         if keep < 0:
             raise InputError(f"--keep must be 0 or more, got {keep}")
 
-        def work(conn: Connection) -> list[str]:
-            doomed = queries.prune_victims(conn, keep)
+        def work(conn: Connection) -> tuple[list[str], list[tuple[str, str]]]:
+            doomed, kept = queries.prune_plan(conn, keep)
+            wanted = [*doomed, *kept]
             found: dict[int, str] = {}
-            for i in range(0, len(doomed), queries.BATCH):
-                chunk = doomed[i : i + queries.BATCH]
+            for i in range(0, len(wanted), queries.BATCH):
+                chunk = wanted[i : i + queries.BATCH]
                 rows = conn.execute(select(RunRow.pk, RunRow.run_id).where(RunRow.pk.in_(chunk)))
                 found.update((pk, run_id) for pk, run_id in rows)
-            return [found[pk] for pk in doomed]
+            return [found[pk] for pk in doomed], [(found[pk], why) for pk, why in kept.items()]
 
         return self._read("finding runs to prune", work)
 
@@ -244,8 +274,9 @@ class RunStore:
 
     def find_baseline(self, run: RunResult, baseline_id: str | None = None) -> RunResult | None:
         """The run to judge ``run`` against: ``baseline_id`` if given (it must be complete);
-        else the pinned run of the same set and retriever identifier; else the latest
-        *complete* run of them that started no later than ``run``. Never ``run`` itself."""
+        else the pinned run of the same set and lineage; else the newest *accepted* run of
+        them that started no later than ``run`` (complete, and judged pass or no-baseline,
+        or accepted by a person). Never ``run`` itself."""
         if baseline_id is not None:
             return self.get(self.resolve_baseline(baseline_id).run_id)
         pinned, latest = queries.baseline_queries(run)
@@ -256,6 +287,23 @@ class RunStore:
 
         found = self._read("finding the baseline", work)
         return None if found is None else self.get(found)
+
+    def drift_reference(self, run: RunResult) -> RunResult | None:
+        """The run slow drift is measured from: the accepted run of ``run``'s set and
+        lineage with the best top-1 rate since a person last accepted one (see
+        ``queries.drift_reference_query``); None when there is none, or when a run is
+        pinned (the pinned baseline is then the reference itself)."""
+        pinned, _ = queries.baseline_queries(run)
+        query = queries.drift_reference_query(run)
+
+        def work(conn: Connection) -> str | None:
+            if conn.scalar(pinned) is not None:
+                return None
+            found = conn.scalar(query)
+            return None if found is None else str(found)
+
+        found = self._read("finding the drift reference", work)
+        return None if found is None else self.get(str(found))
 
     def _summary(self, run_id: str) -> RunSummary:
         query = select(RunRow).where(RunRow.run_id == run_id)

@@ -10,6 +10,15 @@ from retrieval_eval.records import RunResult, RunState
 
 
 @dataclass(frozen=True, slots=True)
+class Acceptance:
+    """A person's acceptance of a run as a baseline (``reval runs accept``)."""
+
+    at: datetime
+    by: str
+    reason: str
+
+
+@dataclass(frozen=True, slots=True)
 class RunSummary:
     run_id: str
     set_name: str
@@ -33,6 +42,15 @@ class RunSummary:
     #: The stored verdict's kind and baseline ("" / None: saved without a check).
     verdict_kind: str = ""
     baseline_run_id: str | None = None
+    #: Which runs share a baseline and a history (``retrieval_eval.retrievers.lineage``).
+    lineage: str = ""
+    #: Set when a person accepted the run (``reval runs accept``).
+    acceptance: Acceptance | None = None
+
+    @property
+    def accepted(self) -> bool:
+        """Can be a baseline without a pin (see ``is_accepted``)."""
+        return is_accepted(self.state, self.verdict_kind, self.acceptance)
 
 
 @dataclass(frozen=True, slots=True)
@@ -44,3 +62,19 @@ class StoredRun:
     #: None when saved without a regression check (or before verdicts were stored).
     verdict_document: str | None
     pinned: bool = False
+    lineage: str = ""
+    acceptance: Acceptance | None = None
+
+
+#: Stored verdicts that make a complete run a baseline by themselves ("": saved without a
+#: check, e.g. by a script, or before verdicts were stored).
+ACCEPTING_VERDICTS = ("pass", "no-baseline", "")
+
+
+def is_accepted(state: RunState, verdict_kind: str, acceptance: Acceptance | None) -> bool:
+    """A run that may be a baseline: complete, and judged pass or no-baseline (or saved
+    without a check), or accepted by a person. A run judged regression, incomparable or
+    incomplete never becomes a baseline by itself: retrying a failed gate fails again."""
+    if state is not RunState.COMPLETE:
+        return False
+    return acceptance is not None or verdict_kind in ACCEPTING_VERDICTS

@@ -8,7 +8,9 @@ What it reports, and why:
   outcomes: wins, losses and the exact McNemar p-value; a gain whose p-value is at least
   0.05 is reported as within noise;
 - the setting that is best on ALL questions (what to deploy), its in-sample score
-  (optimistic by construction) and the ``[retrievers.NAME]`` block to paste.
+  (optimistic by construction) and the ``[retrievers.NAME]`` block to paste, recommended
+  only when the held-out figure beats the best member and plain RRF (else: keep what is
+  there).
 """
 
 from __future__ import annotations
@@ -95,6 +97,18 @@ class TuningResult:
     comparisons: tuple[Comparison, ...]
     paste: str
     notes: tuple[str, ...] = field(default=())
+
+    @property
+    def strongest_reference(self) -> Comparison:
+        """The best of the members alone and plain RRF on the held-out questions."""
+        return max(self.comparisons, key=lambda c: c.estimate.rate)
+
+    @property
+    def recommended(self) -> bool:
+        """A setting is recommended only when its held-out figure beats every member alone
+        and plain RRF; otherwise keep what is there (a tuned setting that loses is noise
+        fitted to the set)."""
+        return all(self.held_out.rate > c.estimate.rate for c in self.comparisons)
 
 
 def metric_k(metric: str) -> int:

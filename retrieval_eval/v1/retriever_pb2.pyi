@@ -4,7 +4,10 @@ isort:skip_file
 The retriever contract: the one interface between reval and a retriever, in any language.
 
 Compatibility rules: fields are only ever added, with new numbers; a field is never
-renamed, renumbered or re-typed; a removed field's number and name are reserved.
+renamed, renumbered or re-typed; a removed field's number and name are reserved. The
+package (retrieval_eval.v1) and the generated-code options below are part of the
+contract too: they change only with a new major version (retrieval_eval.v2, .../v2),
+never within v1, so code generated from any v1 revision keeps its imports.
 """
 
 from collections import abc as _abc
@@ -29,7 +32,7 @@ class RetrieveRequest(_message.Message):
     QUESTION_FIELD_NUMBER: _builtins.int
     LIMIT_FIELD_NUMBER: _builtins.int
     question: _builtins.str
-    """The question text, UTF-8, non-empty, at most 16384 bytes."""
+    """The question text, UTF-8, non-empty, not blank, at most 16384 bytes."""
     limit: _builtins.int
     """The maximum number of results to return, 1 to 1000; the evaluator asks for more
     than it scores (overfetch) so that duplicates can be collapsed.
@@ -184,7 +187,9 @@ class DescribeResponse(_message.Message):
     PROVENANCE_FIELD_NUMBER: _builtins.int
     METADATA_FIELD_NUMBER: _builtins.int
     identifier: _builtins.str
-    """Stable identifier of the retriever (e.g. "bm25", "acme-dense"); required."""
+    """Stable identifier of the retriever (e.g. "bm25", "acme-dense"); required: not empty,
+    not blank.
+    """
     version: _builtins.str
     """Version of the retriever's software or configuration."""
     chunk_separator: _builtins.str

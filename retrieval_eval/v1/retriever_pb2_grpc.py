@@ -28,7 +28,7 @@ if _version_not_supported:
 class RetrieverStub:
     """The contract's limits (retrieval_eval/retrievers/contract/limits.py defines them once for
     reval; a test keeps these comments equal to it):
-    - question: non-empty, at most 16384 bytes of UTF-8 (16 KiB);
+    - question: non-empty, not blank, at most 16384 bytes of UTF-8 (16 KiB);
     - limit: 1 to 1000;
     - document_id: non-empty, not blank, at most 4096 bytes of UTF-8 (4 KiB: room for a
     URL, a file path up to Linux's PATH_MAX or a composite chunk id, while 1000 results
@@ -36,8 +36,13 @@ class RetrieverStub:
     - chunk_id: at most 4096 bytes of UTF-8 (4 KiB);
     - a RetrieveResponse: at most 16777216 bytes on the wire (16 MiB; the largest
     conforming answer, 1000 results with ids at their limits, is about 8.2 MB).
+    Blank means made only of characters with Unicode's White_Space property (PropList.txt):
+    U+0009..U+000D, U+0020, U+0085, U+00A0, U+1680, U+2000..U+200A, U+2028, U+2029, U+202F,
+    U+205F, U+3000. That is exactly Go's unicode.IsSpace; JavaScript's trim(), Java's
+    isBlank() and Python's str.isspace() each differ from it on a few characters, so test
+    for this list rather than trimming.
     A server rejects a request outside them with INVALID_ARGUMENT. An answer outside them
-    (an empty or oversized id, more than `limit` results, an unparsable or oversized
+    (an empty, blank or oversized id, more than `limit` results, an unparsable or oversized
     message) makes that question an error of kind `contract` in reval: never a miss,
     never repaired, never retried.
 
@@ -65,7 +70,7 @@ class RetrieverStub:
 class RetrieverServicer:
     """The contract's limits (retrieval_eval/retrievers/contract/limits.py defines them once for
     reval; a test keeps these comments equal to it):
-    - question: non-empty, at most 16384 bytes of UTF-8 (16 KiB);
+    - question: non-empty, not blank, at most 16384 bytes of UTF-8 (16 KiB);
     - limit: 1 to 1000;
     - document_id: non-empty, not blank, at most 4096 bytes of UTF-8 (4 KiB: room for a
     URL, a file path up to Linux's PATH_MAX or a composite chunk id, while 1000 results
@@ -73,8 +78,13 @@ class RetrieverServicer:
     - chunk_id: at most 4096 bytes of UTF-8 (4 KiB);
     - a RetrieveResponse: at most 16777216 bytes on the wire (16 MiB; the largest
     conforming answer, 1000 results with ids at their limits, is about 8.2 MB).
+    Blank means made only of characters with Unicode's White_Space property (PropList.txt):
+    U+0009..U+000D, U+0020, U+0085, U+00A0, U+1680, U+2000..U+200A, U+2028, U+2029, U+202F,
+    U+205F, U+3000. That is exactly Go's unicode.IsSpace; JavaScript's trim(), Java's
+    isBlank() and Python's str.isspace() each differ from it on a few characters, so test
+    for this list rather than trimming.
     A server rejects a request outside them with INVALID_ARGUMENT. An answer outside them
-    (an empty or oversized id, more than `limit` results, an unparsable or oversized
+    (an empty, blank or oversized id, more than `limit` results, an unparsable or oversized
     message) makes that question an error of kind `contract` in reval: never a miss,
     never repaired, never retried.
 
@@ -83,8 +93,8 @@ class RetrieverServicer:
 
     def Retrieve(self, request, context):
         """Ranked results for one question, best first, at most `limit` of them.
-        An empty question, a question over 16384 bytes or a limit outside [1, 1000] is
-        rejected with INVALID_ARGUMENT.
+        An empty or blank question, a question over 16384 bytes or a limit outside [1, 1000]
+        is rejected with INVALID_ARGUMENT.
         """
         context.set_code(grpc.StatusCode.UNIMPLEMENTED)
         context.set_details('Method not implemented!')
@@ -121,7 +131,7 @@ def add_RetrieverServicer_to_server(servicer, server):
 class Retriever:
     """The contract's limits (retrieval_eval/retrievers/contract/limits.py defines them once for
     reval; a test keeps these comments equal to it):
-    - question: non-empty, at most 16384 bytes of UTF-8 (16 KiB);
+    - question: non-empty, not blank, at most 16384 bytes of UTF-8 (16 KiB);
     - limit: 1 to 1000;
     - document_id: non-empty, not blank, at most 4096 bytes of UTF-8 (4 KiB: room for a
     URL, a file path up to Linux's PATH_MAX or a composite chunk id, while 1000 results
@@ -129,8 +139,13 @@ class Retriever:
     - chunk_id: at most 4096 bytes of UTF-8 (4 KiB);
     - a RetrieveResponse: at most 16777216 bytes on the wire (16 MiB; the largest
     conforming answer, 1000 results with ids at their limits, is about 8.2 MB).
+    Blank means made only of characters with Unicode's White_Space property (PropList.txt):
+    U+0009..U+000D, U+0020, U+0085, U+00A0, U+1680, U+2000..U+200A, U+2028, U+2029, U+202F,
+    U+205F, U+3000. That is exactly Go's unicode.IsSpace; JavaScript's trim(), Java's
+    isBlank() and Python's str.isspace() each differ from it on a few characters, so test
+    for this list rather than trimming.
     A server rejects a request outside them with INVALID_ARGUMENT. An answer outside them
-    (an empty or oversized id, more than `limit` results, an unparsable or oversized
+    (an empty, blank or oversized id, more than `limit` results, an unparsable or oversized
     message) makes that question an error of kind `contract` in reval: never a miss,
     never repaired, never retried.
 

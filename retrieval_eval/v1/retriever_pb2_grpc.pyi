@@ -4,7 +4,10 @@ isort:skip_file
 The retriever contract: the one interface between reval and a retriever, in any language.
 
 Compatibility rules: fields are only ever added, with new numbers; a field is never
-renamed, renumbered or re-typed; a removed field's number and name are reserved.
+renamed, renumbered or re-typed; a removed field's number and name are reserved. The
+package (retrieval_eval.v1) and the generated-code options below are part of the
+contract too: they change only with a new major version (retrieval_eval.v2, .../v2),
+never within v1, so code generated from any v1 revision keeps its imports.
 """
 
 from collections import abc as _abc
@@ -33,7 +36,7 @@ GRPC_VERSION: str
 class RetrieverStub:
     """The contract's limits (retrieval_eval/retrievers/contract/limits.py defines them once for
     reval; a test keeps these comments equal to it):
-      - question: non-empty, at most 16384 bytes of UTF-8 (16 KiB);
+      - question: non-empty, not blank, at most 16384 bytes of UTF-8 (16 KiB);
       - limit: 1 to 1000;
       - document_id: non-empty, not blank, at most 4096 bytes of UTF-8 (4 KiB: room for a
         URL, a file path up to Linux's PATH_MAX or a composite chunk id, while 1000 results
@@ -41,8 +44,13 @@ class RetrieverStub:
       - chunk_id: at most 4096 bytes of UTF-8 (4 KiB);
       - a RetrieveResponse: at most 16777216 bytes on the wire (16 MiB; the largest
         conforming answer, 1000 results with ids at their limits, is about 8.2 MB).
+    Blank means made only of characters with Unicode's White_Space property (PropList.txt):
+    U+0009..U+000D, U+0020, U+0085, U+00A0, U+1680, U+2000..U+200A, U+2028, U+2029, U+202F,
+    U+205F, U+3000. That is exactly Go's unicode.IsSpace; JavaScript's trim(), Java's
+    isBlank() and Python's str.isspace() each differ from it on a few characters, so test
+    for this list rather than trimming.
     A server rejects a request outside them with INVALID_ARGUMENT. An answer outside them
-    (an empty or oversized id, more than `limit` results, an unparsable or oversized
+    (an empty, blank or oversized id, more than `limit` results, an unparsable or oversized
     message) makes that question an error of kind `contract` in reval: never a miss,
     never repaired, never retried.
 
@@ -55,8 +63,8 @@ class RetrieverStub:
     def __new__(cls, channel: _aio.Channel) -> RetrieverAsyncStub: ...
     Retrieve: _grpc.UnaryUnaryMultiCallable[_retriever_pb2.RetrieveRequest, _retriever_pb2.RetrieveResponse]
     """Ranked results for one question, best first, at most `limit` of them.
-    An empty question, a question over 16384 bytes or a limit outside [1, 1000] is
-    rejected with INVALID_ARGUMENT.
+    An empty or blank question, a question over 16384 bytes or a limit outside [1, 1000]
+    is rejected with INVALID_ARGUMENT.
     """
     Describe: _grpc.UnaryUnaryMultiCallable[_retriever_pb2.DescribeRequest, _retriever_pb2.DescribeResponse]
     """What is being measured, so that run history is keyed by it."""
@@ -65,7 +73,7 @@ class RetrieverStub:
 class RetrieverAsyncStub(RetrieverStub):
     """The contract's limits (retrieval_eval/retrievers/contract/limits.py defines them once for
     reval; a test keeps these comments equal to it):
-      - question: non-empty, at most 16384 bytes of UTF-8 (16 KiB);
+      - question: non-empty, not blank, at most 16384 bytes of UTF-8 (16 KiB);
       - limit: 1 to 1000;
       - document_id: non-empty, not blank, at most 4096 bytes of UTF-8 (4 KiB: room for a
         URL, a file path up to Linux's PATH_MAX or a composite chunk id, while 1000 results
@@ -73,8 +81,13 @@ class RetrieverAsyncStub(RetrieverStub):
       - chunk_id: at most 4096 bytes of UTF-8 (4 KiB);
       - a RetrieveResponse: at most 16777216 bytes on the wire (16 MiB; the largest
         conforming answer, 1000 results with ids at their limits, is about 8.2 MB).
+    Blank means made only of characters with Unicode's White_Space property (PropList.txt):
+    U+0009..U+000D, U+0020, U+0085, U+00A0, U+1680, U+2000..U+200A, U+2028, U+2029, U+202F,
+    U+205F, U+3000. That is exactly Go's unicode.IsSpace; JavaScript's trim(), Java's
+    isBlank() and Python's str.isspace() each differ from it on a few characters, so test
+    for this list rather than trimming.
     A server rejects a request outside them with INVALID_ARGUMENT. An answer outside them
-    (an empty or oversized id, more than `limit` results, an unparsable or oversized
+    (an empty, blank or oversized id, more than `limit` results, an unparsable or oversized
     message) makes that question an error of kind `contract` in reval: never a miss,
     never repaired, never retried.
 
@@ -84,8 +97,8 @@ class RetrieverAsyncStub(RetrieverStub):
     def __init__(self, channel: _aio.Channel) -> None: ...
     Retrieve: _aio.UnaryUnaryMultiCallable[_retriever_pb2.RetrieveRequest, _retriever_pb2.RetrieveResponse]  # type: ignore[assignment]
     """Ranked results for one question, best first, at most `limit` of them.
-    An empty question, a question over 16384 bytes or a limit outside [1, 1000] is
-    rejected with INVALID_ARGUMENT.
+    An empty or blank question, a question over 16384 bytes or a limit outside [1, 1000]
+    is rejected with INVALID_ARGUMENT.
     """
     Describe: _aio.UnaryUnaryMultiCallable[_retriever_pb2.DescribeRequest, _retriever_pb2.DescribeResponse]  # type: ignore[assignment]
     """What is being measured, so that run history is keyed by it."""
@@ -93,7 +106,7 @@ class RetrieverAsyncStub(RetrieverStub):
 class RetrieverServicer(metaclass=_abc_1.ABCMeta):
     """The contract's limits (retrieval_eval/retrievers/contract/limits.py defines them once for
     reval; a test keeps these comments equal to it):
-      - question: non-empty, at most 16384 bytes of UTF-8 (16 KiB);
+      - question: non-empty, not blank, at most 16384 bytes of UTF-8 (16 KiB);
       - limit: 1 to 1000;
       - document_id: non-empty, not blank, at most 4096 bytes of UTF-8 (4 KiB: room for a
         URL, a file path up to Linux's PATH_MAX or a composite chunk id, while 1000 results
@@ -101,8 +114,13 @@ class RetrieverServicer(metaclass=_abc_1.ABCMeta):
       - chunk_id: at most 4096 bytes of UTF-8 (4 KiB);
       - a RetrieveResponse: at most 16777216 bytes on the wire (16 MiB; the largest
         conforming answer, 1000 results with ids at their limits, is about 8.2 MB).
+    Blank means made only of characters with Unicode's White_Space property (PropList.txt):
+    U+0009..U+000D, U+0020, U+0085, U+00A0, U+1680, U+2000..U+200A, U+2028, U+2029, U+202F,
+    U+205F, U+3000. That is exactly Go's unicode.IsSpace; JavaScript's trim(), Java's
+    isBlank() and Python's str.isspace() each differ from it on a few characters, so test
+    for this list rather than trimming.
     A server rejects a request outside them with INVALID_ARGUMENT. An answer outside them
-    (an empty or oversized id, more than `limit` results, an unparsable or oversized
+    (an empty, blank or oversized id, more than `limit` results, an unparsable or oversized
     message) makes that question an error of kind `contract` in reval: never a miss,
     never repaired, never retried.
 
@@ -116,8 +134,8 @@ class RetrieverServicer(metaclass=_abc_1.ABCMeta):
         context: _ServicerContext,
     ) -> _typing.Union[_retriever_pb2.RetrieveResponse, _abc.Awaitable[_retriever_pb2.RetrieveResponse]]:
         """Ranked results for one question, best first, at most `limit` of them.
-        An empty question, a question over 16384 bytes or a limit outside [1, 1000] is
-        rejected with INVALID_ARGUMENT.
+        An empty or blank question, a question over 16384 bytes or a limit outside [1, 1000]
+        is rejected with INVALID_ARGUMENT.
         """
 
     @_abc_1.abstractmethod

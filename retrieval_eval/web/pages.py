@@ -96,14 +96,14 @@ def runs_page(store: RunStore, request: Request) -> str:
 
 def run_page(store: RunStore, request: Request) -> str:
     stored = store.get_stored(request.path_params["run_id"])
-    view = run_view(RunReport(stored.run, stored_verdict(stored)))
+    view = run_view(RunReport(stored.run, stored_verdict(stored), stored.acceptance))
     return _page("run.html.j2", view=view, identifier=stored.run.retriever.identifier)
 
 
 def run_document(store: RunStore, run_id: str) -> dict[str, Any]:
     """The run as ``runs show --format json`` writes it."""
     stored = store.get_stored(run_id)
-    return runs_to_document([RunReport(stored.run, stored_verdict(stored))])
+    return runs_to_document([RunReport(stored.run, stored_verdict(stored), stored.acceptance)])
 
 
 def history_page(store: RunStore, request: Request) -> str:

@@ -77,3 +77,36 @@ def test_a_signal_keeps_the_measured_part_as_an_interrupted_run(
     database = sqlite3.connect(db.removeprefix("sqlite:///"))
     assert database.execute("PRAGMA integrity_check").fetchone() == ("ok",)
     database.close()
+
+
+def test_sigterm_to_a_background_job_of_a_shell_keeps_the_run(serve_table, db, tmp_path):
+    """POSIX shells start background jobs with SIGINT ignored (so asyncio installs no
+    Ctrl-C handler); SIGTERM must still keep and report what was measured, exit 143."""
+    questions = [(f"slow-{i}", [f"d{i}"], "MATCH") for i in range(40)]
+    path = write_set(tmp_path, "slow", questions)
+    answers = {f"question slow-{i}": [f"d{i}#0"] for i in range(40)}
+    calls: list[str] = []
+    target = serve_table(answers, identifier="slow", delay_s=0.1, calls=calls)
+    out, go = tmp_path / "r.json", tmp_path / "go"
+    script = (
+        f'"{REVAL}" eval --set "{path}" --retriever {target} --concurrency 1 --db "{db}" '
+        f'--format json --output "{out}" & pid=$!; '
+        f'while [ ! -e "{go}" ]; do sleep 0.05; done; '
+        'kill -TERM $pid; wait $pid; echo "exit $?"'
+    )
+    env = {**os.environ, "CI": "1"}
+    shell = subprocess.Popen(
+        ["sh", "-c", script], stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=env
+    )
+    deadline = time.monotonic() + 30
+    while len(calls) < 4 and time.monotonic() < deadline:  # measuring has begun
+        time.sleep(0.05)
+    go.touch()
+    stdout, stderr = shell.communicate(timeout=60)
+    assert "exit 143" in stdout, stderr
+    assert "unhandled exception" not in stderr and "Traceback" not in stderr
+    (run,) = json.loads(out.read_text())["runs"]
+    assert run["state"] == "interrupted" and 3 <= len(run["questions"]) < 40
+    stored = run_reval("runs", "list", "--db", db, "--format", "json")
+    (summary,) = json.loads(stored.stdout)["runs"]
+    assert summary["state"] == "interrupted" and summary["run_id"] == run["run_id"]

@@ -6,6 +6,8 @@ import json
 
 import pytest
 
+from retrieval_eval.errors import IncompleteRun
+
 from .conftest import GOOD
 
 
@@ -41,20 +43,26 @@ def test_a_slow_retriever_times_out_under_its_configured_deadline(
         f'[retrievers.slow]\naddress = "{address}"\ntimeout = 0.1\n', encoding="utf-8"
     )
     monkeypatch.chdir(tmp_path)
-    result = invoke(
-        "eval",
-        "--set",
-        sets["faq"],
-        "--retriever",
-        "slow",
-        "--db",
-        db,
-        "--format",
-        "json",
-        "--no-save",
-        "--max-errors",
-        "100%",  # judged anyway: this test is about the deadline
-    )
-    (run,) = json.loads(result.output)["runs"]
+    out = tmp_path / "report.json"
+    # Every question times out: nothing scored, so incomplete (exit 3) whatever the budget.
+    with pytest.raises(IncompleteRun, match="no question scored"):
+        invoke(
+            "eval",
+            "--set",
+            sets["faq"],
+            "--retriever",
+            "slow",
+            "--db",
+            db,
+            "--format",
+            "json",
+            "--output",
+            out,
+            "--no-save",
+            "--max-errors",
+            "100%",
+        )
+    (run,) = json.loads(out.read_text())["runs"]
+    assert run["regression"]["verdict"] == "incomplete"
     assert run["state"] == "incomplete"
     assert {q["error"]["kind"] for q in run["questions"]} == {"timeout"}

@@ -120,8 +120,11 @@ def test_a_retriever_that_always_fails_is_incomplete_in_every_format(
         assert result.returncode == 3, result.stderr
         assert check(out.read_text(encoding="utf-8")), fmt
     within = run_reval("eval", "--set", sets["faq"], target, "--db", db, "--max-errors", "100%")
-    assert within.returncode == 0, within.stderr  # the budget allows it: judged, not gated
-    assert "regression verdict: NO-BASELINE" in within.stdout  # no complete run to compare
+    # The budget allows the errors, but a run that scored nothing is never judged: still
+    # incomplete, exit 3.
+    assert within.returncode == 3, within.stderr
+    assert "regression verdict: INCOMPLETE" in within.stdout
+    assert "no question was scored (4 of 4 failed to retrieve)" in within.stdout
     listed = json.loads(run_reval("runs", "list", "--db", db, "--format", "json").stdout)
     assert [r["state"] for r in listed["runs"]] == ["incomplete"] * 5  # all were stored
 

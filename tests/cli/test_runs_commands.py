@@ -170,16 +170,35 @@ def test_pin_makes_the_baseline_and_unpin_releases_it(history, invoke, db, sets,
     assert judged["runs"][0]["regression"]["baseline_run_id"] == first
     assert judged["runs"][0]["regression"]["verdict"] == "regression"
     invoke("runs", "unpin", first, "--db", db)
+    second = history["second"]["run_id"]
+    invoke("runs", "pin", second, "--db", db)  # a pin overrides: even a regressed run
     judged = json.loads(
         invoke(
             "eval", "--set", sets["faq"], bad, "--db", db, "--no-save", "--format", "json"
         ).output
     )
-    assert judged["runs"][0]["regression"]["baseline_run_id"] == history["second"]["run_id"]
+    assert judged["runs"][0]["regression"]["baseline_run_id"] == second
     assert judged["runs"][0]["regression"]["verdict"] == "pass"
+    invoke("runs", "unpin", second, "--db", db)
+    judged = json.loads(
+        invoke(
+            "eval", "--set", sets["faq"], bad, "--db", db, "--no-save", "--format", "json"
+        ).output
+    )
+    # Unpinned, the newest accepted run is the baseline: the second run regressed, so it
+    # never became one by itself.
+    assert judged["runs"][0]["regression"]["baseline_run_id"] == first
+    assert judged["runs"][0]["regression"]["verdict"] == "regression"
 
 
 def test_prune_keeps_the_newest_per_set_and_retriever(history, invoke, db):
+    # The first run is its retriever's baseline (the second regressed): --keep 1 keeps it.
+    first = history["first"]["run_id"]
+    kept = run_reval("runs", "prune", "--keep", "1", "--dry-run", "--db", db)
+    assert kept.stdout == ""
+    assert f"keeping {first}: newest accepted run (the baseline)" in kept.stderr
+    assert "would prune 0 runs " in kept.stderr
+    invoke("runs", "accept", history["second"]["run_id"], "--reason", "intended", "--db", db)
     preview = run_reval("runs", "prune", "--keep", "1", "--dry-run", "--db", db)
     assert preview.stdout == history["first"]["run_id"] + "\n"
     assert "would prune 1 run " in preview.stderr

@@ -360,6 +360,10 @@ def _needs(block: Block) -> None:
         require(shutil.which("node") is not None, "Node.js is not installed")
         modules = REPO_ROOT / "examples" / "node-retriever" / "node_modules"
         require(modules.is_dir(), f"{modules} missing: run npm ci (as .ci/run does)")
+    if "go-retriever/build.sh" in block.body:
+        require(shutil.which("go") is not None, "Go is not installed (.ci/run installs it)")
+        grpc_go = Path("/usr/share/gocode/src/google.golang.org/grpc")
+        require(grpc_go.is_dir(), f"{grpc_go} missing: Debian's grpc-go (.ci/run installs it)")
 
 
 @pytest.mark.parametrize("block", RUN_BLOCKS, ids=[f"line{b.line}" for b in RUN_BLOCKS])

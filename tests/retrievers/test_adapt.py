@@ -64,7 +64,7 @@ async def test_sync_code_does_not_block_the_loop() -> None:
         (None, TypeError, "got NoneType"),
         ([1], TypeError, "result 0 is int"),
         (["a", ""], ValueError, "result 2 has an empty document id"),
-        (["a", " "], ValueError, "result 2 has an empty document id"),
+        (["a", " "], ValueError, r"result 2 has a blank document id \(' ', only white space\)"),
         (["a", "x" * 5000], ValueError, "result 2 has a document id of 5,000 bytes"),
         (["a", "b", "c"], ValueError, "3 results for limit 2"),
     ],
@@ -92,7 +92,7 @@ async def test_a_ranking_is_taken_as_it_is(cls: type) -> None:
     "ranking, error, fragment",
     [
         (Ranking(("a", "")), ValueError, "result 2 has an empty document id"),
-        (Ranking(("a", "\t ")), ValueError, "result 2 has an empty document id"),
+        (Ranking(("a", "\t ")), ValueError, "result 2 has a blank document id"),
         (Ranking(("a", "x" * 5000)), ValueError, "result 2 has a document id of 5,000 bytes"),
         (Ranking(("a", "é" * 2049)), ValueError, "result 2 has a document id of 4,098 bytes"),
         (Ranking(("a", "b"), (), ("a", "c" * 5000)), ValueError, "result 2 has a chunk id of"),

@@ -4,6 +4,7 @@ and ``check-retriever`` fails on the same breach."""
 
 from __future__ import annotations
 
+import re
 from collections.abc import Callable, Iterator
 from concurrent import futures
 from typing import Any
@@ -35,7 +36,11 @@ BREACHES: dict[str, tuple[Answer, str]] = {
     ),
     "a blank id after a good one": (
         lambda r: [pb.RetrievedItem(document_id="d1"), pb.RetrievedItem(document_id="  ")],
-        "result 2 has an empty document id",
+        "result 2 has a blank document id ('  ', only white space)",
+    ),
+    "an id of ideographic spaces": (
+        lambda r: [pb.RetrievedItem(document_id="\u3000\u3000")],
+        "result 1 has a blank document id",
     ),
     "an id over the limit": (
         lambda r: [pb.RetrievedItem(document_id="x" * (MAX_ID_BYTES + 1))],
@@ -121,7 +126,7 @@ def _expected(case: str) -> str:
 async def test_a_breaching_answer_is_a_contract_error_at_once(misbehaving, case: str) -> None:
     address, servicer = misbehaving(_answer(case))
     async with GrpcRetrieverClient(address, FAST) as client:
-        with pytest.raises(RetrieverContractError, match=_expected(case)) as caught:
+        with pytest.raises(RetrieverContractError, match=re.escape(_expected(case))) as caught:
             await client.retrieve("how are documents ranked", 12)
     assert caught.value.kind == "contract"
     if case != "an unparsable response":

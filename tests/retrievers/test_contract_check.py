@@ -17,8 +17,20 @@ from grpc_reflection.v1alpha import reflection, reflection_pb2_grpc
 
 from retrieval_eval.cli.main import cli
 from retrieval_eval.records import RetrieverDescription
-from retrieval_eval.retrievers.contract.check import CheckResult, check_contract
-from retrieval_eval.retrievers.contract.rules import judge_ids, judge_limit, judge_order
+from retrieval_eval.retrievers.contract.check import (
+    MAX_SET_PROBES,
+    PROBE_QUESTIONS,
+    CheckResult,
+    check_contract,
+    probe_questions,
+)
+from retrieval_eval.retrievers.contract.limits import MAX_QUESTION_BYTES, is_blank
+from retrieval_eval.retrievers.contract.rules import (
+    judge_ids,
+    judge_limit,
+    judge_order,
+    truncated_limits,
+)
 from retrieval_eval.retrievers.protocol import RetrievedItem
 from retrieval_eval.retrievers.server.sdk import serve
 from retrieval_eval.v1 import retriever_pb2 as pb
@@ -57,6 +69,8 @@ class Faults:
     rising_scores: bool = False
     empty_id: bool = False
     accept_empty_question: bool = False
+    accept_blank_question: bool = False  # refuses "" but answers " \t\u3000 "
+    results_cap: int = 10_000  # a sparse retriever has at most this many results
     accept_zero_limit: bool = False
     accept_out_of_range: bool = False  # limit over 1000, question over 16 KiB
     empty_identifier: bool = False
@@ -77,13 +91,15 @@ class BrokenServicer(pb_grpc.RetrieverServicer):
         f = self.faults
         if not request.question and not f.accept_empty_question:
             context.abort(grpc.StatusCode.INVALID_ARGUMENT, "empty question")
+        if request.question and is_blank(request.question) and not f.accept_blank_question:
+            context.abort(grpc.StatusCode.INVALID_ARGUMENT, "blank question")
         if request.limit == 0 and not f.accept_zero_limit:
             context.abort(grpc.StatusCode.INVALID_ARGUMENT, "limit 0")
         too_long = len(request.question.encode()) > 16384
         if (request.limit > 1000 or too_long) and not f.accept_out_of_range:
             context.abort(grpc.StatusCode.INVALID_ARGUMENT, "out of range")
         time.sleep(f.sleep_s)
-        count = 20 if f.ignore_limit else request.limit
+        count = 20 if f.ignore_limit else min(request.limit, f.results_cap)
         results = []
         for i in range(count):
             score = float(i) if f.rising_scores else float(100 - i)
@@ -156,13 +172,42 @@ def test_rules_judge_answers_and_name_the_offender() -> None:
     assert judge_limit([("q", 1, tie[:1]), ("r", 2, rising)], (1, 2)).detail == (
         "3 results for limit 2 (question 'r')"
     )
-    assert judge_limit([("q", 5, [])], (5,)).detail.endswith("could not really be exercised")
-    blank = judge_ids([("q", 5, [RetrievedItem("a"), RetrievedItem(" ")])])
+    nothing = judge_limit([("q", 5, [])], (5,))
+    assert (nothing.passed, nothing.warning) == (True, True)
+    assert nothing.detail.endswith("no probe exercised truncation (no results at all)")
+    blank = judge_ids([("q", 5, [RetrievedItem("a"), RetrievedItem("   ")])])
     assert (blank.passed, blank.detail) == (
         False,
-        "result 2 has an empty document id (question 'q')",
+        "result 2 has a blank document id ('   ', only white space) (question 'q')",
     )
-    assert judge_ids([("q", 5, tie)]).detail == "no empty or oversized ids in 4 results"
+    empty = judge_ids([("q", 5, [RetrievedItem("")])])
+    assert empty.detail == "result 1 has an empty document id (question 'q')"
+    assert judge_ids([("q", 5, tie)]).detail == "no empty, blank or oversized ids in 4 results"
+
+
+def test_truncation_is_exercised_only_where_a_larger_limit_got_more() -> None:
+    def answer(question: str, limit: int, count: int) -> tuple[str, int, list[RetrievedItem]]:
+        return (question, limit, [RetrievedItem(f"d{i}") for i in range(count)])
+
+    sparse = [answer("q", 1, 0), answer("q", 5, 0), answer("r", 1, 1), answer("r", 5, 1)]
+    assert truncated_limits(sparse) == []  # r had one result at both: nothing was cut
+    warned = judge_limit(sparse, (1, 5))
+    assert (warned.passed, warned.warning) == (True, True)
+    assert "no question had more results than a smaller limit allowed" in warned.detail
+    cut = [answer("q", 1, 1), answer("q", 5, 5), answer("q", 12, 7), answer("r", 5, 5)]
+    assert truncated_limits(cut) == [1, 5]  # r's 5 at limit 5 alone proves nothing
+    judged = judge_limit(cut, (1, 5, 12))
+    assert (judged.passed, judged.warning) == (True, False)
+    assert judged.detail.endswith("got 1, 5, 7, 5); cut at limit 1, 5")
+    many = [answer(f"q{i}", limit, min(limit, i)) for i in range(4) for limit in (1, 5)]
+    assert "got 0 to 3 results in 8 answers" in judge_limit(many, (1, 5)).detail
+
+
+def test_probe_questions_from_a_set_skip_what_the_contract_forbids() -> None:
+    texts = ["a", "", "   ", "\u3000", "a", "b", "x" * (MAX_QUESTION_BYTES + 1), "c"]
+    assert probe_questions(texts) == ("a", "b", "c")
+    many = [f"question {i}" for i in range(50)]
+    assert probe_questions(many) == tuple(many[:MAX_SET_PROBES])
 
 
 def failed(results: list[CheckResult]) -> dict[str, str]:
@@ -176,7 +221,7 @@ async def test_the_python_sdk_server_passes_every_check() -> None:
     assert failed(results) == {}
     details = {r.name: r.detail for r in results}
     assert details["describe"] == "identifier 'ranked', version '3'"
-    assert details["limit"].endswith("got 1, 5, 12, 1, 5, 12)")
+    assert details["limit"].endswith("got 1, 5, 12, 1, 5, 12); cut at limit 1, 5")
     assert details["empty-question"].startswith("INVALID_ARGUMENT: question must not be empty")
 
 
@@ -204,6 +249,10 @@ async def test_a_correct_raw_server_passes(broken_server) -> None:
         (
             Faults(accept_empty_question=True),
             {"empty-question": "expected INVALID_ARGUMENT, got 5 results"},
+        ),
+        (
+            Faults(accept_blank_question=True),
+            {"empty-question": "refuses an empty question but not a blank one"},
         ),
         (
             Faults(accept_zero_limit=True),
@@ -370,3 +419,70 @@ def test_reflection_asks_again_after_internal(broken_server, failures: int, line
     )
     assert result.exit_code == 0, result.output
     assert any(x.startswith(line) for x in result.output.splitlines()), result.output
+
+
+# --- probes from a set: a sparse retriever ----------------------------------------------
+
+
+SET_YAML = """\
+reval_question_set: 1
+name: probes
+questions:
+  - {id: q2, question: first real question, form: MATCH, expected_document_ids: [doc-0]}
+  - {id: q3, question: second real question, form: GAP, expected_document_ids: [doc-1]}
+"""
+
+
+def test_a_sparse_retriever_warns_that_no_probe_exercised_truncation(broken_server) -> None:
+    target = broken_server(Faults(results_cap=1))  # one result, whatever the limit
+    result = run("check-retriever", target)
+    assert result.exit_code == 0, result.output
+    [line] = [x for x in result.output.splitlines() if " limit: " in x]
+    assert line.startswith("WARN limit: never more results than the limit")
+    assert "no probe exercised truncation" in line and "(--set)" in line
+    assert result.output.splitlines()[-1] == "all 12 checks passed (1 with a warning)"
+
+
+def test_set_questions_are_the_probes(broken_server, tmp_path: Path) -> None:
+    """With --set the probes are the set's questions: the same server that left the limit
+    unexercised is now seen cutting."""
+    seen: list[str] = []
+
+    class Recording(Ranked):
+        def retrieve(self, question: str, limit: int) -> list[RetrievedItem]:
+            seen.append(question)
+            count = 8 if question.startswith("first") else 0
+            return [RetrievedItem(f"doc-{i}", 10.0 - i) for i in range(min(limit, count))]
+
+    path = tmp_path / "probes.yaml"
+    path.write_text(SET_YAML, encoding="utf-8")
+    with serve(Recording()) as handle:
+        plain = run("check-retriever", f"grpc://{handle.address}")
+        first = len(seen)
+        probed = run("check-retriever", f"grpc://{handle.address}", "--set", str(path))
+    assert set(seen[:first]) >= set(PROBE_QUESTIONS)
+    assert [q for q in seen[first:] if "real" in q] == ["first real question"] * 3 + [
+        "second real question"
+    ] * 3
+    assert "WARN limit:" in plain.output
+    assert probed.exit_code == 0, probed.output
+    assert "PASS limit: never more results than the limit (limits 1, 5, 12; got 1, 5, 8, " in (
+        probed.output
+    )
+    assert "cut at limit 1, 5" in probed.output
+
+
+def test_set_without_an_allowed_question_is_bad_input(broken_server, tmp_path: Path) -> None:
+    """A set whose every question is over the contract's limit leaves nothing to ask."""
+    path = tmp_path / "long.yaml"
+    long = "x" * (MAX_QUESTION_BYTES + 1)
+    text = (
+        SET_YAML.split("  - {id: q2")[0]
+        + f"  - {{id: q1, question: {long}, form: GAP, expected_document_ids: []}}\n"
+    )
+    path.write_text(text, encoding="utf-8")
+    result = CliRunner().invoke(
+        cli, ["check-retriever", broken_server(Faults()), "--set", str(path)]
+    )
+    assert result.exit_code == 2
+    assert "'probes' holds no question the contract allows" in result.output

@@ -94,7 +94,7 @@ async def test_async_plugin_with_plain_ids_and_fallback_description() -> None:
     ("question", "limit", "message"),
     [
         ("", 5, "question must not be empty"),
-        ("   ", 5, "question must not be empty"),
+        ("   ", 5, "question must not be blank"),
         ("ok", 0, "limit must be in"),
         ("ok", 1001, "limit must be in"),
         ("é" * 9000, 5, "bytes, more than the 16384-byte maximum"),

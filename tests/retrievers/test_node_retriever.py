@@ -4,19 +4,18 @@ and a clean stop on SIGTERM."""
 
 from __future__ import annotations
 
-import os
 import shutil
 import signal
 import subprocess
 import sys
-import threading
 from collections.abc import Iterator
-from dataclasses import dataclass
 from pathlib import Path
 
 import pytest
 from click.testing import CliRunner
 from support.env import REPO_ROOT, require
+from support.processes import ServerProcess as NodeServer
+from support.processes import start_server
 
 from retrieval_eval.cli.main import cli
 from retrieval_eval.errors import RetrieverRejected, RetrieverUnauthenticated
@@ -29,30 +28,6 @@ from retrieval_eval.retrievers.contract.limits import MAX_LIMIT, MAX_QUESTION_BY
 pytestmark = pytest.mark.node
 
 NODE_DIR = REPO_ROOT / "examples" / "node-retriever"
-STARTUP_S = 20.0
-
-
-@dataclass
-class NodeServer:
-    process: subprocess.Popen[str]
-    port: int
-    lines: list[str]
-    reader: threading.Thread
-
-    @property
-    def address(self) -> str:
-        return f"grpc://127.0.0.1:{self.port}"
-
-    def stop(self, signum: int = signal.SIGTERM) -> int:
-        if self.process.poll() is None:
-            self.process.send_signal(signum)
-        try:
-            code = self.process.wait(timeout=10)
-        except subprocess.TimeoutExpired:
-            self.process.kill()
-            code = self.process.wait()
-        self.reader.join(timeout=5)  # every line the process printed is in self.lines
-        return code
 
 
 def start_node(env: dict[str, str] | None = None) -> NodeServer:
@@ -63,31 +38,7 @@ def start_node(env: dict[str, str] | None = None) -> NodeServer:
         "the example's npm packages are missing: npm ci --prefix examples/node-retriever",
     )
     assert node is not None
-    process = subprocess.Popen(
-        [node, "server.js", "0"],
-        cwd=NODE_DIR,
-        env={**os.environ, **(env or {})},
-        stdout=subprocess.PIPE,
-        stderr=subprocess.STDOUT,
-        text=True,
-    )
-    lines: list[str] = []
-    bound = threading.Event()
-
-    def read() -> None:  # keeps draining stdout so the process never blocks on it
-        assert process.stdout is not None
-        for line in process.stdout:
-            lines.append(line.rstrip("\n"))
-            if line.startswith("listening on "):
-                bound.set()
-
-    reader = threading.Thread(target=read, daemon=True)
-    reader.start()
-    if not bound.wait(STARTUP_S):
-        process.kill()
-        pytest.fail(f"node server.js did not report its port: {lines}")
-    port = int(next(x for x in lines if x.startswith("listening on ")).rsplit(":", 1)[1])
-    return NodeServer(process, port, lines, reader)
+    return start_server([node, "server.js", "0"], NODE_DIR, env)
 
 
 @pytest.fixture(scope="module")
@@ -134,7 +85,7 @@ async def test_describe_and_retrieve_through_the_python_client(node_server: Node
         assert all(s is not None for s in scores) and scores == sorted(scores, reverse=True)
         assert len(await client.retrieve("documents", 1)) == 1
         assert len(await client.retrieve("zebra xylophone", 5)) == 0
-        with pytest.raises(RetrieverRejected, match="question must not be empty"):
+        with pytest.raises(RetrieverRejected, match="question must not be blank"):
             await client.retrieve("  ", 5)
         with pytest.raises(RetrieverRejected, match="limit must be between 1 and 1000"):
             await client.retrieve("documents", 1001)
@@ -229,3 +180,20 @@ async def test_the_node_server_enforces_the_limits_python_defines(
         else:
             with pytest.raises(RetrieverRejected, match="INVALID_ARGUMENT"):
                 await client.retrieve(question, limit)
+
+
+@pytest.mark.parametrize(
+    ("question", "blank"),
+    [("\u0085\u0085", True), ("\u3000 \t", True), ("\u00a0", True), ("\ufeff", False)],
+    ids=["NEL", "ideographic", "NBSP", "BOM"],
+)
+async def test_the_node_server_applies_the_protos_blank_rule(
+    node_server: NodeServer, question: str, blank: bool
+) -> None:
+    """Not JavaScript's trim(), which keeps U+0085 and strips U+FEFF: the proto's list."""
+    async with GrpcRetrieverClient(f"127.0.0.1:{node_server.port}") as client:
+        if blank:
+            with pytest.raises(RetrieverRejected, match="question must not be blank"):
+                await client.retrieve(question, 5)
+        else:
+            assert len(await client.retrieve(question, 5)) == 0

@@ -122,7 +122,7 @@ async def test_describe_from_the_object_the_override_and_the_class_name(
     "question, limit, fragment",
     [
         ("", 3, "empty"),
-        ("   \n", 3, "empty"),
+        ("   \n", 3, "question must not be blank (only white space)"),
         ("cats", 0, "limit must be in [1, 1000], got 0"),
         ("cats", 1001, "got 1001"),
         ("é" * 8193, 3, "16386 bytes"),

@@ -117,7 +117,7 @@ def test_no_answer_question_is_a_hit_only_when_nothing_comes_back() -> None:
     ("ids", "breach"),
     [
         (["", ""], "result 1 has an empty document id"),  # not a correct "nothing found"
-        (["a", " ", "b"], "result 2 has an empty document id"),
+        (["a", " ", "b"], "result 2 has a blank document id"),
         (["a", "x" * 5000], "result 2 has a document id of 5,000 bytes"),
     ],
 )

@@ -118,8 +118,9 @@ def test_prune_keeps_newest_per_set_and_retriever_and_every_pin(store):
     assert left == {bm25[0], bm25[3], bm25[4], dense[1], dense[2], other}
     assert store.get(bm25[4]).questions  # kept runs keep their outcomes
     assert store.prune(2) == 0
-    assert store.prune(0) == 5
-    assert {s.run_id for s in store.list_runs()} == {bm25[0]}
+    # Even --keep 0 keeps each lineage's pinned run and newest accepted run (its baseline).
+    assert store.prune(0) == 2
+    assert {s.run_id for s in store.list_runs()} == {bm25[0], bm25[4], dense[2], other}
     with pytest.raises(InputError, match="--keep must be 0 or more"):
         store.prune(-1)
 

@@ -19,6 +19,7 @@ LISTING_INDEXES = {
     "ix_reval_runs_set_retriever_started": [
         "set_name", "retriever_identifier", "started_ts", "pk",
     ],
+    "ix_reval_runs_set_lineage_started": ["set_name", "lineage", "started_ts", "pk"],
 }  # fmt: skip
 OLD_INDEX = {"ix_reval_runs_set_retriever": ["set_name", "retriever_identifier"]}
 
@@ -47,6 +48,8 @@ def test_listing_indexes_are_added_and_removed_by_the_migration(store_url):
     with RunStore.open(store_url) as store:
         ids = [store.save(make_run("13", started=m)) for m in (0, 1, 2)]
     assert run_indexes(store_url) == LISTING_INDEXES
+    migrate(store_url, "downgrade", "0003")
+    assert "ix_reval_runs_set_lineage_started" not in run_indexes(store_url)
     migrate(store_url, "downgrade", "0002")
     assert run_indexes(store_url) == OLD_INDEX
     with RunStore.open(store_url) as store:  # upgrades again, keeping every run
@@ -64,10 +67,10 @@ def listing_queries():
                     "ix_reval_runs_set_started"),
         "one state": (queries.list_query(None, None, None, RunState.INCOMPLETE, 50),
                       "ix_reval_runs_started"),
-        "latest complete baseline": (queries.baseline_queries(latest)[1],
-                                     "ix_reval_runs_set_retriever_started"),
+        "latest accepted baseline": (queries.baseline_queries(latest)[1],
+                                     "ix_reval_runs_set_lineage_started"),
         "pinned baseline": (queries.baseline_queries(latest)[0],
-                            "ix_reval_runs_set_retriever_started"),
+                            "ix_reval_runs_set_lineage_started"),
     }  # fmt: skip
 
 

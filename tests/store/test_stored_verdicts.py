@@ -72,7 +72,8 @@ def test_a_store_made_before_verdicts_upgrades_and_keeps_its_runs(store_url):
         run = make_run("1E3", started=0)
         row = serialize.run_row(run, "261130-090000-abcd")
         old_columns = {c.name for c in RunRow.__table__.columns} - {
-            "verdict_kind", "baseline_run_id", "verdict_json", "pk"}  # fmt: skip
+            "verdict_kind", "baseline_run_id", "verdict_json", "pk", "lineage",
+            "accepted_at", "accepted_by", "accepted_reason"}  # fmt: skip
         outcomes = serialize.outcome_rows(run.questions)
         with engine.begin() as connection:
             pk = connection.execute(

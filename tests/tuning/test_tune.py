@@ -221,9 +221,32 @@ def test_cli_prints_the_comparison_and_a_block_that_loads(counting_pair, tmp_pat
     assert result.exit_code == 0, result.output
     out = result.output
     assert "tuned (held-out)" in out and "ra alone" in out and "plain rrf k=60" in out
-    block = out.split("paste into reval.toml:\n\n", 1)[1]
-    parsed = tomllib.loads(block)
-    assert parsed["retrievers"]["hybrid"]["fuse"] == ["ra", "rb"]
+    # rb alone finds every target in its top 3: no tuned setting can beat it, so none is
+    # recommended.
+    assert "no setting recommended: the tuned held-out" in out
+    assert "does not beat rb alone (1.000); keep what is in reval.toml" in out
+    assert "paste into reval.toml" not in out
+
+
+def test_a_setting_is_recommended_only_when_it_beats_every_reference(counting_pair) -> None:
+    import dataclasses
+
+    from retrieval_eval.report.tuning import tuning_text, tuning_to_dict
+
+    qs, _, _, config = counting_pair
+    result = tune_fusion(qs, "hybrid", TuneOptions(folds=2), config_path=config)
+    assert not result.recommended and tuning_to_dict(result)["paste"] is None
+    best = max(c.estimate.rate for c in result.comparisons)
+    # The same result with a held-out figure above, equal to, and below the best reference.
+    for rate, expected in ((best + 0.01, True), (best, False), (best - 0.01, False)):
+        held_out = dataclasses.replace(result.held_out, rate=rate)
+        tuned = dataclasses.replace(result, held_out=held_out)
+        assert tuned.recommended is expected
+        text = tuning_text(tuned)
+        assert ("paste into reval.toml:" in text) is expected
+        if expected:
+            block = text.split("paste into reval.toml:\n\n", 1)[1]
+            assert tomllib.loads(block)["retrievers"]["hybrid"]["fuse"] == ["ra", "rb"]
 
 
 def test_a_failing_member_stops_the_tuning_naming_member_and_question(

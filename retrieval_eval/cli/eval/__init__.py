@@ -41,6 +41,7 @@ if TYPE_CHECKING:
     from retrieval_eval.evaluation.coordinator import EvalOptions
     from retrieval_eval.questions.model import GoldenQuestionSet
     from retrieval_eval.records import RunResult
+    from retrieval_eval.regression.verdict_records import RunReport
 
 
 #: Defaults shown by --help come from the library's options.
@@ -119,9 +120,18 @@ _THRESHOLDS = Thresholds()
     "baseline_id",
     metavar="RUN",
     help="Judge every run of this invocation against RUN (an id or unique prefix; a complete "
-    "run) instead of the pinned or latest complete run of the same set and retriever.",
+    "run) instead of the pinned or newest accepted run of the same set and retriever.",
 )
 @threshold_options
+@click.option(
+    "--max-drift",
+    type=click.FloatRange(0, 1),
+    default=None,
+    metavar="RATE",
+    help="A top-1 or top-3 drop larger than RATE since the best accepted run of the "
+    "retriever (since a run was last accepted with `reval runs accept`) is a regression "
+    "[default: drift is reported as a warning].",
+)
 @click.option(
     "--max-errors",
     metavar="N|P%",
@@ -164,6 +174,7 @@ def eval_command(
     max_top1_drop: float,
     max_top3_drop: float,
     max_p95_ms: float | None,
+    max_drift: float | None,
     max_errors: str,
     fail_on_regression: bool,
     token_env: str | None,
@@ -194,7 +205,9 @@ def eval_command(
         raise click.UsageError("give at least one retriever with --retriever")
     token = read_token(token_env)
     budget = ErrorBudget.parse(max_errors)
-    thresholds = Thresholds(max_top1_drop, max_top3_drop, max_p95_ms, max_errors=budget)
+    thresholds = Thresholds(
+        max_top1_drop, max_top3_drop, max_p95_ms, max_errors=budget, max_drift=max_drift
+    )
     options = EvalOptions(
         ks=ks,
         overfetch=overfetch,
@@ -232,13 +245,23 @@ def eval_command(
         raise Interrupted(f"interrupted: the measured part was {kept}", signum=stopped_by)
     if recorded.incomplete:
         names = ", ".join(f"{r.run.set_name} × {r.run.retriever_target} ({r.run.error_count} "
-                          "errors)" for r in recorded.incomplete)  # fmt: skip
+                          f"errors{_nothing(r)})" for r in recorded.incomplete)  # fmt: skip
         raise IncompleteRun(
             f"too many failed retrievals (--max-errors {budget}): {names}; the report and "
             "the stored runs say which questions failed and why"
         )
     if fail_on_regression and recorded.regressed:
         ctx.exit(exit_codes.REGRESSION)
+
+
+def _nothing(report: RunReport) -> str:
+    """A run can be incomplete within the error budget: when it scored nothing, or nothing
+    in common with its baseline."""
+    if report.run.metrics.count == 0:
+        return ", no question scored"
+    if report.run.error_count and report.verdict and report.verdict.baseline_run_id:
+        return ", nothing scored in common with its baseline"
+    return ""
 
 
 def _evaluate(

@@ -16,7 +16,7 @@ from retrieval_eval.report.plural import plural
 
 @click.group("runs")
 def runs() -> None:
-    """The run history: list, show, compare runs and follow their history; pin
+    """The run history: list, show, compare runs and follow their history; pin or accept
     baselines; prune; export."""
 
 
@@ -101,14 +101,15 @@ def show(
         if baseline_id is not None:
             thresholds = Thresholds(max_top1_drop, max_top3_drop, max_p95_ms)
             verdict = judge(stored.run, store.find_baseline(stored.run, baseline_id), thresholds)
-    emit_report([RunReport(stored.run, verdict)], fmt, output)
+    emit_report([RunReport(stored.run, verdict, stored.acceptance)], fmt, output)
 
 
 @runs.command("pin")
 @click.argument("run_id", metavar="RUN")
 @db_option
 def pin(run_id: str, db_url: str | None) -> None:
-    """Make RUN the baseline of its set × retriever (it must be complete)."""
+    """Make RUN the baseline of its set × retriever (it must be complete); a pin
+    overrides the newest accepted run until unpinned."""
     with open_run_store(db_url) as store:
         full = store.pin(run_id)
     click.echo(f"pinned {full} as the baseline of its set and retriever")
@@ -118,7 +119,7 @@ def pin(run_id: str, db_url: str | None) -> None:
 @click.argument("run_id", metavar="RUN")
 @db_option
 def unpin(run_id: str, db_url: str | None) -> None:
-    """Stop using RUN as a pinned baseline (the latest complete run is used again)."""
+    """Stop using RUN as a pinned baseline (the newest accepted run is used again)."""
     with open_run_store(db_url) as store:
         full = store.unpin(run_id)
     click.echo(f"unpinned {full}")
@@ -135,12 +136,15 @@ def unpin(run_id: str, db_url: str | None) -> None:
 @click.option("--dry-run", is_flag=True, help="List the runs that would be deleted; delete none.")
 @db_option
 def prune(keep: int, dry_run: bool, db_url: str | None) -> None:
-    """Delete old runs, keeping the newest N per set × retriever and every pinned baseline."""
-    kept = f"the newest {keep} per set × retriever and pins"
+    """Delete old runs, keeping the newest N per set × retriever, and each one's pinned
+    baseline and newest accepted run (its baseline), whatever N."""
+    kept = f"the newest {keep} per set × retriever, pins and baselines"
     with open_run_store(db_url) as store:
         if dry_run:
-            doomed = store.prune_preview(keep)
+            doomed, spared = store.prune_plan(keep)
             click.echo("".join(f"{run_id}\n" for run_id in doomed), nl=False)
+            for run_id, why in spared:
+                click.echo(f"keeping {run_id}: {why}", err=True)
             click.echo(f"would prune {plural(len(doomed), 'run')} (keeping {kept})", err=True)
             return
         removed = store.prune(keep)
@@ -224,9 +228,11 @@ def _write_lines(target: str, lines: tuple[str, ...]) -> None:
 
 
 def _register() -> None:
+    from retrieval_eval.cli.runs.accept import accept
     from retrieval_eval.cli.runs.compare import compare
     from retrieval_eval.cli.runs.history import history
 
+    runs.add_command(accept)
     runs.add_command(compare)
     runs.add_command(history)
 

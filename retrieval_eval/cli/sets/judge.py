@@ -32,7 +32,10 @@ def judge_command(
 ) -> None:
     """Open the judging page for SET_FILE in the reval ui viewer, on loopback, and print
     its URL. Each save writes the file back (comments and layout kept); Ctrl-C stops."""
+    from retrieval_eval.cli.extras import require_extra
     from retrieval_eval.errors import PluginError
+
+    require_extra("ui", "reval sets judge")
     from retrieval_eval.store import RunStore
     from retrieval_eval.web.address import parse_address
 

@@ -95,6 +95,9 @@ def lint_command(
 
     Exit 0 (1 with --strict when there are findings), 2 on bad input.
     """
+    from retrieval_eval.cli.extras import require_extra
+
+    require_extra("lint", "reval sets lint")
     from retrieval_eval.questions.corpus import read_corpus
     from retrieval_eval.questions.lint.lint import lint_set
     from retrieval_eval.questions.loading import load_question_set

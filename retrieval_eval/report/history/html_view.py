@@ -3,7 +3,8 @@
 Oldest run on the left. Each point is a run's rate with its 95% interval as a band; the
 point's shape says the verdict the run was given when it was saved, and the pinned
 baseline is drawn larger. Variants (another version, model or chunking of the same
-retriever) get letters, explained beside the chart.
+retriever) get letters, explained beside the chart; the trend line is broken where the
+variant changes, so no line joins two runs of different variants.
 """
 
 from __future__ import annotations
@@ -35,6 +36,8 @@ class HistoryView:
     variants: dict[str, str]
     letters: tuple[str, ...]  # per entry, newest first like ``history.entries``
     chart: dict[str, Any]
+    #: Per entry (newest first): its variant differs from the run before it.
+    changed: tuple[bool, ...] = ()
 
 
 def history_view(history: History) -> HistoryView:
@@ -43,7 +46,10 @@ def history_view(history: History) -> HistoryView:
     for entry in oldest_first:
         variants.setdefault(entry.variant, _letter(len(variants)))
     letters = tuple(variants[e.variant] for e in history.entries)
-    return HistoryView(history, variants, letters, _chart(oldest_first, variants))
+    older = [*history.entries[1:], None]
+    changed = tuple(o is not None and o.variant_key != e.variant_key
+                    for e, o in zip(history.entries, older, strict=True))  # fmt: skip
+    return HistoryView(history, variants, letters, _chart(oldest_first, variants), changed)
 
 
 def verdict_kind(entry: HistoryEntry) -> str:
@@ -73,6 +79,8 @@ def _chart(entries: list[HistoryEntry], variants: dict[str, str]) -> dict[str, A
         ],
         "point_styles": [POINT_STYLES.get(verdict_kind(e), "circle") for e in entries],
         "point_sizes": [PINNED_SIZE if e.pinned else POINT_SIZE for e in entries],
+        # Trend lines never join two runs of different variants (see reval.js).
+        "variants": [e.variant_key for e in entries],
         "series": series,
     }
 

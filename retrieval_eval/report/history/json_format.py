@@ -4,7 +4,10 @@ History (``"kind": "history"``): ``set``, ``retriever``, ``entries`` (each ``run
 ``started_at``, ``variant``, ``state``, ``labels``, ``questions``, ``errors``, ``top1``
 and ``top3`` as ``{"rate", "low", "high", "successes", "count"}`` | null, ``verdict``
 (the stored verdict, as in the run report, or null), ``pinned``), ``flaky`` (``{"id",
-"k", "flips", "hits", "answered"}``), ``never_hit``, ``ks``, ``fingerprints``.
+"k", "flips", "hits", "answered", "variant"}``: flips are counted within one variant),
+``never_hit`` (within the newest variant, named by ``never_hit_variant`` when the
+history holds several), ``ks``, ``fingerprints``; each entry also has ``accepted``
+(``{"by", "at", "reason"}`` or null).
 """
 
 from __future__ import annotations
@@ -13,6 +16,7 @@ from typing import Any
 
 from retrieval_eval.comparison.results import History, HistoryEntry
 from retrieval_eval.records import RateEstimate
+from retrieval_eval.report.baseline_notes import acceptance_dict
 from retrieval_eval.report.run.json_format import SCHEMA_VERSION, verdict_to_dict
 
 
@@ -30,10 +34,12 @@ def history_to_dict(history: History) -> dict[str, Any]:
                 "flips": f.flips,
                 "hits": f.hits,
                 "answered": f.answered,
+                "variant": f.variant,
             }
             for f in history.flaky
         ],
         "never_hit": list(history.never_hit),
+        "never_hit_variant": history.never_hit_variant or None,
         "ks": list(history.ks),
         "fingerprints": list(history.fingerprints),
     }
@@ -52,6 +58,7 @@ def _entry(e: HistoryEntry) -> dict[str, Any]:
         "top3": _estimate(e.top3),
         "verdict": None if e.verdict is None else verdict_to_dict(e.verdict),
         "pinned": e.pinned,
+        "accepted": acceptance_dict(e.acceptance),
     }
 
 

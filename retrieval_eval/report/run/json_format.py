@@ -53,6 +53,8 @@ key                       value
                           questions re-asked one at a time after the run, or ``null``
 ``questions``             list of questions (below), in set order
 ``regression``            the verdict (below), or ``null`` when none was computed
+``accepted``              ``{"by", "at", "reason"}``, present only when a person
+                          accepted the run as a baseline (``reval runs accept``)
 ========================  =====================================================
 
 A *group* is ``{"count": answered questions, "errors": n, <metric>: value, ...,
@@ -69,9 +71,13 @@ texts were kept), ``form``, ``hard_class``, ``expected_document_ids``, ``top1_hi
 
 ``regression``: ``verdict`` (``pass`` | ``regression`` | ``no-baseline`` |
 ``incomparable`` | ``incomplete``), ``fails`` (boolean: not a passing gate),
-``baseline_run_id``, ``reasons``, ``warnings``, ``incomparable_parts``, ``deltas``
+``baseline_run_id``, ``variant_change`` (``null``, or what changed when the baseline is
+another variant of the same retriever, e.g. ``"chunking words=60 -> words=150"``),
+``drift_reference_run_id`` (the run slow drift was measured from; its deltas are in
+group ``drift``), ``reasons``, ``warnings``, ``incomparable_parts``, ``deltas``
 (each ``{"group", "metric", "baseline", "current", "delta", "threshold", "regressed",
-"baseline_count", "current_count"}``), ``flips``
+"baseline_count", "current_count", "p_value"}``; ``p_value`` is a form's or class's
+Holm-adjusted McNemar p, else ``null``), ``flips``
 (each ``{"question_id", "k", "direction", "expected_document_ids", "current_ranking",
 "baseline_ranking"}``), ``tests`` (exact McNemar per k: ``{"k", "wins", "losses",
 "ties", "p_value", "significant"}``) and ``p_values`` (``{"K": p}``).
@@ -93,7 +99,9 @@ from retrieval_eval.records import (
     question_to_dict,
 )
 from retrieval_eval.regression.verdict_records import Verdict
+from retrieval_eval.report.baseline_notes import acceptance_dict
 from retrieval_eval.report.model import RunReport
+from retrieval_eval.store.summaries import Acceptance
 
 __all__ = [
     "group_to_dict",
@@ -118,7 +126,10 @@ def runs_to_document(
     return {
         "schema_version": SCHEMA_VERSION,
         "tool": {"name": "reval", "version": __version__},
-        "runs": [run_to_dict(r.run, r.verdict, questions=questions) for r in reports],
+        "runs": [
+            run_to_dict(r.run, r.verdict, questions=questions, acceptance=r.acceptance)
+            for r in reports
+        ],
         "summary": {
             "runs": len(reports),
             "incomplete": states[RunState.INCOMPLETE],
@@ -174,12 +185,18 @@ def write_json(reports: Sequence[RunReport], out: TextIO, warnings: Sequence[str
 
 
 def run_to_dict(
-    run: RunResult, verdict: Verdict | None, *, questions: bool = True
+    run: RunResult,
+    verdict: Verdict | None,
+    *,
+    questions: bool = True,
+    acceptance: Acceptance | None = None,
 ) -> dict[str, Any]:
     """One run in the documented shape (see the module docstring): ``run.to_dict()``
-    with its verdict."""
+    with its verdict and its acceptance as a baseline."""
     out = records.run_to_dict(run, questions=questions)
     out["regression"] = verdict_to_dict(verdict) if verdict is not None else None
+    if acceptance is not None:  # only then: a run's own ``to_dict()`` is the same object
+        out["accepted"] = acceptance_dict(acceptance)
     return out
 
 
@@ -188,6 +205,8 @@ def verdict_to_dict(v: Verdict) -> dict[str, Any]:
         "verdict": v.kind.value,
         "fails": v.fails(),
         "baseline_run_id": v.baseline_run_id,
+        "variant_change": v.variant_change,
+        "drift_reference_run_id": v.drift_reference_run_id,
         "reasons": list(v.reasons),
         "warnings": list(v.warnings),
         "incomparable_parts": list(v.incomparable_parts),
@@ -202,6 +221,7 @@ def verdict_to_dict(v: Verdict) -> dict[str, Any]:
                 "regressed": d.regressed,
                 "baseline_count": d.baseline_count,
                 "current_count": d.current_count,
+                "p_value": d.p_value,
             }
             for d in v.deltas
         ],

@@ -16,6 +16,7 @@ from collections.abc import Sequence
 
 from retrieval_eval.records import QuestionOutcome, RunResult
 from retrieval_eval.regression.verdict_records import Flip, FlipDirection, Verdict, VerdictKind
+from retrieval_eval.report.baseline_notes import acceptance_line, notes, variant_line
 from retrieval_eval.report.model import (
     RunReport,
     duration_s,
@@ -81,7 +82,10 @@ def _properties(suite: ET.Element, report: RunReport) -> None:
         "state": run.state.value,
         "verdict": verdict.kind.value if verdict else "",
         "baseline_run_id": (verdict.baseline_run_id or "") if verdict else "",
+        "variant_change": (verdict.variant_change or "") if verdict else "",
     }
+    if report.acceptance is not None:
+        props["accepted"] = acceptance_line(report.acceptance) or ""
     props |= {name: f"{value:.6f}" for name, value in run.metrics.values.items()}
     node = ET.SubElement(suite, "properties")
     for name, value in props.items():
@@ -94,6 +98,9 @@ def _verdict_case(verdict: Verdict | None, classname: str, run: RunResult) -> ET
         ET.SubElement(case, "skipped", message="no regression check was made")
         return case
     summary = "; ".join(verdict.reasons) or verdict.kind.value
+    before_after = variant_line(verdict)
+    if before_after:
+        summary = f"{summary} ({before_after})"
     if verdict.fails():
         failure = ET.SubElement(case, "failure", type=verdict.kind.value, message=summary)
         failure.text = _verdict_details(verdict)
@@ -112,6 +119,7 @@ def _verdict_details(verdict: Verdict) -> str:
     lines = [f"verdict: {verdict.kind.value}"]
     if verdict.baseline_run_id:
         lines.append(f"baseline: {verdict.baseline_run_id}")
+    lines += notes(verdict)
     lines += [f"reason: {r}" for r in verdict.reasons]
     if verdict.incomparable_parts:
         lines.append("differs: " + ", ".join(verdict.incomparable_parts))

@@ -14,6 +14,7 @@ from collections.abc import Sequence
 from retrieval_eval.metric_keys import TOP1_HIT_RATE, TOP3_HIT_RATE
 from retrieval_eval.records import RunResult
 from retrieval_eval.regression.verdict_records import FlipDirection, Verdict, VerdictKind
+from retrieval_eval.report.baseline_notes import notes
 from retrieval_eval.report.model import (
     RunReport,
     latency_lines,
@@ -89,9 +90,19 @@ def _row(report: RunReport) -> str:
         _delta(verdict, TOP3_HIT_RATE),
         _p_value(verdict, 1),
         _p95(run),
-        _ICON.get(verdict.kind, verdict.kind.value) if verdict is not None else "not checked",
+        _verdict_cell(report),
     ]
     return "| " + " | ".join(cells) + " |"
+
+
+def _verdict_cell(report: RunReport) -> str:
+    """The verdict, with what changed beside it when the baseline is another variant."""
+    verdict = report.verdict
+    if verdict is None:
+        return "not checked"
+    cell = _ICON.get(verdict.kind, verdict.kind.value)
+    extra = notes(verdict, report.acceptance)
+    return cell + "".join(f"<br>{_cell(line)}" for line in extra)
 
 
 def _details(report: RunReport, verdict: Verdict) -> list[str]:

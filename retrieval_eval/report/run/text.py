@@ -15,6 +15,7 @@ from rich.table import Table
 
 from retrieval_eval.metric_keys import TOP1_HIT_RATE, TOP3_HIT_RATE
 from retrieval_eval.records import GroupMetrics, QuestionOutcome, RunResult, RunState
+from retrieval_eval.report.baseline_notes import acceptance_line
 from retrieval_eval.report.model import (
     TEXT_NOT_STORED,
     RunReport,
@@ -74,7 +75,10 @@ def render_run(console: Console, report: RunReport, style: Style) -> None:
     _questions(console, report, style)
     if report.verdict is not None:
         console.print()
-        render_verdict(console, report.verdict, style)
+        render_verdict(console, report.verdict, style, acceptance=report.acceptance)
+    elif report.acceptance is not None:
+        console.print()
+        console.print(escape(acceptance_line(report.acceptance) or ""))
 
 
 def _header(console: Console, run: RunResult, style: Style) -> None:

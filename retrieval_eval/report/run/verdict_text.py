@@ -11,9 +11,11 @@ from retrieval_eval.regression.verdict_records import (
     Verdict,
     VerdictKind,
 )
+from retrieval_eval.report import baseline_notes
 from retrieval_eval.report.safe_text import markup_safe as escape
 from retrieval_eval.report.safe_text import short
 from retrieval_eval.report.text_style import Style
+from retrieval_eval.store.summaries import Acceptance
 
 #: Up to this many deltas are all shown; beyond, only overall ones and regressions.
 ALL_DELTAS_UP_TO = 12
@@ -21,7 +23,14 @@ MAX_FLIPS = 50
 SHOWN_DOCUMENTS = 3
 
 
-def render_verdict(console: Console, verdict: Verdict, style: Style, *, title: str = "") -> None:
+def render_verdict(
+    console: Console,
+    verdict: Verdict,
+    style: Style,
+    *,
+    title: str = "",
+    acceptance: Acceptance | None = None,
+) -> None:
     kind = verdict.kind
     label = kind.value.upper()
     mark = (
@@ -31,6 +40,8 @@ def render_verdict(console: Console, verdict: Verdict, style: Style, *, title: s
     )
     against = f" vs baseline {escape(verdict.baseline_run_id)}" if verdict.baseline_run_id else ""
     console.print(f"{style.heading(title or 'regression verdict')}: {mark}{against}")
+    for note in baseline_notes.notes(verdict, acceptance):
+        console.print(f"  {escape(note)}")
     for reason in verdict.reasons:
         console.print(f"  - {escape(reason)}")
     if verdict.incomparable_parts:

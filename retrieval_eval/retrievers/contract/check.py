@@ -12,7 +12,7 @@ from __future__ import annotations
 import asyncio
 import logging
 import time
-from collections.abc import Awaitable, Callable
+from collections.abc import Awaitable, Callable, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -28,6 +28,7 @@ from retrieval_eval.retrievers.contract.limits import (
     MAX_LIMIT,
     MAX_QUESTION_BYTES,
     description_breach,
+    request_problem,
 )
 from retrieval_eval.retrievers.contract.rules import (
     RESULT_CHECKS,
@@ -42,7 +43,9 @@ from retrieval_eval.retrievers.protocol import RetrievedItem
 from retrieval_eval.retrievers.resolve import (
     Endpoint,
     FusionSpec,
+    KindSpec,
     PluginSpec,
+    Resolved,
     open_plugin,
     resolve,
 )
@@ -53,25 +56,49 @@ __all__ = ["CheckResult", "check_contract"]
 
 log = logging.getLogger(__name__)
 
-#: Generic questions: any retriever over any corpus should answer something to most.
-PROBE_QUESTIONS = (
+#: Generic questions: any retriever over any corpus should answer something to most. A
+#: sparse retriever may answer them with fewer results than the limits below, which leaves
+#: the limit unexercised: questions from the team's own set (``probe_questions``) do better.
+PROBE_QUESTIONS: tuple[str, ...] = (
     "how are documents ranked and returned for a question",
     "what is the best way to get started",
 )
 PROBE_LIMITS = (1, 5, 12)
+#: How many of a set's questions are asked (each at every probe limit), in set order.
+MAX_SET_PROBES = 20
+#: A blank question (only White_Space characters) that must be refused like an empty one.
+BLANK_QUESTION = " \t\u3000 "
 #: The short deadline of the deadline check, and how much longer we wait before calling
 #: the call hung.
 SHORT_DEADLINE_S = 0.2
 HANG_GRACE_S = 2.0
 
 
+def probe_questions(texts: Sequence[str], limit: int = MAX_SET_PROBES) -> tuple[str, ...]:
+    """Up to ``limit`` distinct questions from ``texts`` (a set's, in order) that the
+    contract allows, to probe with instead of ``PROBE_QUESTIONS``."""
+    chosen: dict[str, None] = {}
+    for text in texts:
+        if len(chosen) == limit:
+            break
+        if request_problem(text, 1) is None:
+            chosen.setdefault(text)
+    return tuple(chosen)
+
+
 class _Wire:
     """Raw calls over a client's channel, each with its own deadline."""
 
-    def __init__(self, client: GrpcRetrieverClient, timeout_s: float) -> None:
+    def __init__(
+        self,
+        client: GrpcRetrieverClient,
+        timeout_s: float,
+        questions: Sequence[str] = PROBE_QUESTIONS,
+    ) -> None:
         self.client = client
         self.display = client.target
         self.timeout_s = timeout_s
+        self.questions = tuple(questions) or PROBE_QUESTIONS
 
     @property
     def channel(self) -> grpc.aio.Channel:
@@ -110,20 +137,22 @@ async def check_contract(
     timeout_s: float | None = None,
     token: str | None = None,
     config_path: Path | None = None,
+    questions: Sequence[str] = PROBE_QUESTIONS,
 ) -> list[CheckResult]:
     """Run every check against ``target``: any spec ``open_retriever`` accepts, or a
     ready-made client (left open for the caller to close).
 
     ``timeout_s`` bounds the connection and each call (default: the reval.toml entry's
-    timeout, else ``DEFAULT_TIMEOUT_S``).
+    timeout, else ``DEFAULT_TIMEOUT_S``). ``questions`` are the probes of the result
+    checks (see ``probe_questions`` to take them from a set).
 
     An in-process plugin is served with our SDK on 127.0.0.1 for the duration, so that
     it is checked over the same wire as a remote one. Raises only for a target that does
     not resolve (``InputError`` family); an unreachable one is a failed ``reachable`` check.
     """
     if isinstance(target, GrpcRetrieverClient):
-        return await _run_checks(_Wire(target, timeout_s or DEFAULT_TIMEOUT_S))
-    resolved: Endpoint | PluginSpec | FusionSpec = (
+        return await _run_checks(_Wire(target, timeout_s or DEFAULT_TIMEOUT_S, questions))
+    resolved: Resolved = (
         resolve(target, timeout_s=timeout_s, token=token, config_path=config_path)
         if isinstance(target, str)
         else target
@@ -136,12 +165,16 @@ async def check_contract(
         )
     timeout_s = timeout_s or resolved.timeout_s or DEFAULT_TIMEOUT_S
     if isinstance(resolved, PluginSpec):
-        return await _check_plugin(resolved, timeout_s)
+        return await _check_plugin(resolved, timeout_s, questions)
+    if isinstance(resolved, KindSpec):
+        return await _check_kind(resolved, timeout_s, questions)
     async with _client_for(resolved) as client:
-        return await _run_checks(_Wire(client, timeout_s))
+        return await _run_checks(_Wire(client, timeout_s, questions))
 
 
-async def _check_plugin(spec: PluginSpec, timeout_s: float) -> list[CheckResult]:
+async def _check_plugin(
+    spec: PluginSpec, timeout_s: float, questions: Sequence[str]
+) -> list[CheckResult]:
     from retrieval_eval.retrievers.server.sdk import serve
 
     retriever = open_plugin(spec)
@@ -149,7 +182,27 @@ async def _check_plugin(spec: PluginSpec, timeout_s: float) -> list[CheckResult]
         with serve(retriever.obj, "127.0.0.1:0") as handle:
             endpoint = Endpoint(f"{spec.display} (served on {handle.address})", handle.address)
             async with _client_for(endpoint) as client:
-                return await _run_checks(_Wire(client, timeout_s))
+                return await _run_checks(_Wire(client, timeout_s, questions))
+    finally:
+        await retriever.close()
+
+
+async def _check_kind(
+    spec: KindSpec, timeout_s: float, questions: Sequence[str]
+) -> list[CheckResult]:
+    """A reval.toml kind (http, command, postgres) served on 127.0.0.1 on this loop, so
+    that what it answers is judged by the same checks as any server."""
+    from retrieval_eval.retrievers.server.forward import serve_async
+
+    retriever = spec.open()
+    try:
+        server = await serve_async(retriever, "127.0.0.1:0")
+        try:
+            endpoint = Endpoint(f"{spec.display} (served on {server.address})", server.address)
+            async with _client_for(endpoint) as client:
+                return await _run_checks(_Wire(client, timeout_s, questions))
+        finally:
+            await server.stop(None)
     finally:
         await retriever.close()
 
@@ -265,7 +318,7 @@ async def _reflection(wire: _Wire) -> list[CheckResult]:
 async def _results(wire: _Wire) -> list[CheckResult]:
     """Ask each probe question at each probe limit; judge limit, order and ids together."""
     answers: list[Answer] = []
-    for question in PROBE_QUESTIONS:
+    for question in wire.questions:
         for limit in PROBE_LIMITS:
             try:
                 answers.append((question, limit, await wire.retrieve(question, limit)))
@@ -273,7 +326,11 @@ async def _results(wire: _Wire) -> list[CheckResult]:
                 failure = _rpc_failure("limit", e)
                 why = f"Retrieve({question!r}, limit={limit}) failed: {failure.detail}"
                 return [CheckResult(name, False, why) for name in RESULT_CHECKS]
-    return [judge_limit(answers, PROBE_LIMITS), judge_order(answers), judge_ids(answers)]
+    judged = judge_limit(answers, PROBE_LIMITS)
+    if judged.warning and wire.questions == PROBE_QUESTIONS:
+        advice = "; probe with questions your retriever answers well (--set)"
+        judged = CheckResult(judged.name, True, judged.detail + advice, warning=True)
+    return [judged, judge_order(answers), judge_ids(answers)]
 
 
 async def _expect_invalid_argument(
@@ -293,7 +350,15 @@ async def _expect_invalid_argument(
 
 
 async def _empty_question(wire: _Wire) -> list[CheckResult]:
-    return [await _expect_invalid_argument(wire, "empty-question", "", 5)]
+    """An empty question and a blank one (one rule: blank is refused like empty)."""
+    empty = await _expect_invalid_argument(wire, "empty-question", "", 5)
+    if not empty.passed:
+        return [empty]
+    blank = await _expect_invalid_argument(wire, "empty-question", BLANK_QUESTION, 5)
+    if not blank.passed:
+        why = f"refuses an empty question but not a blank one ({BLANK_QUESTION!r}): "
+        return [CheckResult("empty-question", False, why + blank.detail)]
+    return [CheckResult("empty-question", True, f"{empty.detail}; blank too: {blank.detail}")]
 
 
 async def _over_limit(wire: _Wire) -> list[CheckResult]:

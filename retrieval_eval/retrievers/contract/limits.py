@@ -27,16 +27,33 @@ MAX_CHUNK_ID_BYTES = 4 * 1024
 #: largest conforming answer (1000 results with ids and chunk ids at their limits, about
 #: 8.2 MB) fits; anything larger is refused by the transport before it is parsed.
 MAX_RESPONSE_BYTES = 16 * 1024 * 1024
+#: What "blank" means everywhere in the contract (questions, document ids, the Describe
+#: identifier): the characters with Unicode's White_Space property (PropList.txt), the
+#: set Go's ``unicode.IsSpace`` tests. Not ``str.isspace``/``str.strip()`` (which also
+#: count U+001C..U+001F), JavaScript's ``trim()`` (U+FEFF, not U+0085) or Java's
+#: ``isBlank()`` (U+001C..U+001F, not U+0085, U+00A0, U+2007, U+202F). The proto lists it.
+WHITE_SPACE = (
+    "\t\n\v\f\r \x85\xa0\u1680"
+    + "".join(map(chr, range(0x2000, 0x200B)))
+    + "\u2028\u2029\u202f\u205f\u3000"
+)
 
 
 class ContractBreach(ValueError):
     """An answer breaks the contract; raised by the SDK's own checks of user code."""
 
 
+def is_blank(text: str) -> bool:
+    """Empty, or only ``WHITE_SPACE``: the one rule for questions and ids."""
+    return not text.strip(WHITE_SPACE)
+
+
 def request_problem(question: str, limit: int) -> str | None:
     """Why a Retrieve request is invalid (the INVALID_ARGUMENT message), or ``None``."""
-    if not question.strip():
-        return "question must not be empty or blank"
+    if not question:
+        return "question must not be empty"
+    if is_blank(question):
+        return "question must not be blank (only white space)"
     if not MIN_LIMIT <= limit <= MAX_LIMIT:
         return f"limit must be in [{MIN_LIMIT}, {MAX_LIMIT}], got {limit}"
     # A character takes at most 4 bytes: only long questions need encoding to check.
@@ -76,8 +93,10 @@ def item_breach(rank: int, item: RetrievedItem) -> str | None:
 
 def id_breach(rank: int, doc: str) -> str | None:
     """Why the document id at ``rank`` (from 1) breaks the contract, or ``None``."""
-    if not doc or doc.isspace():
+    if not doc:
         return f"result {rank} has an empty document id"
+    if is_blank(doc):
+        return f"result {rank} has a blank document id ({doc!r}, only white space)"
     # A character takes at most 4 bytes: only long ids need encoding to check.
     if len(doc) * 4 > MAX_ID_BYTES and _size(doc) > MAX_ID_BYTES:
         return (
@@ -113,6 +132,8 @@ def response_breach(ranking: Ranking | Sequence[RetrievedItem], limit: int) -> s
         return breach
     id_room, chunk_room = MAX_ID_BYTES // 4, MAX_CHUNK_ID_BYTES // 4
     chunks = [c for c in ranking.chunk_ids if c]
+    # str.isspace is true for every blank id (and for a few that are not: U+001C..U+001F,
+    # judged one by one below), so no isspace id means no blank one.
     if (  # the common case, judged in C: every id non-blank and short, chunk ids short
         all(ids)
         and max(map(len, ids), default=0) <= id_room
@@ -139,8 +160,10 @@ def description_breach(description: RetrieverDescription) -> str | None:
     stored and compared by it), or a NUL character (U+0000), which no run store can hold,
     in any of its texts. Caught at the start of a run, so that nothing measured is lost at
     save time."""
-    if not description.identifier.strip():
+    if not description.identifier:
         return "Describe answered with an empty identifier"
+    if is_blank(description.identifier):
+        return f"Describe answered with a blank identifier ({description.identifier!r})"
     fields = {
         "identifier": description.identifier,
         "version": description.version,

@@ -37,17 +37,42 @@ class CheckResult:
 
 
 def judge_limit(answers: Sequence[Answer], limits: Sequence[int]) -> CheckResult:
-    """No answer holds more results than the limit it was asked with."""
+    """No answer holds more results than the limit it was asked with.
+
+    Passing says little unless the server had to cut: a limit counts as exercised when a
+    question answered with exactly that many results got more at a larger limit. When
+    none was, the check passes with a warning (a sparse retriever, or probes that match
+    little: take the probes from a set).
+    """
     for question, limit, items in answers:
         breach = count_breach(len(items), limit)
         if breach is not None:
             return CheckResult("limit", False, f"{breach} (question {question!r})")
-    counts = ", ".join(str(len(items)) for _, _, items in answers)
+    sizes = [len(items) for _, _, items in answers]
+    counts = ", ".join(map(str, sizes))
+    if len(sizes) > 6:  # a set's probes: the spread, not every count
+        counts = f"{min(sizes)} to {max(sizes)} results in {len(sizes)} answers"
     asked = ", ".join(str(limit) for limit in limits)
     detail = f"never more results than the limit (limits {asked}; got {counts})"
+    cut = truncated_limits(answers)
+    if cut:
+        return CheckResult("limit", True, f"{detail}; cut at limit {', '.join(map(str, cut))}")
+    why = "no question had more results than a smaller limit allowed"
     if not any(items for _, _, items in answers):
-        detail += "; no results at all, so limit could not really be exercised"
-    return CheckResult("limit", True, detail)
+        why = "no results at all"
+    detail += f"; no probe exercised truncation ({why})"
+    return CheckResult("limit", True, detail, warning=True)
+
+
+def truncated_limits(answers: Sequence[Answer]) -> list[int]:
+    """The limits at which some question was cut: it got exactly ``limit`` results there
+    and more at a larger limit, so the server had more to give and held back."""
+    most: dict[str, int] = {}
+    for question, _limit, items in answers:
+        most[question] = max(most.get(question, 0), len(items))
+    return sorted(
+        {limit for question, limit, items in answers if len(items) == limit < most[question]}
+    )
 
 
 def judge_order(answers: Sequence[Answer]) -> CheckResult:
@@ -75,7 +100,7 @@ def judge_order(answers: Sequence[Answer]) -> CheckResult:
 
 
 def judge_ids(answers: Sequence[Answer]) -> CheckResult:
-    """No result has an empty (or blank) or oversized id; duplicates are allowed (chunks).
+    """No result has an empty, blank or oversized id; duplicates are allowed (chunks).
     The same rule the client applies to every answer during an evaluation."""
     for question, _limit, items in answers:
         for rank, item in enumerate(items, start=1):
@@ -83,4 +108,4 @@ def judge_ids(answers: Sequence[Answer]) -> CheckResult:
             if breach is not None:
                 return CheckResult("document-ids", False, f"{breach} (question {question!r})")
     total = sum(len(items) for _, _, items in answers)
-    return CheckResult("document-ids", True, f"no empty or oversized ids in {total} results")
+    return CheckResult("document-ids", True, f"no empty, blank or oversized ids in {total} results")

@@ -156,7 +156,12 @@
       datasets.push({
         label: s.label, data: s.values, borderColor: color, backgroundColor: color,
         pointStyle: spec.point_styles, pointRadius: spec.point_sizes, borderWidth: 2,
-        counts: s.counts, low: null, meta: spec.meta, spanGaps: true
+        counts: s.counts, low: null, meta: spec.meta, spanGaps: true,
+        segment: { borderColor: function (ctx) {
+          /* No line between runs of different variants. */
+          var v = spec.variants || [];
+          return v[ctx.p0DataIndex] !== v[ctx.p1DataIndex] ? "rgba(0,0,0,0)" : undefined;
+        } }
       });
     });
     return {

@@ -3,7 +3,7 @@ asked instead of an id alone. Runs stored before this revision keep a null text;
 show their ids and say the text was not stored.
 
 Revision ID: 0005
-Revises: 0003
+Revises: 0004
 Create Date: 2026-12-01
 """
 
@@ -13,7 +13,7 @@ import sqlalchemy as sa
 from alembic import op
 
 revision = "0005"
-down_revision = "0003"
+down_revision = "0004"
 branch_labels = None
 depends_on = None
 

@@ -1,0 +1,1 @@
+"""The ``command`` kind: a long-running process speaking JSON lines (see ``config``)."""

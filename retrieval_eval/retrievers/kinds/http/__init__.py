@@ -1,0 +1,1 @@
+"""The ``http`` kind: a JSON search endpoint reached over HTTP (see ``config``)."""

@@ -1,0 +1,1 @@
+"""The ``postgres`` kind: a parametrised SQL query as a retriever (see ``config``)."""

@@ -1,0 +1,117 @@
+"""``kind = "postgres"``: a SQL query that ranks documents, on a PostgreSQL server::
+
+    [retrievers.pg-fts]
+    kind = "postgres"
+    dsn = "postgresql://reval@db.internal:5432/search"
+    password_env = "SEARCH_DB_PASSWORD"   # optional; libpq's PGPASSWORD works too
+    # dsn_env = "SEARCH_DB_URL"           # or the whole DSN from the environment
+    query = '''
+      SELECT id, ts_rank(tsv, plainto_tsquery('english', :question)) AS score
+      FROM docs WHERE tsv @@ plainto_tsquery('english', :question)
+      ORDER BY score DESC LIMIT :limit'''
+    pool_size = 4                         # connections kept open
+
+The query's first column is the document id (text), the optional second its score; rows
+come in rank order. ``:question`` and ``:limit`` are bound as parameters (never spliced
+into the SQL); ``::casts`` are left alone. ``:embedding`` (pgvector) needs a query
+embedder, which this kind does not have yet: an entry that uses it is refused. A DSN that
+holds a password is refused: the password comes from the environment (``password_env``,
+or a DSN read whole from ``dsn_env``, which may hold one and is never shown).
+"""
+
+from __future__ import annotations
+
+import os
+import re
+from collections.abc import Mapping
+from dataclasses import dataclass
+from typing import TYPE_CHECKING
+
+from retrieval_eval.errors import ConfigError
+from retrieval_eval.retrievers.kinds.base import Common, KindEntry, TableReader, env_value
+
+if TYPE_CHECKING:
+    from retrieval_eval.retrievers.protocol import AsyncRetriever
+
+KEYS = ("dsn", "dsn_env", "password_env", "query", "pool_size")
+PARAMETER = re.compile(r"(?<![:\w]):(question|limit|embedding)\b")
+
+
+@dataclass(frozen=True, slots=True)
+class PostgresConfig(KindEntry):
+    common: Common
+    #: The DSN as written ("" when it comes from ``dsn_env``).
+    dsn: str
+    query: str
+    dsn_env: str | None = None
+    password_env: str | None = None
+    pool_size: int = 4
+
+    def connection_string(self) -> str:
+        """The DSN (read from ``dsn_env`` if that is how it is given); ``ConfigError``
+        when the variable is unset."""
+        if self.dsn_env is None:
+            return self.dsn
+        return env_value(self.common, "dsn_env", self.dsn_env)
+
+    def detail(self) -> str:
+        from psycopg.conninfo import conninfo_to_dict
+
+        if self.dsn_env is not None and not os.environ.get(self.dsn_env):
+            return f"postgres ${self.dsn_env}"
+        try:
+            info = conninfo_to_dict(self.connection_string())
+        except Exception:
+            return f"postgres ${self.dsn_env}"
+        where = f"{info.get('host', 'localhost')}:{info.get('port', 5432)}"
+        return f"postgres {where}/{info.get('dbname', '')}"
+
+    def identity(self) -> Mapping[str, object]:
+        source = {"dsn": self.dsn} if self.dsn_env is None else {"dsn_env": self.dsn_env}
+        return {**source, "query": " ".join(self.query.split())}
+
+    def sql(self) -> str:
+        """The query in psycopg's parameter style: ``%`` doubled, ``:name`` as
+        ``%(name)s``."""
+        return PARAMETER.sub(r"%(\1)s", self.query.replace("%", "%%"))
+
+    def open(self, timeout_s: float | None) -> AsyncRetriever:
+        from retrieval_eval.retrievers.kinds.postgres.retriever import PostgresRetriever
+
+        return PostgresRetriever(self, timeout_s)
+
+
+def parse(common: Common, reader: TableReader) -> PostgresConfig:
+    if reader.has("dsn") == reader.has("dsn_env"):
+        raise ConfigError(f"{reader.where}: give exactly one of 'dsn' and 'dsn_env'")
+    dsn = reader.string("dsn") if reader.has("dsn") else ""
+    try:
+        from psycopg.conninfo import conninfo_to_dict
+
+        info = conninfo_to_dict(dsn) if dsn else {}
+    except Exception as e:
+        raise reader.fail("dsn", f"not a PostgreSQL connection string: {e}") from None
+    if info.get("password"):
+        raise reader.fail(
+            "dsn",
+            "holds a password; name the environment variable that holds it in "
+            "'password_env' instead",
+        )
+    query = reader.string("query", required=True)
+    names = set(PARAMETER.findall(query))
+    if "question" not in names:
+        raise reader.fail("query", "does not use :question")
+    if "embedding" in names:
+        raise reader.fail(
+            "query",
+            ":embedding needs a query embedder, which the postgres kind does not "
+            "have yet; rank with full-text search (:question) instead",
+        )
+    return PostgresConfig(
+        common=common,
+        dsn=dsn,
+        query=query,
+        dsn_env=reader.env_name("dsn_env"),
+        password_env=reader.env_name("password_env"),
+        pool_size=reader.integer("pool_size", 4, low=1, high=256),
+    )

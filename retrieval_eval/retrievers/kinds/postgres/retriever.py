@@ -1,0 +1,163 @@
+"""The ``postgres`` kind's retriever: a small pool of psycopg async connections.
+
+- Connections open on first use (on the caller's loop), at most ``pool_size``, autocommit
+  (each query is its own statement; nothing is written).
+- A call past its deadline is a ``timeout``; its connection is closed rather than reused
+  (it may still be busy). A server that cannot be reached is ``unavailable``; refused
+  credentials ``unauthenticated``; an SQL error (a misspelt column) ``rejected`` with the
+  server's message; a row whose id is not text, or a score that is not a number,
+  ``contract``.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+from decimal import Decimal
+from typing import TYPE_CHECKING, Any
+
+from retrieval_eval.errors import (
+    RetrieverContractError,
+    RetrieverRejected,
+    RetrieverTimeout,
+    RetrieverUnauthenticated,
+    RetrieverUnavailable,
+)
+from retrieval_eval.records import DEFAULT_TIMEOUT_S, RetrieverDescription
+from retrieval_eval.retrievers.contract.limits import request_problem, response_breach
+from retrieval_eval.retrievers.kinds.base import describe_kind, env_value
+from retrieval_eval.retrievers.kinds.postgres.config import PostgresConfig
+from retrieval_eval.retrievers.protocol import Ranking
+
+if TYPE_CHECKING:
+    import psycopg
+
+log = logging.getLogger(__name__)
+
+
+class PostgresRetriever:
+    """``AsyncRetriever`` over a ``postgres`` entry of reval.toml."""
+
+    def __init__(self, config: PostgresConfig, timeout_s: float | None = None) -> None:
+        self.config = config
+        self.target = f"{config.common.name} ({config.detail()})"
+        self.timeout_s = timeout_s if timeout_s is not None else config.common.timeout_s
+        self._password = (
+            env_value(config.common, "password_env", config.password_env)
+            if config.password_env
+            else None
+        )
+        self._dsn = config.connection_string()
+        self._sql = config.sql()
+        self._idle: list[psycopg.AsyncConnection[Any]] = []
+        self._free: asyncio.Semaphore | None = None
+        self._loop: asyncio.AbstractEventLoop | None = None
+
+    @property
+    def configured_timeout_s(self) -> float | None:
+        return self.timeout_s
+
+    async def _connect(self) -> psycopg.AsyncConnection[Any]:
+        import psycopg
+
+        extra: dict[str, Any] = {"password": self._password} if self._password else {}
+        try:
+            return await psycopg.AsyncConnection.connect(self._dsn, autocommit=True, **extra)
+        except psycopg.OperationalError as e:
+            message = " ".join(str(e).split())
+            if "authentication" in message or "password" in message:
+                raise RetrieverUnauthenticated(self.target, message) from e
+            raise RetrieverUnavailable(self.target, message) from e
+
+    async def retrieve(
+        self, question: str, limit: int, *, timeout_s: float | None = None
+    ) -> Ranking:
+        import psycopg
+
+        problem = request_problem(question, limit)
+        if problem is not None:
+            raise RetrieverRejected(self.target, problem, "INVALID_ARGUMENT")
+        deadline = timeout_s if timeout_s is not None else self.timeout_s
+        deadline = deadline if deadline is not None else DEFAULT_TIMEOUT_S
+        if self._free is None:
+            self._loop = asyncio.get_running_loop()
+            self._free = asyncio.Semaphore(self.config.pool_size)
+        connection = None
+        try:
+            async with asyncio.timeout(deadline), self._free:
+                connection = self._idle.pop() if self._idle else await self._connect()
+                cursor = await connection.execute(self._sql, {"question": question, "limit": limit})
+                rows = await cursor.fetchall()
+        except TimeoutError as e:
+            if connection is not None:
+                await _discard(connection)
+            raise RetrieverTimeout(
+                self.target, f"no answer within {deadline:g} s", "DEADLINE_EXCEEDED"
+            ) from e
+        except psycopg.OperationalError as e:
+            if connection is not None:
+                await _discard(connection)
+            raise RetrieverUnavailable(self.target, " ".join(str(e).split())) from e
+        except psycopg.Error as e:
+            if connection is not None:
+                self._idle.append(connection)
+            raise RetrieverRejected(
+                self.target, " ".join(str(e).split()), getattr(e, "sqlstate", None)
+            ) from e
+        self._idle.append(connection)
+        return self._ranking(rows, limit)
+
+    def _ranking(self, rows: list[Any], limit: int) -> Ranking:
+        if len(rows) > limit:
+            raise RetrieverContractError(self.target, f"{len(rows)} rows for limit {limit}")
+        ids: list[str] = []
+        scores: list[float | None] = []
+        for rank, row in enumerate(rows, start=1):
+            document_id = row[0] if row else None
+            if not isinstance(document_id, str):
+                raise RetrieverContractError(
+                    self.target,
+                    f"row {rank}: the id {document_id!r} is not text; select it as id::text",
+                )
+            score = row[1] if len(row) > 1 else None
+            if isinstance(score, Decimal):
+                score = float(score)
+            if score is not None and (
+                isinstance(score, bool) or not isinstance(score, int | float)
+            ):
+                raise RetrieverContractError(
+                    self.target, f"row {rank}: the score {score!r} is not a number"
+                )
+            ids.append(document_id)
+            scores.append(None if score is None else float(score))
+        ranking = Ranking(tuple(ids), tuple(scores) if any(s is not None for s in scores) else ())
+        breach = response_breach(ranking, limit)
+        if breach is not None:
+            raise RetrieverContractError(self.target, breach)
+        return ranking
+
+    async def describe(self, *, timeout_s: float | None = None) -> RetrieverDescription:
+        return describe_kind(self.config)
+
+    async def close(self) -> None:
+        idle, self._idle = self._idle, []
+        if self._loop is not asyncio.get_running_loop():
+            return
+        for connection in idle:
+            await _discard(connection)
+
+    async def __aenter__(self) -> PostgresRetriever:
+        return self
+
+    async def __aexit__(self, *exc_info: object) -> None:
+        await self.close()
+
+    def __repr__(self) -> str:
+        return f"PostgresRetriever({self.target!r})"
+
+
+async def _discard(connection: psycopg.AsyncConnection[Any]) -> None:
+    try:
+        await connection.close()
+    except Exception:  # pragma: no cover - closing a broken connection
+        log.debug("closing a connection failed", exc_info=True)
