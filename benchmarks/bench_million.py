@@ -190,6 +190,11 @@ def main() -> None:
             rss_ratio = float(big["rss_mib"]) / float(small["rss_mib"])
             print(f"ratio {sizes[1] / sizes[0]:g}x the questions: {time_ratio:.1f}x the time, "
                   f"{rss_ratio:.1f}x the peak RSS")  # fmt: skip
+            per_question = (
+                (float(big["rss_mib"]) - float(small["rss_mib"])) * 2**20 / (sizes[1] - sizes[0])
+            )
+            print(f"peak RSS per added question (the two runs' difference): "
+                  f"{per_question:,.0f} bytes")  # fmt: skip
             print(f"store, {sizes[1]:,} questions, in this process:")
             for name, seconds in store_steps(
                 str(big["db"]), str(big["run_id"]), args.postgres, tmp

@@ -13,9 +13,7 @@ distinct pattern, shared by every outcome: about a quarter of the memory per que
 from __future__ import annotations
 
 from collections.abc import Mapping
-from dataclasses import replace
 from datetime import UTC, datetime
-from types import MappingProxyType
 
 from retrieval_eval.evaluation.latency import run_latency
 from retrieval_eval.questions.model import GoldenQuestionSet
@@ -30,18 +28,14 @@ from retrieval_eval.records import (
 )
 from retrieval_eval.retrievers.protocol import Ranking
 from retrieval_eval.scoring.metrics import summarize_with_breakdowns
-from retrieval_eval.scoring.protocol import score_question
-
-#: Distinct ids a run shares at most; past this, new ids are kept as they come.
-MAX_SHARED_IDS = 1_000_000
+from retrieval_eval.scoring.protocol import Shared, score_question
 
 
 class RunAccumulator:
     """Collects one (set, retriever) pair's outcomes, in any order, by question index."""
 
     __slots__ = (
-        "_hits",
-        "_ids",
+        "_shared",
         "description",
         "done",
         "outcomes",
@@ -72,8 +66,7 @@ class RunAccumulator:
         self.task: object = None
         #: Unloaded latency from ``probe_latency`` (None without a probe).
         self.probe: LatencySummary | None = None
-        self._ids: dict[str, str] = {}
-        self._hits: dict[tuple[tuple[int, bool], ...], Mapping[int, bool]] = {}
+        self._shared = Shared()
 
     @property
     def finished(self) -> bool:
@@ -88,7 +81,7 @@ class RunAccumulator:
     ) -> None:
         """Score question ``index``'s response (or failure) and keep the outcome."""
         parameters = self.parameters
-        outcome = score_question(
+        self.outcomes[index] = score_question(
             self.qs.questions[index],
             items,
             ks=parameters.ks,
@@ -96,24 +89,9 @@ class RunAccumulator:
             separator=parameters.doc_id_separator,
             latency_ms=latency_ms,
             error=error,  # the ranking's notes (a fused retriever's skipped member) are kept
+            shared=self._shared,
         )
-        self.outcomes[index] = self._shared(outcome) if outcome.error is None else outcome
         self.done += 1
-
-    def _shared(self, outcome: QuestionOutcome) -> QuestionOutcome:
-        """The same outcome built from this run's shared ids and hits mappings."""
-        ids = self._ids
-        if len(ids) < MAX_SHARED_IDS:
-            raw = tuple([ids.setdefault(i, i) for i in outcome.raw_ids])
-            ranked = tuple([ids.setdefault(i, i) for i in outcome.ranked_document_ids])
-        else:
-            raw = tuple([ids.get(i, i) for i in outcome.raw_ids])
-            ranked = tuple([ids.get(i, i) for i in outcome.ranked_document_ids])
-        key = tuple(outcome.hits.items())
-        hits = self._hits.get(key)
-        if hits is None:
-            hits = self._hits[key] = MappingProxyType(dict(outcome.hits))
-        return replace(outcome, raw_ids=raw, ranked_document_ids=ranked, hits=hits)
 
     def result(self, labels: Mapping[str, str]) -> RunResult:
         """The run's record. A run stopped before its last question is INTERRUPTED and

@@ -27,11 +27,17 @@ def document_id(result_id: str, separator: str) -> str:
 def distinct_documents(result_ids: Iterable[str], separator: str) -> tuple[str, ...]:
     """Distinct document ids in rank order, first occurrence kept (empty ids, which break
     the contract, never get this far in scoring; they are skipped here all the same)."""
+    return tuple(distinct_members([r for r in result_ids if r], separator))
+
+
+def distinct_members(result_ids: Iterable[str], separator: str) -> dict[str, None]:
+    """The distinct documents of non-empty ``result_ids`` as the keys of a dict, in rank
+    order: ``distinct_documents`` with constant-time membership, for scoring."""
     # rpartition gives an empty head both when the separator is absent and when the
     # document part is empty; either way the id is kept whole (see ``document_id``).
     if separator:
-        return tuple(dict.fromkeys([r.rpartition(separator)[0] or r for r in result_ids if r]))
-    return tuple(dict.fromkeys([r for r in result_ids if r]))
+        return dict.fromkeys([r.rpartition(separator)[0] or r for r in result_ids])
+    return dict.fromkeys(result_ids)
 
 
 def distinct_scored(

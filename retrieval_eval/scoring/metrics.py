@@ -19,14 +19,14 @@ from __future__ import annotations
 
 import itertools
 import math
-from collections.abc import Callable, Collection, Iterable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from typing import NamedTuple
 
 from retrieval_eval.metric_keys import MetricFamily, metric_key
 from retrieval_eval.records import UNCLASSIFIED as UNCLASSIFIED
 from retrieval_eval.records import GroupMetrics, NoAnswerStats, QuestionOutcome
 from retrieval_eval.retrievers.contract.limits import MAX_LIMIT
-from retrieval_eval.scoring.protocol import hits_at, normalize_ks
+from retrieval_eval.scoring.protocol import hits_at, normalize_ks, target_ranks
 from retrieval_eval.stats.intervals import wilson
 
 
@@ -67,10 +67,8 @@ def _rank_values(
     """[mrr@k, recall@k, ndcg@k for each k in ascending ``ks``], computed in one pass."""
     if not expected:
         raise ValueError("rank metrics need at least one expected document")
-    # Labels are a handful of ids: a tuple scan beats building a set, except for long lists.
-    targets: Collection[str] = expected if len(expected) <= 8 else frozenset(expected)
     total = len(set(expected)) if len(expected) > 1 else 1
-    positions = [i for i, doc in enumerate(ranked[: ks[-1]]) if doc in targets]
+    positions = target_ranks(ranked, expected, ks[-1])
     values: list[float] = []
     found = 0
     dcg = 0.0
@@ -98,13 +96,15 @@ def _row(outcome: QuestionOutcome, ks: tuple[int, ...]) -> _Row:
     if outcome.error is not None:
         return _Row(error=True)
     stored = outcome.hits
-    if len(stored) >= len(ks) and all(k in stored for k in ks):
-        hits = tuple(stored[k] for k in ks)
-    else:
+    try:
+        hits = tuple([stored[k] for k in ks])
+    except KeyError:  # scored at other cutoffs: compute them
         computed = hits_at(outcome.ranked_document_ids, outcome.expected_document_ids, ks)
-        hits = tuple(computed[k] for k in ks)
+        hits = tuple([computed[k] for k in ks])
     if not outcome.expected_document_ids:
         return _Row(False, hits, None, not outcome.ranked_document_ids)
+    if not hits[-1]:  # nothing expected among the deepest k: every rank metric is 0
+        return _Row(False, hits, (0.0,) * (3 * len(ks)))
     expected = outcome.expected_document_ids
     return _Row(False, hits, tuple(_rank_values(outcome.ranked_document_ids, expected, ks)))
 
@@ -115,8 +115,10 @@ def _aggregate(rows: Sequence[_Row], ks: tuple[int, ...]) -> GroupMetrics:
     values: dict[str, float] = {}
     intervals = {}
     if answered:
-        for column, k in enumerate(ks):
-            estimate = wilson(sum(r.hits[column] for r in answered), len(answered))
+        # One column of hits per k, transposed in C; True counts as 1.
+        columns = zip(*[r.hits for r in answered], strict=True)
+        for k, column in zip(ks, columns, strict=True):
+            estimate = wilson(sum(column), len(answered))
             values[hit_rate_key(k)] = estimate.rate
             intervals[hit_rate_key(k)] = estimate
     if ranked:

@@ -19,14 +19,18 @@ an error of kind ``contract``, never repaired by skipping or cutting results.
 
 from __future__ import annotations
 
-from collections.abc import Collection, Iterable, Sequence
+from collections.abc import Collection, Iterable, Mapping, Sequence
+from types import MappingProxyType
 
 from retrieval_eval.errors import InputError
 from retrieval_eval.questions.model import GoldenQuestion
 from retrieval_eval.records import FailureKind, QuestionOutcome, RetrievalFailure
 from retrieval_eval.retrievers.contract.limits import MAX_LIMIT, response_breach
-from retrieval_eval.retrievers.documents import distinct_documents
-from retrieval_eval.retrievers.documents import document_id as document_id  # re-exported
+from retrieval_eval.retrievers.documents import (  # distinct_documents, document_id re-exported
+    distinct_documents as distinct_documents,
+)
+from retrieval_eval.retrievers.documents import distinct_members
+from retrieval_eval.retrievers.documents import document_id as document_id
 from retrieval_eval.retrievers.protocol import Ranking, RetrievedItem
 
 #: The cutoffs that are always scored, whatever the user asks for (the methodology's).
@@ -68,10 +72,62 @@ def hits_at(ranked: Sequence[str], expected: Iterable[str], ks: Sequence[int]) -
 
 def first_hit(ranked: Sequence[str], targets: Collection[str]) -> int | None:
     """Rank (0-based) of the first expected document among ``ranked``, or None."""
-    for rank, doc in enumerate(ranked):
-        if doc in targets:
-            return rank
-    return None
+    ranks = target_ranks(ranked, targets, len(ranked))
+    return ranks[0] if ranks else None
+
+
+def target_ranks(ranked: Sequence[str], expected: Iterable[str], depth: int) -> list[int]:
+    """Ranks (0-based, ascending) of the distinct expected documents found among the
+    ``depth`` best of ``ranked`` (distinct documents).
+
+    Labels are a handful of ids and rankings up to a thousand: each expected id is looked
+    up in the ranking by the sequence's own search (C for a tuple), instead of testing
+    every ranked document against the labels in Python.
+    """
+    window = ranked if depth >= len(ranked) else ranked[:depth]
+    targets = expected if isinstance(expected, tuple | list) else tuple(expected)
+    if len(targets) > 1:
+        targets = tuple(dict.fromkeys(targets))  # a label listed twice counts once
+        if len(targets) > 8:  # long label lists: one pass over the ranking instead
+            wanted = frozenset(targets)
+            return [rank for rank, doc in enumerate(window) if doc in wanted]
+        ranks = [window.index(t) for t in targets if t in window]
+        ranks.sort()
+        return ranks
+    if targets and targets[0] in window:
+        return [window.index(targets[0])]
+    return []
+
+
+#: Distinct ids one ``Shared`` keeps at most; past this, new ids are kept as they come.
+MAX_SHARED_IDS = 1_000_000
+
+
+class Shared:
+    """Values a run's outcomes share: one string per distinct id and one hits mapping per
+    pattern. The ids in a big run's rankings repeat (a corpus has far fewer documents than
+    the run has results) and hit patterns are few, so sharing them is most of the memory a
+    ranking would otherwise take; equal values, so scoring and reports are unchanged."""
+
+    __slots__ = ("_hits", "_ids")
+
+    def __init__(self) -> None:
+        self._ids: dict[str, str] = {}
+        self._hits: dict[tuple[bool, ...], Mapping[int, bool]] = {}
+
+    def ids(self, ids: tuple[str, ...]) -> tuple[str, ...]:
+        """``ids`` made of the shared strings (new ones join while there is room)."""
+        shared = self._ids
+        if len(shared) < MAX_SHARED_IDS:
+            return tuple([shared.setdefault(i, i) for i in ids])
+        return tuple([shared.get(i, i) for i in ids])
+
+    def hits(self, ks: Sequence[int], pattern: tuple[bool, ...]) -> Mapping[int, bool]:
+        """The read-only ``{k: hit}`` mapping of ``pattern`` (``ks`` fixed for a run)."""
+        hits = self._hits.get(pattern)
+        if hits is None:
+            hits = self._hits[pattern] = MappingProxyType(dict(zip(ks, pattern, strict=True)))
+        return hits
 
 
 def score_question(
@@ -84,10 +140,12 @@ def score_question(
     latency_ms: float | None,
     error: RetrievalFailure | None,
     notes: tuple[str, ...] = (),
+    shared: Shared | None = None,
 ) -> QuestionOutcome:
     """Score one question's response; ``ks`` must already be normalized. ``items`` is
     read as columns (a ``Ranking``; records are taken apart first). Its ``notes``, if
-    any, go on the outcome after ``notes``.
+    any, go on the outcome after ``notes``. With ``shared`` (one per run), the outcome
+    holds the run's shared ids and hits mappings.
 
     An answer that breaks the contract (``contract.limits.response_breach``, the rules the
     client and ``check-retriever`` apply too) is scored as an error of kind ``contract``.
@@ -112,19 +170,34 @@ def score_question(
             error=failure,
             notes=notes,
         )
-    raw = ranking.document_ids
+    raw = tuple(ranking.document_ids)  # no copy: the columns are tuples already
+    if shared is not None:
+        raw = shared.ids(raw)
     scores = ranking.scores
-    ranked = distinct_documents(raw, separator)
+    # The distinct documents as dict keys (rank order), so that each label is looked up
+    # in constant time; only a label that is there is then searched for its rank.
+    members = distinct_members(raw, separator)  # no empty id: the contract check ruled them out
+    if len(members) == len(raw) and not separator:
+        ranked = raw  # no duplicate, no mapping: one tuple held for both
+    else:
+        ranked = tuple(members) if shared is None else shared.ids(tuple(members))
+    expected = q.expected_document_ids
+    if expected:
+        found = [ranked.index(t) for t in expected if t in members]
+        first = min(found) if found else None
+        pattern = tuple([first is not None and first < k for k in ks])
+    else:
+        pattern = (not ranked,) * len(ks)
     return QuestionOutcome(
         question_id=q.id,
         question_text=q.question,
         form=q.form,
         hard_class=q.hard_class,
-        expected_document_ids=q.expected_document_ids,
+        expected_document_ids=expected,
         raw_ids=raw,
         raw_scores=scores if any(s is not None for s in scores) else (),
         ranked_document_ids=ranked,
-        hits=hits_at(ranked, q.expected_document_ids, ks),
+        hits=dict(zip(ks, pattern, strict=True)) if shared is None else shared.hits(ks, pattern),
         latency_ms=latency_ms,
         underfilled=len(raw) >= limit and len(ranked) < max(ks),
         notes=notes,

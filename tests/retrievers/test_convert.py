@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from retrieval_eval.records import RetrieverDescription
 from retrieval_eval.retrievers import convert
@@ -87,3 +89,38 @@ def test_ranking_reads_as_records_on_demand() -> None:
     assert Ranking.of([RetrievedItem("a"), RetrievedItem("b")]) == Ranking(("a", "b"))
     with pytest.raises(IndexError):
         ranking[len(ITEMS)]
+
+
+def _read_field_by_field(message: pb.RetrieveResponse) -> Ranking:
+    """The plain reading of a response, every field of every result, for comparison."""
+    items = [convert.item_from_proto(r) for r in message.results]
+    return Ranking.of(items)
+
+
+_IDS = st.text(min_size=0, max_size=130) | st.sampled_from(
+    ["", "a", "é" * 62, "x" * 125, "x" * 126]
+)
+
+
+@settings(max_examples=300, deadline=None)
+@given(
+    st.lists(
+        st.tuples(_IDS, st.none() | st.floats(allow_nan=False), st.sampled_from(["", "c#1"])),
+        max_size=12,
+    ),
+    st.binary(max_size=3),
+)
+def test_reading_ids_alone_when_sizes_say_so_gives_the_full_reading(
+    rows: list[tuple[str, float | None, str]], unknown: bytes
+) -> None:
+    """The shortcut for answers of ids only (judged from encoded sizes) reads exactly what
+    reading every field does: scores of 0.0, chunk ids, empty or long or multi-byte ids
+    and unknown trailing fields all fall back to the full reading."""
+    message = pb.RetrieveResponse(
+        results=[pb.RetrievedItem(document_id=d, score=s, chunk_id=c) for d, s, c in rows]
+    )
+    wire = message.SerializeToString()
+    if unknown:  # an unknown varint field (number 15) appended to the message
+        wire += bytes([15 << 3]) + bytes([unknown[0] & 0x7F])
+    parsed = pb.RetrieveResponse.FromString(wire)
+    assert convert.ranking_from_proto(parsed) == _read_field_by_field(parsed)

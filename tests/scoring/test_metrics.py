@@ -124,7 +124,11 @@ def _trec_eval(
     return pytrec_eval.RelevanceEvaluator(qrels, measures).evaluate(run)
 
 
-def _cross_check(questions: dict[str, tuple[set[str], list[str]]], ks: tuple[int, ...]) -> None:
+def _cross_check(
+    questions: dict[str, tuple[set[str], list[str]]],
+    ks: tuple[int, ...],
+    raw: dict[str, tuple[tuple[str, ...], list[str]]] | None = None,
+) -> None:
     """Our per-question and aggregate figures equal pytrec_eval's on the same rankings.
 
     trec_eval has no cutoff for reciprocal rank, so RR@k is its ``recip_rank`` over the
@@ -134,9 +138,22 @@ def _cross_check(questions: dict[str, tuple[set[str], list[str]]], ks: tuple[int
     cut = ",".join(map(str, ks))
     theirs = _trec_eval(questions, {f"ndcg_cut.{cut}", f"recall.{cut}", f"success.{cut}"})
     rr = {k: _trec_eval(questions, {"recip_rank"}, depth=k) for k in ks}
-    outcomes = [
-        outcome(qid, tuple(sorted(rel)), ranked, ks=ks) for qid, (rel, ranked) in questions.items()
-    ]
+    if raw is None:
+        outcomes = [
+            outcome(qid, tuple(sorted(rel)), ranked, ks=ks)
+            for qid, (rel, ranked) in questions.items()
+        ]
+    else:  # scored from chunk ids with "#", as labelled (duplicate labels included)
+        outcomes = [
+            score_question(
+                GoldenQuestion(qid, "text", Form.MATCH, labels),
+                [RetrievedItem(c) for c in chunks],
+                ks=ks, limit=80, separator="#", latency_ms=1.0, error=None,
+            )
+            for qid, (labels, chunks) in raw.items()
+        ]  # fmt: skip
+        for o in outcomes:
+            assert o.ranked_document_ids == tuple(questions[o.question_id][1])
     expected_means: dict[str, float] = {}
     for o in outcomes:
         mine = rank_metrics(o.ranked_document_ids, o.expected_document_ids, ks)
@@ -167,6 +184,25 @@ def test_metrics_match_pytrec_eval_on_random_rankings(seed: int) -> None:
         ranked = rng.sample(docs, rng.randint(0, 25))
         questions[f"q{i}"] = (relevant, ranked)
     _cross_check(questions, (1, 3, 5, 10, 20))
+
+
+@pytest.mark.parametrize("seed", [0, 1])
+def test_metrics_match_pytrec_eval_on_chunked_rankings_with_duplicates(seed: int) -> None:
+    """Chunk ids mapped at the last "#" and collapsed to first occurrences (done here the
+    plain way, for pytrec_eval), labels listed twice, and label lists long enough (over
+    eight) to take the one-pass lookup."""
+    rng = random.Random(seed)
+    docs = [f"d{i}" for i in range(40)] + ["x#y"]  # a document id holding the separator
+    questions, raw = {}, {}
+    for i in range(200):
+        labels = rng.sample(docs, rng.choice([1, 2, 5, 12]))
+        labels += labels[: rng.randint(0, 2)]  # a label listed twice counts once
+        chunks = [f"{rng.choice(docs)}#{rng.randint(0, 3)}" for _ in range(rng.randint(0, 60))]
+        collapsed = list(dict.fromkeys(c[: c.rindex("#")] for c in chunks))
+        questions[f"q{i}"] = (set(labels), collapsed)
+        raw[f"q{i}"] = (tuple(labels), chunks)
+    assert any(len(set(ranked)) < len(raw[q][1]) for q, (_, ranked) in questions.items())
+    _cross_check(questions, (1, 3, 5, 10, 20), raw)
 
 
 def _tokens(text: str) -> list[str]:

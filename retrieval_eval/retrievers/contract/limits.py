@@ -136,7 +136,8 @@ def response_breach(ranking: Ranking | Sequence[RetrievedItem], limit: int) -> s
     # judged one by one below), so no isspace id means no blank one.
     if (  # the common case, judged in C: every id non-blank and short, chunk ids short
         all(ids)
-        and max(map(len, ids), default=0) <= id_room
+        # all the ids together fit in one id's room (one join), else the longest must
+        and (len("".join(ids)) <= id_room or max(map(len, ids), default=0) <= id_room)
         and not any(map(str.isspace, ids))
         and max(map(len, chunks), default=0) <= chunk_room
     ):
