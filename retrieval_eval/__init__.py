@@ -36,6 +36,12 @@ if TYPE_CHECKING:
         Verdict,
     )
     from retrieval_eval.report.run.render import ReportFormat, render
+    from retrieval_eval.retrievers.embedding import (
+        Embedder,
+        EmbedderIdentity,
+        EmbeddingError,
+        load_embedder,
+    )
     from retrieval_eval.retrievers.protocol import Ranking, RetrievedItem, Retriever
     from retrieval_eval.retrievers.server.sdk import ServerTls, serve
 
@@ -63,6 +69,10 @@ _LAZY = {
     "Form": "retrieval_eval.records",
     "GoldenQuestion": "retrieval_eval.questions.model",
     "GoldenQuestionSet": "retrieval_eval.questions.model",
+    "Embedder": "retrieval_eval.retrievers.embedding",
+    "EmbedderIdentity": "retrieval_eval.retrievers.embedding",
+    "EmbeddingError": "retrieval_eval.retrievers.embedding",
+    "load_embedder": "retrieval_eval.retrievers.embedding",
     "ServerTls": "retrieval_eval.retrievers.server.sdk",
     "serve": "retrieval_eval.retrievers.server.sdk",
     "Retriever": "retrieval_eval.retrievers.protocol",
@@ -72,6 +82,9 @@ _LAZY = {
 }
 
 __all__ = [
+    "Embedder",
+    "EmbedderIdentity",
+    "EmbeddingError",
     "ErrorBudget",
     "EvalOptions",
     "EvaluationInterrupted",
@@ -96,6 +109,7 @@ __all__ = [
     "aevaluate",
     "evaluate",
     "judge_and_save",
+    "load_embedder",
     "load_question_set",
     "load_question_sets",
     "metric_key",

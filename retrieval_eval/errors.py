@@ -43,6 +43,11 @@ class ConfigError(InputError):
     """A configuration file (reval.toml) or option is invalid."""
 
 
+class CorpusError(InputError):
+    """A corpus cannot be indexed: missing, empty, malformed JSONL (with file:line), a
+    duplicate document id. Raised by ``retrieval_eval.corpus`` before anything is written."""
+
+
 class PluginError(InputError):
     """A plugin failed to import or to load; names the entry point and the cause."""
 

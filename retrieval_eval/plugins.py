@@ -4,6 +4,7 @@ Namespaces (owned by reval):
 - ``retrieval_eval.question_sets``: question-set providers
 - ``retrieval_eval.retrievers``: in-process retrievers (e.g. ``bm25``)
 - ``retrieval_eval.commands``: extra ``reval`` CLI commands contributed by plugins
+- ``retrieval_eval.embedders``: text embedders (``EmbedderFactory``, e.g. ``wordllama``)
 """
 
 from __future__ import annotations
@@ -22,6 +23,7 @@ log = logging.getLogger(__name__)
 QUESTION_SETS = "retrieval_eval.question_sets"
 RETRIEVERS = "retrieval_eval.retrievers"
 COMMANDS = "retrieval_eval.commands"
+EMBEDDERS = "retrieval_eval.embedders"
 
 
 @dataclass(frozen=True, slots=True)

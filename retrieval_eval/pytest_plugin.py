@@ -17,7 +17,8 @@ are labelled ``source=pytest``, ``pytest_node=<node id>`` and ``git_sha`` when k
 from __future__ import annotations
 
 import os
-from collections.abc import Mapping
+from collections.abc import Iterator, Mapping
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -162,18 +163,14 @@ def _pick(option: Any, configured: Any) -> Any:
 
 def _toml_table(path: Path, *, explicit: bool) -> dict[str, Any]:
     """reval.toml's ``[pytest]`` table, checked; nothing when the default file is absent."""
-    import tomllib
-
     from retrieval_eval.errors import ConfigError
+    from retrieval_eval.retrievers.config import load_toml
 
     if not path.is_file():
         if explicit:
             raise ConfigError(f"--reval-config: {path}: file not found")
         return {}
-    try:
-        table = tomllib.loads(path.read_text(encoding="utf-8")).get(TABLE, {})
-    except (OSError, tomllib.TOMLDecodeError) as e:
-        raise ConfigError(f"{path}: cannot read: {e}") from e
+    table = load_toml(path).get(TABLE, {})
     for key, value in table.items():
         if key not in KEYS:
             raise ConfigError(
@@ -249,12 +246,15 @@ class Reval:
         from retrieval_eval.evaluation.coordinator import EvaluationInterrupted, evaluate
 
         qs = _question_set(question_set)
-        try:
-            runs = evaluate([qs], [retriever], self._options(options), config_path=self._config())
-        except EvaluationInterrupted as e:  # Ctrl-C: keep what was measured, stop pytest
-            for run in e.runs:
-                self._record(run)
-            raise KeyboardInterrupt from e
+        with self._one_line():
+            try:
+                runs = evaluate(
+                    [qs], [retriever], self._options(options), config_path=self._config()
+                )
+            except EvaluationInterrupted as e:  # Ctrl-C: keep what was measured, stop pytest
+                for run in e.runs:
+                    self._record(run)
+                raise KeyboardInterrupt from e
         return self._record(runs[0])
 
     async def aevaluate(
@@ -266,10 +266,16 @@ class Reval:
         from retrieval_eval.evaluation.coordinator import aevaluate
 
         qs = _question_set(question_set)
-        runs = await aevaluate(
-            [qs], [retriever], self._options(options), config_path=self._config()
-        )
+        with self._one_line():
+            runs = await aevaluate(
+                [qs], [retriever], self._options(options), config_path=self._config()
+            )
         return await asyncio.to_thread(self._record, runs[0])
+
+    @contextmanager
+    def _one_line(self) -> Iterator[None]:
+        with one_line_failures(self.settings.db):
+            yield
 
     def _config(self) -> Path | None:
         return self.settings.config_path
@@ -278,19 +284,21 @@ class Reval:
         from retrieval_eval.evaluation.coordinator import EvalOptions
 
         labels = {**self.labels(), **options.pop("labels", {})}
+        options.setdefault("stop_asking", self.settings.thresholds().max_errors.exceeded_by)
         return EvalOptions(labels=labels, **options)
 
     def _record(self, run: RunResult) -> RunReport:
         from retrieval_eval.regression.record import judge_and_save
 
-        recorded = judge_and_save(
-            [run],
-            store=self.settings.db,
-            thresholds=self.settings.thresholds(),
-            save=self.settings.save,
-        )
-        if recorded.store_error is not None:
-            raise recorded.store_error
+        with self._one_line():
+            recorded = judge_and_save(
+                [run],
+                store=self.settings.db,
+                thresholds=self.settings.thresholds(),
+                save=self.settings.save,
+            )
+            if recorded.store_error is not None:
+                raise recorded.store_error
         report = recorded.reports[0]
         self._request.config.stash.setdefault(_RUNS_KEY, []).append(_summary(report))
         return report
@@ -304,16 +312,17 @@ class Reval:
         from retrieval_eval.report.run.assertions import regression_failure
 
         if isinstance(report, RunResult):
-            thresholds = self.settings.thresholds()
-            recorded = judge_and_save(
-                [report], store=self.settings.db, thresholds=thresholds, save=False
-            )
-            if recorded.store_error is not None:
-                raise recorded.store_error
+            with self._one_line():
+                thresholds = self.settings.thresholds()
+                recorded = judge_and_save(
+                    [report], store=self.settings.db, thresholds=thresholds, save=False
+                )
+                if recorded.store_error is not None:
+                    raise recorded.store_error
             report = recorded.reports[0]
         message = regression_failure(report.run, report.verdict)
         if message is not None:
-            raise AssertionError(message)
+            raise AssertionError(_visible(message))
 
     def assert_rate(
         self,
@@ -335,7 +344,47 @@ class Reval:
         run = report if isinstance(report, RunResult) else report.run
         message = rate_failure(run, metric, at_least, form=form, hard_class=hard_class)
         if message is not None:
-            raise AssertionError(message)
+            raise AssertionError(_visible(message))
+
+
+def _visible(message: str) -> str:
+    """Ids and rankings come from retrievers: their control characters (an ESC could
+    rewrite the terminal or CI log) are shown as escapes, as the CLI does."""
+    from retrieval_eval.report.safe_text import visible
+
+    return visible(message, keep_newlines=True)
+
+
+@contextmanager
+def one_line_failures(db: str | None) -> Iterator[None]:
+    """Store and configuration errors fail the test with their one-line message and no
+    traceback: pytest's traceback shows each frame's arguments, and the database URL
+    (or a driver's ``conninfo``) would carry its password into the CI log."""
+    from retrieval_eval.errors import ConfigError, StoreError
+
+    try:
+        yield
+    except (StoreError, ConfigError) as e:
+        message = f"reval: {_scrub(str(e), db)}"
+        raise pytest.fail.Exception(message, pytrace=False) from None  # no chained trace
+
+
+def _scrub(message: str, db: str | None) -> str:
+    """``message`` made visible, with every password reval may know replaced by ``***``:
+    masked URLs, and the bare password of the store URL wherever a driver quoted it."""
+    import re
+
+    from retrieval_eval.store.url import mask
+
+    text = _visible(message)
+    for url in (db, os.environ.get("REVAL_DATABASE_URL")):
+        if not url:
+            continue
+        text = text.replace(url, mask(url))
+        password = re.match(r"[^:/]+://[^:/@]*:([^@]+)@", url)
+        if password and len(password.group(1)) > 1:
+            text = text.replace(password.group(1), "***")
+    return re.sub(r"(password\s*=\s*)('[^']*'|\S+)", r"\1***", text, flags=re.IGNORECASE)
 
 
 def _question_set(source: Any) -> GoldenQuestionSet:
@@ -355,12 +404,19 @@ def _summary(report: RunReport) -> str:
     from retrieval_eval.metric_keys import TOP1_HIT_RATE, TOP3_HIT_RATE
 
     run, verdict = report.run, report.verdict
-    rates = " ".join(
-        f"{k} {run.metrics.values.get(k, 0):.3f}" for k in (TOP1_HIT_RATE, TOP3_HIT_RATE)
-    )
+    if _scored(run) == 0:  # rates of nothing are not 0.000
+        rates = f"no scored question ({run.error_count} errors)"
+    else:
+        rates = " ".join(
+            f"{k} {run.metrics.values.get(k, 0):.3f}" for k in (TOP1_HIT_RATE, TOP3_HIT_RATE)
+        )
     kind = verdict.kind.value if verdict is not None else "not judged"
     saved = f"run {run.run_id}" if run.run_id else "not saved"
-    return f"{run.set_name} × {run.retriever.identifier}: {rates}, {kind} ({saved})"
+    return _visible(f"{run.set_name} × {run.retriever.identifier}: {rates}, {kind} ({saved})")
+
+
+def _scored(run: RunResult) -> int:
+    return sum(1 for q in run.questions if q.error is None)
 
 
 _SETTINGS_KEY = pytest.StashKey[Settings]()
@@ -371,7 +427,8 @@ def reval(request: pytest.FixtureRequest) -> Reval:
     """Evaluate a question set against a retriever and assert on its quality."""
     config = request.config
     if _SETTINGS_KEY not in config.stash:
-        config.stash[_SETTINGS_KEY] = read_settings(config)
+        with one_line_failures(config.getoption("reval_db")):
+            config.stash[_SETTINGS_KEY] = read_settings(config)
     return Reval(request, config.stash[_SETTINGS_KEY])
 
 

@@ -1,25 +1,33 @@
 """The quickstart: the whole pipeline on the shipped example data, with no set-up.
 
-Index the example corpus with the BM25 plugin, serve it over gRPC on a free loopback
-port, evaluate the example set through the real client, save the run in the run store
-and judge it against the previous quickstart run. Every part is the real one, so a
-newcomer sees exactly what ``reval eval`` does against their own retriever.
+Index the example corpus with the BM25 and the dense plugins, serve both over gRPC on free
+loopback ports, and evaluate the example set on four retrievers through the real client:
+BM25, dense, their RRF fusion, and BM25's candidates reranked by the dense model (the last
+two are reval.toml entries, written to a temporary file). Every run is saved in the run
+store and judged against the previous quickstart's run of the same retriever, then the
+four are compared side by side. Every part is the real one, so a newcomer sees exactly
+what ``reval eval`` does against their own retrievers.
 """
 
 from __future__ import annotations
 
+import json
 import logging
 import tempfile
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Protocol
+from typing import TYPE_CHECKING, Any, Protocol
 
 from retrieval_eval.errors import PluginError, UnknownNameError
 from retrieval_eval.example_data import corpus_path, questions_path
 from retrieval_eval.records import RunResult
-from retrieval_eval.regression.verdict_records import Verdict
+from retrieval_eval.regression.verdict_records import RunReport, Verdict
+
+if TYPE_CHECKING:
+    from retrieval_eval.comparison.results import Comparison
 
 log = logging.getLogger(__name__)
 
@@ -29,12 +37,16 @@ CHUNK_WORDS = 150
 CHUNK_OVERLAP = 30
 #: Label that marks quickstart runs in the run store (see ``reval runs list``).
 LABELS = {"source": "quickstart"}
+#: The four retrievers, as named in the quickstart's reval.toml; BM25 is the reference.
+RETRIEVERS = ("bm25", "dense", "hybrid", "bm25-reranked")
+#: Candidates the rerank stage asks BM25 for.
+RERANK_DEPTH = 50
 
 Notify = Callable[[str], None]
 
 
 class IndexingFactory(Protocol):
-    """The BM25 plugin's ``retrieval_eval.retrievers`` entry point: called with an index
+    """A reference plugin's ``retrieval_eval.retrievers`` entry point: called with an index
     directory it opens that index; ``build_index`` writes one from a corpus file."""
 
     def __call__(self, argument: str | None) -> Any: ...
@@ -46,12 +58,15 @@ class IndexingFactory(Protocol):
 
 @dataclass(frozen=True, slots=True)
 class QuickstartResult:
-    """A saved quickstart run, its verdict against the previous one, and where it went."""
+    """The saved quickstart runs (BM25's first), each judged against the previous
+    quickstart's run of the same retriever, and where they went."""
 
     run: RunResult
     verdict: Verdict
     database: str  # the store's URL, password masked
     seconds: float
+    #: Every run with its verdict, in ``RETRIEVERS`` order (BM25's is ``run``).
+    reports: tuple[RunReport, ...] = ()
 
 
 def run_quickstart(db_url: str | None = None, *, notify: Notify | None = None) -> QuickstartResult:
@@ -68,24 +83,33 @@ def run_quickstart(db_url: str | None = None, *, notify: Notify | None = None) -
 
     say = notify or (lambda message: log.info("%s", message))
     started = time.perf_counter()
-    bm25 = _bm25_factory()
+    bm25 = _factory("bm25")
+    dense = _factory("dense")
     with RunStore.open(db_url) as store:
         try:
-            run = _measure(bm25, say)
+            runs = _measure(bm25, dense, say)
         except EvaluationInterrupted as e:
             judge_and_save(e.runs, store=store)
             raise
-        recorded = judge_and_save(run, store=store)
+        recorded = judge_and_save(runs, store=store)
     if recorded.store_error is not None:
         raise recorded.store_error
-    (report,) = recorded.reports
-    assert report.verdict is not None  # a whole run is always judged
-    say(f"saved run {report.run.run_id} ({report.run.state.value}) in {store.url}")
-    return QuickstartResult(report.run, report.verdict, store.url, time.perf_counter() - started)
+    reports = tuple(recorded.reports)
+    for report in reports:
+        assert report.verdict is not None  # a whole run is always judged
+    ids = ", ".join(f"{r.run.run_id} ({name})" for r, name in zip(reports, RETRIEVERS, strict=True))
+    say(f"saved runs {ids} in {store.url}")
+    first = reports[0]
+    assert first.verdict is not None
+    return QuickstartResult(
+        first.run, first.verdict, store.url, time.perf_counter() - started, reports
+    )
 
 
-#: Where the quickstart writes the HTML report of its run, under ``$REVAL_HOME``.
+#: Where the quickstart writes the HTML report of its BM25 run and the HTML comparison of
+#: its four runs, under ``$REVAL_HOME``.
 REPORT_NAME = "quickstart-report.html"
+COMPARISON_NAME = "quickstart-comparison.html"
 
 
 def write_html_report(result: QuickstartResult, directory: Path | None = None) -> Path:
@@ -102,49 +126,113 @@ def write_html_report(result: QuickstartResult, directory: Path | None = None) -
     return path
 
 
-def _measure(bm25: IndexingFactory, say: Notify) -> RunResult:
+def compare_quickstart(result: QuickstartResult) -> Comparison:
+    """The four runs side by side, BM25 the reference: deltas with paired intervals, exact
+    McNemar tests (Holm-corrected), the breakdown by form, rank overlap."""
+    from retrieval_eval.comparison import compare_runs
+
+    return compare_runs([r.run for r in result.reports])
+
+
+def write_html_comparison(comparison: Comparison, directory: Path | None = None) -> Path:
+    """The comparison as one self-contained HTML file (``$REVAL_HOME/quickstart-
+    comparison.html`` unless ``directory`` is given), replaced by each quickstart."""
+    from retrieval_eval.report.comparison.html_view import render_comparison_html
+    from retrieval_eval.store.url import reval_home
+
+    folder = directory or reval_home()
+    folder.mkdir(parents=True, exist_ok=True)
+    path = folder / COMPARISON_NAME
+    path.write_text(render_comparison_html(comparison), encoding="utf-8")
+    return path
+
+
+def _measure(bm25: IndexingFactory, dense: IndexingFactory, say: Notify) -> list[RunResult]:
     """Index, serve and evaluate (Ctrl-C raises ``EvaluationInterrupted`` with the runs)."""
     from retrieval_eval.evaluation.coordinator import EvalOptions, evaluate
     from retrieval_eval.questions.loading import load_question_set
-    from retrieval_eval.retrievers.server.sdk import serve
 
     question_set = load_question_set(questions_path())
+    chunks = {"chunk_words": CHUNK_WORDS, "chunk_overlap": CHUNK_OVERLAP}
     with tempfile.TemporaryDirectory(prefix="reval-quickstart-") as tmp:
-        index_dir = Path(tmp) / "index"
-        info = bm25.build_index(
-            corpus_path(), index_dir, chunk_words=CHUNK_WORDS, chunk_overlap=CHUNK_OVERLAP
-        )
+        lexical, vector = Path(tmp) / "bm25", Path(tmp) / "dense"
+        info = bm25.build_index(corpus_path(), lexical, **chunks)
         say(
             f"indexed the example corpus: {info.documents} documents, {info.chunks} chunks "
             f"(BM25, {CHUNK_WORDS}-word chunks)"
         )
-        retriever = bm25(str(index_dir))
-        try:
-            with serve(retriever, "127.0.0.1:0") as handle:
-                target = f"grpc://{handle.address}"
-                say(f"serving it over gRPC on {target}")
-                say(f"evaluating {len(question_set)} golden questions of {question_set.name!r}")
-                (run,) = evaluate([question_set], [target], EvalOptions(labels=LABELS))
-        finally:
-            retriever.close()
-    return run
+        info = dense.build_index(corpus_path(), vector, **chunks)
+        say(f"embedded it: {info.chunks} chunks ({info.embedder}, offline)")
+        with (
+            _served(bm25(str(lexical))) as bm25_address,
+            _served(dense(str(vector))) as dense_address,
+        ):
+            say(f"serving them over gRPC on grpc://{bm25_address} and grpc://{dense_address}")
+            config = _write_config(Path(tmp) / "reval.toml", bm25_address, dense_address)
+            say(
+                f"evaluating {len(question_set)} golden questions of {question_set.name!r} "
+                f"on {', '.join(RETRIEVERS)}"
+            )
+            return evaluate(
+                [question_set], list(RETRIEVERS), EvalOptions(labels=LABELS), config_path=config
+            )
 
 
-def _bm25_factory() -> IndexingFactory:
-    """The BM25 plugin, through its entry point: it is a separate distribution."""
-    from retrieval_eval.plugins import RETRIEVERS, load_plugin
+@contextmanager
+def _served(retriever: Any) -> Iterator[str]:
+    """``retriever`` served over gRPC on a free loopback port; closed on every exit."""
+    from retrieval_eval.retrievers.server.sdk import serve
 
-    hint = "install it with `pip install -e ./plugins/bm25` from a reval checkout"
     try:
-        factory = load_plugin(RETRIEVERS, "bm25", kind="retriever")
+        with serve(retriever, "127.0.0.1:0") as handle:
+            yield handle.address
+    finally:
+        retriever.close()
+
+
+def _write_config(path: Path, bm25_address: str, dense_address: str) -> Path:
+    """The quickstart's reval.toml: the two servers by name, their fusion, the rerank."""
+    path.write_text(
+        f"""[retrievers.bm25]
+address = "grpc://{bm25_address}"
+
+[retrievers.dense]
+address = "grpc://{dense_address}"
+
+[retrievers.hybrid]
+fuse = ["bm25", "dense"]
+method = "rrf"
+
+[retrievers.bm25-reranked]
+rerank = "bm25"
+depth = {RERANK_DEPTH}
+corpus = {json.dumps(str(corpus_path()))}
+scorer = "embedding"
+embedder = "wordllama"
+""",
+        encoding="utf-8",
+    )
+    return path
+
+
+def _factory(name: str) -> IndexingFactory:
+    """A reference plugin (``bm25``, ``dense``) through its entry point: each is a
+    separate distribution."""
+    from retrieval_eval.plugins import RETRIEVERS as NAMESPACE
+    from retrieval_eval.plugins import load_plugin
+
+    hint = f"install it with `pip install -e ./plugins/{name}` from a reval checkout"
+    label = "BM25" if name == "bm25" else name
+    try:
+        factory = load_plugin(NAMESPACE, name, kind="retriever")
     except UnknownNameError as e:
         raise PluginError(
-            f"the quickstart needs the BM25 plugin, which is not installed; {hint}"
+            f"the quickstart needs the {label} plugin, which is not installed; {hint}"
         ) from e
     except PluginError as e:
         raise PluginError(
-            f"the quickstart needs the BM25 plugin, which did not load ({e}); {hint}"
+            f"the quickstart needs the {label} plugin, which did not load ({e}); {hint}"
         ) from e
     if not callable(getattr(factory, "build_index", None)):
-        raise PluginError(f"the `bm25` retriever plugin cannot build an index; {hint}")
+        raise PluginError(f"the `{name}` retriever plugin cannot build an index; {hint}")
     return factory  # type: ignore[no-any-return]

@@ -89,6 +89,14 @@ class FailureKind(StrEnum):
     #: an unparsable or oversized message); never retried, never a miss.
     CONTRACT = "contract"
     CANCELLED = "cancelled"
+    #: Never asked: the run's failures had already exceeded its error budget, so the
+    #: coordinator stopped asking (fail fast). An error like any other, never a miss.
+    NOT_ASKED = "not_asked"
+
+
+#: How a fused ranking's note names a member that failed and was left out:
+#: ``"skipped member NAME: KIND: DETAILS"`` (a name never holds ": ").
+SKIPPED_MEMBER_NOTE = "skipped member "
 
 
 @dataclass(frozen=True, slots=True)
@@ -229,6 +237,25 @@ class RunResult:
     def error_count(self) -> int:
         return sum(1 for q in self.questions if q.error is not None)
 
+    @property
+    def skipped_members(self) -> dict[str, int]:
+        """A fused run's members by the number of scored questions each was skipped on
+        (``on_member_error = "skip"``), from the questions' notes; empty otherwise."""
+        counts: dict[str, int] = {}
+        for q in self.questions:
+            for note in q.notes:
+                if note.startswith(SKIPPED_MEMBER_NOTE):
+                    name = note[len(SKIPPED_MEMBER_NOTE) :].split(": ", 1)[0]
+                    counts[name] = counts.get(name, 0) + 1
+        return counts
+
+    @property
+    def not_asked_count(self) -> int:
+        """Questions never asked: the run stopped asking once its errors exceeded the
+        budget (they are among ``error_count``)."""
+        kind = FailureKind.NOT_ASKED
+        return sum(1 for q in self.questions if q.error is not None and q.error.kind == kind)
+
     def to_dict(self) -> dict[str, Any]:
         """The run as the JSON report holds it (``regression`` is null: a verdict is not
         part of the run; ``RunReport.to_dict`` adds it)."""
@@ -298,6 +325,8 @@ def run_to_dict(run: RunResult, *, questions: bool = True) -> dict[str, Any]:
         },
         "metrics": group_to_dict(run.metrics),
         "errors": run.error_count,
+        "not_asked": run.not_asked_count,
+        "skipped_members": run.skipped_members,
         "underfilled": run.underfilled_count,
         "no_answer": _no_answer(run.metrics.no_answer),
         "by_form": {k: group_to_dict(g) for k, g in run.by_form.items()},

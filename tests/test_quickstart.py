@@ -1,5 +1,5 @@
-"""``reval quickstart`` end to end: a real subprocess, a real BM25 index served on a real
-loopback port, the real client, the default SQLite store under REVAL_HOME."""
+"""``reval quickstart`` end to end: a real subprocess, real BM25 and dense indexes served on
+real loopback ports, the real client, the default SQLite store under REVAL_HOME."""
 
 from __future__ import annotations
 
@@ -25,6 +25,9 @@ RATE_ROW = re.compile(r"^\s*(top1_hit_rate|top3_hit_rate)\s+(\d\.\d{3})\s+\S.*?\
 
 def require_bm25() -> None:
     require(importlib.util.find_spec("reval_bm25") is not None, "the BM25 plugin is not installed")
+    require(
+        importlib.util.find_spec("reval_dense") is not None, "the dense plugin is not installed"
+    )
 
 
 def run_quickstart(home: Path, *args: str) -> subprocess.CompletedProcess[str]:
@@ -54,6 +57,39 @@ def readme_sample() -> list[str]:
     return [" ".join(line.split()) for line in block.splitlines() if line.strip() != "..."]
 
 
+def readme_table() -> list[list[str]]:
+    """The README's side-by-side table of the quickstart: per retriever, top-1, top-3,
+    GAP and MATCH hits, and the Holm-corrected McNemar p of top-1 against BM25."""
+    rows = []
+    for line in README.read_text(encoding="utf-8").splitlines():
+        cells = [c.strip() for c in line.strip().strip("|").split("|")]
+        if len(cells) == 6 and re.fullmatch(r"\d+/23", cells[1]):
+            rows.append(cells[1:])
+    return rows
+
+
+def printed_table(stdout: str) -> list[list[str]]:
+    """The same figures from the comparison the quickstart printed (runs A-D)."""
+    hits: dict[str, dict[str, str]] = {}
+    metric = ""
+    for line in stdout.splitlines():
+        row = re.match(r"^(top-1|top-3)?\s+([A-D])\s+\d\.\d{3}\s+\S+\s+(\d+/23)(.*)$", line)
+        if row:
+            metric = row[1] or metric
+            hits.setdefault(row[2], {})[metric] = row[3]
+            holm = row[4].split()[-1] if row[4].strip() else ""
+            hits[row[2]].setdefault("holm", f"p = {float(holm):.2f}" if holm else "reference")
+        group = re.match(r"^form:(GAP|MATCH)\s+(.*)$", line)
+        if group:
+            cells = re.findall(r"(\S+) / (\S+) \((\d+)\)", group[2])
+            for tag, cell in zip("ABCD", cells, strict=True):
+                n = int(cell[2])
+                text = f"{round(float(cell[0]) * n)}/{n}, {round(float(cell[1]) * n)}/{n}"
+                hits.setdefault(tag, {})[group[1]] = text
+    keys = ("top-1", "top-3", "GAP", "MATCH", "holm")
+    return [[hits[t][k] for k in keys] for t in "ABCD"]
+
+
 def saved_runs(database: Path) -> list[tuple[str, str]]:
     """(run id, set name) of every run in the SQLite file, read without reval's code."""
     with sqlite3.connect(database) as db:
@@ -70,7 +106,7 @@ def test_quickstart_measures_saves_and_compares(tmp_path: Path) -> None:
 
     first = run_quickstart(tmp_path)
     assert first.returncode == 0, first.stderr + first.stdout
-    assert "serving it over gRPC on grpc://127.0.0.1:" in first.stderr
+    assert re.search(r"serving them over gRPC on grpc://127\.0\.0\.1:\d+ and grpc://", first.stderr)
     found = rates(first.stdout)
     assert set(found) == {"top1_hit_rate", "top3_hit_rate"}, first.stdout
     for rate, hits, answered in found.values():
@@ -99,11 +135,25 @@ def test_quickstart_measures_saves_and_compares(tmp_path: Path) -> None:
     hits = found["top1_hit_rate"][1], questions, found["top3_hit_rate"][1]
     assert tuple(map(int, prose.groups())) == hits
 
+    # The four retrievers side by side, BM25 the reference, and the HTML comparison.
+    assert "compare 4 runs of set larkspur-example" in first.stdout
+    for variant in ("dense 0.1.0", "rrf(bm25, dense)", "rerank(bm25) depth=50 embedding"):
+        assert variant in first.stdout, variant
+    assert re.search(r"^form:GAP(\s+\d\.\d{3} / \d\.\d{3} \(10\)){4}\s*$", first.stdout, re.M)
+    assert "McNemar p" in first.stdout
+    assert (
+        "verdicts against the previous quickstart: bm25 no-baseline, dense no-baseline, "
+        "hybrid no-baseline, bm25-reranked no-baseline" in first.stdout
+    )
+    assert readme_table() == printed_table(first.stdout)
+    page = tmp_path / "quickstart-comparison.html"
+    assert f"the four retrievers side by side, {page}" in first.stdout
+    assert page.read_text(encoding="utf-8").startswith("<!DOCTYPE html>")
+
     database = tmp_path / "runs.sqlite"
     runs = saved_runs(database)
-    assert [name for _, name in runs] == [EXAMPLE_SET_NAME]
-    first_id = str(runs[0][0])
-    assert first_id[:8] in first.stdout
+    assert [name for _, name in runs] == [EXAMPLE_SET_NAME] * 4
+    first_id = next(str(i) for i, _ in runs if str(i)[:8] in first.stdout.split("\n", 3)[1])
 
     second = run_quickstart(tmp_path)
     assert second.returncode == 0, second.stderr + second.stdout
@@ -112,7 +162,8 @@ def test_quickstart_measures_saves_and_compares(tmp_path: Path) -> None:
     assert verdict is not None, second.stdout
     assert verdict[1] == "PASS"
     assert first_id.startswith(verdict[2]) or verdict[2].startswith(first_id)
-    assert len(saved_runs(database)) == 2
+    assert len(saved_runs(database)) == 8
+    assert "bm25 pass, dense pass, hybrid pass, bm25-reranked pass" in second.stdout
     # The next step it suggests works: compare this run with the previous one.
     suggested = re.search(r"^\s*(reval runs compare \S+ \S+)\s*$", second.stdout, re.MULTILINE)
     assert suggested is not None, second.stdout
@@ -139,13 +190,29 @@ def test_quickstart_cleans_up_when_interrupted(tmp_path: Path) -> None:
     )
     assert process.stderr is not None
     for line in process.stderr:
-        if "serving it over gRPC" in line:
+        if "serving them over gRPC" in line:
             process.send_signal(signal.SIGINT)
             break
     _, rest = process.communicate(timeout=60)
     # Interrupted (130), or it had already finished (0) before the signal arrived.
     assert process.returncode in (0, 130), rest
-    assert list(scratch.iterdir()) == []  # the temporary index is gone
+    assert list(scratch.iterdir()) == []  # the temporary indexes are gone
+
+
+def test_quickstart_without_the_dense_plugin_says_how_to_install_it(tmp_path: Path) -> None:
+    hide_plugin = (
+        "import sys; sys.modules['reval_dense'] = None; "
+        "from retrieval_eval.cli.main import main; main(['quickstart'])"
+    )
+    env = {**os.environ, "REVAL_HOME": str(tmp_path)}
+    done = subprocess.run(
+        [sys.executable, "-c", hide_plugin], env=env, capture_output=True, text=True,
+        timeout=60, check=False,
+    )  # fmt: skip
+    assert done.returncode == 2, done.stderr
+    assert "the quickstart needs the dense plugin" in done.stderr
+    assert "pip install -e ./plugins/dense" in done.stderr
+    assert not (tmp_path / "runs.sqlite").exists()  # failed before touching the store
 
 
 def test_quickstart_without_the_bm25_plugin_says_how_to_install_it(tmp_path: Path) -> None:
@@ -198,6 +265,6 @@ def test_quickstart_saves_where_db_points(tmp_path: Path) -> None:
     elsewhere.parent.mkdir()
     done = run_quickstart(tmp_path / "home", "--db", f"sqlite:///{elsewhere}")
     assert done.returncode == 0, done.stderr
-    assert [name for _, name in saved_runs(elsewhere)] == [EXAMPLE_SET_NAME]
+    assert [name for _, name in saved_runs(elsewhere)] == [EXAMPLE_SET_NAME] * 4
     assert not (tmp_path / "home" / "runs.sqlite").exists()
     assert str(elsewhere) in done.stdout

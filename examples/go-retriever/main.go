@@ -164,7 +164,9 @@ func main() {
 	}()
 
 	fmt.Printf("listening on %s\n", listener.Addr())
-	if err := server.Serve(listener); err != nil {
+	// A signal that lands between the line above and Serve stops the server before it
+	// serves: Serve then returns ErrServerStopped, which is that clean stop, not a failure.
+	if err := server.Serve(listener); err != nil && err != grpc.ErrServerStopped {
 		fail(1, err.Error())
 	}
 	fmt.Printf("stopped (%s)\n", <-stopped)

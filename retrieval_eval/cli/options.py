@@ -171,7 +171,9 @@ def read_token(variable: str | None) -> str | None:
     token = os.environ.get(variable)
     if not token:
         raise ConfigError(f"--token-env: environment variable {variable} is not set")
-    return token
+    from retrieval_eval.retrievers.config import check_token
+
+    return check_token(token, "--token-env", variable)
 
 
 def server_tls_options(function: F) -> F:

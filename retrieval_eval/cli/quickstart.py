@@ -19,6 +19,7 @@ The README shows a complete retriever server in a dozen lines of Python, and the
 format (start from {questions}).
 
 See it: open the HTML report of this run, {report}
+the four retrievers side by side, {comparison}
 or browse every stored run in a web browser (needs the ui extra):
   reval ui"""
 
@@ -31,15 +32,25 @@ or browse every stored run in a web browser (needs the ui extra):
     help="Run store URL (default: $REVAL_DATABASE_URL, else $REVAL_HOME/runs.sqlite).",
 )
 def quickstart(db_url: str | None) -> None:
-    """Measure BM25 on the shipped example data: index, serve over gRPC, evaluate, save.
+    """Measure lexical, vector, hybrid and reranked retrieval on the shipped example data.
 
-    Needs nothing but the BM25 plugin. Run it twice: the second report compares with
-    the first.
+    Indexes it with the BM25 and dense plugins, serves both over gRPC, evaluates BM25,
+    dense, their RRF fusion and BM25 reranked by the dense model, saves the four runs and
+    compares them side by side. Needs nothing but the two plugins (no network). Run it
+    twice: each retriever's second run is judged against its first.
     """
     from retrieval_eval.cli.render import emit_report
+    from retrieval_eval.comparison import QuestionsShown
     from retrieval_eval.errors import IncompleteRun
-    from retrieval_eval.quickstart import run_quickstart, write_html_report
+    from retrieval_eval.quickstart import (
+        RETRIEVERS,
+        compare_quickstart,
+        run_quickstart,
+        write_html_comparison,
+        write_html_report,
+    )
     from retrieval_eval.regression.verdict_records import VerdictKind
+    from retrieval_eval.report.comparison.text import render_comparison_text
     from retrieval_eval.report.model import RunReport
 
     def notify(message: str) -> None:
@@ -47,16 +58,30 @@ def quickstart(db_url: str | None) -> None:
 
     result = run_quickstart(db_url, notify=notify)
     emit_report([RunReport(result.run, result.verdict)], "text", None)
+    comparison = compare_quickstart(result)
+    click.echo("\nThe four retrievers side by side (A = BM25, the reference):\n")
+    click.echo(render_comparison_text(comparison, QuestionsShown.NONE), nl=False)
+    verdicts = ", ".join(
+        f"{name} {r.verdict.kind.value}"
+        for name, r in zip(RETRIEVERS, result.reports, strict=True)
+        if r.verdict
+    )
+    click.echo(f"\nverdicts against the previous quickstart: {verdicts}")
     click.echo(
         f"\nquickstart finished in {result.seconds:.1f} s; runs are stored in {result.database}"
     )
     report = write_html_report(result)
-    click.echo(next_steps(result.run.run_id, result.verdict.baseline_run_id, str(report)))
-    if result.verdict.kind is VerdictKind.INCOMPLETE:
-        raise IncompleteRun("the quickstart run had failed retrievals; see its report")
+    page = write_html_comparison(comparison)
+    click.echo(
+        next_steps(result.run.run_id, result.verdict.baseline_run_id, str(report), str(page))
+    )
+    if any(r.verdict and r.verdict.kind is VerdictKind.INCOMPLETE for r in result.reports):
+        raise IncompleteRun("a quickstart run had failed retrievals; see its report")
 
 
-def next_steps(run_id: str | None, baseline_id: str | None, report: str = "") -> str:
+def next_steps(
+    run_id: str | None, baseline_id: str | None, report: str = "", comparison: str = ""
+) -> str:
     from retrieval_eval.example_data import questions_path
 
     compare = ""
@@ -65,4 +90,6 @@ def next_steps(run_id: str | None, baseline_id: str | None, report: str = "") ->
             f"\n  reval runs compare {baseline_id} {run_id}\n"
             f"{'':36}this run against the previous one, question by question"
         )
-    return NEXT_STEPS.format(compare=compare, questions=questions_path(), report=report)
+    return NEXT_STEPS.format(
+        compare=compare, questions=questions_path(), report=report, comparison=comparison
+    )

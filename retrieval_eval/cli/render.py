@@ -10,7 +10,8 @@ from pathlib import Path
 
 import click
 
-from retrieval_eval.errors import InputError
+from retrieval_eval.atomic import atomic_text, is_infrastructure, write_atomically
+from retrieval_eval.errors import InfrastructureError, InputError, RevalError
 from retrieval_eval.regression.record import Recorded
 from retrieval_eval.report.model import RunReport
 from retrieval_eval.report.run.render import FILE_WIDTH, render
@@ -66,17 +67,27 @@ def write_json_file(
     if isinstance(reports, Recorded):
         warnings = (*reports.warnings, *warnings)
     try:
-        with path.open("w", encoding="utf-8") as f:
+        with atomic_text(path) as f:
             write_json(runs, f, warnings)
     except OSError as e:
-        raise InputError(f"cannot write --output {path}: {e.strerror or e}") from e
+        raise _not_written(path, e) from e
 
 
 def write_file(path: Path, text: str) -> None:
+    """``text`` to ``path``, atomically: a failure leaves the old file (or none), never
+    a truncated report."""
     try:
-        path.write_text(text, encoding="utf-8")
+        write_atomically(path, text.encode("utf-8"))
     except OSError as e:
-        raise InputError(f"cannot write --output {path}: {e.strerror or e}") from e
+        raise _not_written(path, e) from e
+
+
+def _not_written(path: Path, error: OSError) -> RevalError:
+    """A full disk is the machine's failure (exit 3); anything else, the path's (exit 2)."""
+    message = f"cannot write --output {path}: {error.strerror or error}"
+    if is_infrastructure(error):
+        return InfrastructureError(f"{message}; nothing was written to it")
+    return InputError(message)
 
 
 def emit_html(html: str, output: Path | None) -> None:

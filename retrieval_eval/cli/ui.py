@@ -20,9 +20,14 @@ from retrieval_eval.errors import InputError, PluginError
 )
 @click.option(
     "--expose",
-    is_flag=True,
+    multiple=True,
+    is_flag=False,
+    flag_value="",
+    metavar="[NAME]",
     help="Allow a non-loopback --address: anyone who reaches it reads every stored run "
-    "(questions, document ids, labels); there is no authentication.",
+    "(questions, document ids, labels); there is no authentication. Repeat with a NAME "
+    "for each host name browsers use to reach it: only loopback names, the bound address "
+    "and these are answered as Host (DNS rebinding).",
 )
 @click.option(
     "--judge",
@@ -39,7 +44,11 @@ from retrieval_eval.errors import InputError, PluginError
 )
 @db_option
 def ui(
-    address: str, expose: bool, drafts: tuple[Path, ...], corpus: Path | None, db_url: str | None
+    address: str,
+    expose: tuple[str, ...],
+    drafts: tuple[Path, ...],
+    corpus: Path | None,
+    db_url: str | None,
 ) -> None:
     """Browse the run store in a web browser: runs, a run, history, comparisons, and
     judge drafted sets (--judge DRAFT --corpus CORPUS) at /judge.
@@ -54,7 +63,7 @@ def ui(
     from retrieval_eval.store import RunStore
     from retrieval_eval.web.address import parse_address
 
-    where = parse_address(address, expose=expose)
+    where = parse_address(address, expose=bool(expose))
     if drafts and corpus is None:
         raise InputError("--judge needs --corpus: the corpus the draft's documents come from")
     if drafts and expose:
@@ -81,4 +90,4 @@ def ui(
                     err=True,
                 )
 
-        serve(store, where, on_ready=ready, desk=desk)
+        serve(store, where, on_ready=ready, desk=desk, exposed=[name for name in expose if name])

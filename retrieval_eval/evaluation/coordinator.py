@@ -35,6 +35,7 @@ from typing import Protocol, TypeAlias
 from retrieval_eval.errors import InputError, Interrupted, RetrieverError
 from retrieval_eval.evaluation.accumulate import RunAccumulator
 from retrieval_eval.evaluation.deadlines import Call, describe_once, with_deadline
+from retrieval_eval.evaluation.failfast import ErrorWatch, StopRule
 from retrieval_eval.evaluation.probe import probe_latency
 from retrieval_eval.questions.model import GoldenQuestionSet
 from retrieval_eval.records import (
@@ -75,6 +76,9 @@ class EvalOptions:
     #: After the run, re-ask this many of each set's questions one at a time (spread over
     #: the set) for latency without load; 0 = no probe.
     latency_probe: int = 0
+    #: Fail fast (``evaluation.failfast``): stop asking a run once this says its errors
+    #: exceed the budget, e.g. ``ErrorBudget.exceeded_by``; None = ask every question.
+    stop_asking: StopRule | None = None
 
 
 class Progress(Protocol):
@@ -167,10 +171,11 @@ async def _evaluate_adapted(
         for acc in (a for row in grid for a in row):
             acc.task = progress.start(f"{acc.qs.name} × {acc.target}", len(acc.outcomes))
     try:
+        watch = ErrorWatch(options.stop_asking) if options.stop_asking else None
         async with asyncio.TaskGroup() as group:
             for column, retriever in enumerate(retrievers):
                 runs = [row[column] for row in grid]
-                _start_pool(group, retriever, runs, bases[column], progress)
+                _start_pool(group, retriever, runs, bases[column], progress, watch)
         if options.latency_probe:
             for column, retriever in enumerate(retrievers):
                 call = with_deadline(retriever, bases[column].timeout_s)
@@ -212,12 +217,14 @@ def _start_pool(
     runs: list[RunAccumulator],
     base: RunParameters,
     progress: Progress | None,
+    watch: ErrorWatch | None = None,
 ) -> None:
     jobs = ((acc, i) for acc in runs for i in range(len(acc.outcomes)))
     total = sum(len(acc.outcomes) for acc in runs)
     call = with_deadline(retriever, base.timeout_s)
     for _ in range(min(base.concurrency, total)):
-        group.create_task(_work(call, iter(jobs), base.limit, retriever.target, progress))
+        work = _work(call, iter(jobs), base.limit, retriever.target, progress, watch)
+        group.create_task(work)
 
 
 async def _work(
@@ -226,10 +233,17 @@ async def _work(
     limit: int,
     target: str,
     progress: Progress | None,
+    watch: ErrorWatch | None = None,
 ) -> None:
     """Pull jobs from the shared iterator until it is exhausted; one call at a time."""
     clock = time.perf_counter
     for acc, index in jobs:
+        skipped = watch.not_asked(acc) if watch is not None else None
+        if skipped is not None:
+            acc.record(index, None, skipped, 0.0)
+            if progress is not None:
+                progress.advance(acc.task)
+            continue
         question = acc.qs.questions[index]
         started = clock()
         failure: RetrievalFailure | None = None
@@ -248,6 +262,8 @@ async def _work(
                 failure = RetrievalFailure(FailureKind.INTERNAL, f"malformed response: {e}")
         if failure is not None:
             acc.record(index, None, failure, latency_ms)
+            if watch is not None:
+                watch.failed(acc, len(acc.outcomes))
         if progress is not None:
             progress.advance(acc.task)
 

@@ -12,8 +12,6 @@ from __future__ import annotations
 import fcntl
 import hashlib
 import io
-import os
-import tempfile
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from pathlib import Path
@@ -23,6 +21,7 @@ from ruamel.yaml import YAML
 from ruamel.yaml.comments import CommentedMap, CommentedSeq
 from ruamel.yaml.error import YAMLError
 
+from retrieval_eval.atomic import write_atomically
 from retrieval_eval.errors import InputError
 from retrieval_eval.questions.formats import set_format
 
@@ -78,15 +77,7 @@ def dump_document(document: Any) -> str:
 def write_document(document: Any, path: Path) -> str:
     """Write atomically; returns the new version."""
     data = dump_document(document).encode("utf-8")
-    path.parent.mkdir(parents=True, exist_ok=True)
-    fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", dir=path.parent)
-    try:
-        with os.fdopen(fd, "wb") as f:
-            f.write(data)
-        os.replace(tmp, path)
-    except BaseException:
-        Path(tmp).unlink(missing_ok=True)
-        raise
+    write_atomically(path, data)  # keeps the shared file's mode and group
     return version_of(data)
 
 

@@ -33,7 +33,7 @@ def read_corpus(path: Path) -> Iterator[CorpusDocument]:
     """The corpus's documents in file order; ``InputError`` naming file and line when
     malformed (raised before the first document is yielded: nothing is half-read)."""
     try:
-        text = read_text(path)
+        text = read_text(path, limit=None)  # the user's own corpus, often large
     except (OSError, UnicodeDecodeError) as e:
         raise InputError(f"{path}: cannot read corpus: {e}") from e
     docs = [doc for number, line in enumerate(text.split("\n"), 1)

@@ -26,22 +26,27 @@ a set of a million lines never holds its whole text and every raw mapping at onc
 
 from __future__ import annotations
 
-import codecs
 import gzip
 import json
-import os
 import re
 import sys
-import tempfile
 import zlib
 from array import array
-from collections.abc import Iterable, Iterator
+from collections.abc import Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
 import yaml
 
+from retrieval_eval.atomic import write_atomically
+from retrieval_eval.questions.bounded import (
+    MAX_DOCUMENT_BYTES,
+    TooLarge,
+    numbered_lines,
+    open_set_file,
+    read_bounded,
+)
 from retrieval_eval.questions.jsondecode import (
     KEY_END,
     PLAIN,
@@ -110,15 +115,23 @@ def stem_name(path: Path) -> str:
     return name
 
 
-def read_text(path: Path) -> str:
-    """The file's text; gzip by suffix; raises ``OSError``/``UnicodeDecodeError``."""
-    data = path.read_bytes()
-    if path.suffix.lower() == ".gz":
-        try:
-            data = gzip.decompress(data)
-        except (OSError, EOFError) as e:
-            raise OSError(f"not a valid gzip file ({e})") from e
+def read_text(path: Path, limit: int | None = MAX_DOCUMENT_BYTES) -> str:
+    """The file's text; gzip by suffix; raises ``OSError``/``UnicodeDecodeError``, and
+    ``TooLarge`` (an ``OSError``) past ``limit`` bytes after decompression."""
+    try:
+        data = read_bounded(path, limit) if limit is not None else _read_all(path)
+    except TooLarge:
+        raise
+    except (OSError, EOFError, zlib.error) as e:
+        if path.suffix.lower() != ".gz" or (isinstance(e, OSError) and e.strerror):
+            raise
+        raise OSError(f"not a valid gzip file ({e})") from e
     return data.decode("utf-8-sig")
+
+
+def _read_all(path: Path) -> bytes:
+    data = path.read_bytes()
+    return gzip.decompress(data) if path.suffix.lower() == ".gz" else data
 
 
 def read_set_file(path: Path) -> RawSet:
@@ -216,10 +229,12 @@ def read_jsonl_file(path: Path, source: str, default_name: str) -> RawSet:
     Failing to open, decompress or decode the file is its one problem, as for other formats."""
     gz = path.suffix.lower() == ".gz"
     try:
-        with gzip.open(path, "rb") if gz else path.open("rb") as f:
-            return _JsonlReader(source, default_name).read(_decoded_lines(f))
+        with open_set_file(path) as f:
+            return _JsonlReader(source, default_name).read(numbered_lines(f, path))
     except UnicodeDecodeError as e:
         return _unreadable(source, default_name, f"not UTF-8 text (byte {e.start})")
+    except TooLarge as e:
+        return _unreadable(source, default_name, f"cannot read: {e}")
     except (OSError, EOFError, zlib.error) as e:
         what = getattr(e, "strerror", None) or (f"not a valid gzip file ({e})" if gz else e)
         return _unreadable(source, default_name, f"cannot read: {what}")
@@ -227,23 +242,6 @@ def read_jsonl_file(path: Path, source: str, default_name: str) -> RawSet:
 
 def _unreadable(source: str, default_name: str, message: str) -> RawSet:
     return RawSet(source, default_name, {}, None, problems=[Problem(source, None, message)])
-
-
-def _decoded_lines(f: Iterable[bytes]) -> Iterator[tuple[int, str]]:
-    """Numbered lines, split at newlines only (not at a lone CR), as ``read_text`` then
-    ``split`` would give them; a decoding error's ``start`` is the byte offset in the
-    file after a BOM, as decoding the whole file would report it."""
-    offset = 0
-    for number, data in enumerate(f, 1):
-        if number == 1 and data.startswith(codecs.BOM_UTF8):
-            data = data[len(codecs.BOM_UTF8) :]
-        try:
-            line = data.decode("utf-8")
-        except UnicodeDecodeError as e:
-            e.start += offset
-            raise
-        offset += len(data)
-        yield number, line[:-1] if line.endswith("\n") else line
 
 
 class _JsonlReader:
@@ -379,12 +377,4 @@ def write_question_set(qs: GoldenQuestionSet, path: Path) -> None:
     data = text.encode("utf-8")
     if path.suffix.lower() == ".gz":
         data = gzip.compress(data, mtime=0)
-    path.parent.mkdir(parents=True, exist_ok=True)
-    fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", dir=path.parent)
-    try:
-        with os.fdopen(fd, "wb") as f:
-            f.write(data)
-        os.replace(tmp, path)
-    except BaseException:
-        Path(tmp).unlink(missing_ok=True)
-        raise
+    write_atomically(path, data)  # an existing file keeps its mode and group

@@ -104,14 +104,23 @@ def _merge_reasons(
 
 
 def incomplete_verdict(run: RunResult, thresholds: Thresholds) -> Verdict | None:
-    """INCOMPLETE when ``run``'s errored questions exceed the error budget, or when no
-    question was scored at all (whatever the budget), else None."""
+    """INCOMPLETE when ``run``'s errored questions exceed the error budget, when no
+    question was scored at all (whatever the budget), or when a fused run's member was
+    skipped on every scored question (it measured the other members only: a retrieval
+    failure of the run, not a result), else None."""
     errors, total = run.error_count, len(run.questions)
     if not thresholds.max_errors.exceeded_by(errors, total):
-        if run.metrics.count:
+        scored = run.metrics.count
+        dead = [m for m, n in run.skipped_members.items() if scored and n == scored]
+        if scored and not dead:
             return None
-        reason = (f"no question was scored ({errors} of {total} failed to retrieve): "
-                  "a run that measured nothing cannot pass")  # fmt: skip
+        if not scored:
+            reason = (f"no question was scored ({errors} of {total} failed to retrieve): "
+                      "a run that measured nothing cannot pass")  # fmt: skip
+        else:
+            reason = (f"fusion member {', '.join(dead)} failed on every one of the "
+                      f"{scored} scored questions (skipped): the run measured the other "
+                      "members only")  # fmt: skip
         return Verdict(VerdictKind.INCOMPLETE, reasons=(reason,))
     kinds = Counter(q.error.kind for q in run.questions if q.error is not None)
     detail = ", ".join(f"{n} {kind}" for kind, n in kinds.most_common())

@@ -12,7 +12,8 @@ Example::
     tls_server_name = "search.internal"
 
 An entry with ``fuse = [...]`` instead of ``address`` is a fused retriever (see
-``retrievers.fusion.config``); one with ``kind = "..."`` reaches an HTTP endpoint, a
+``retrievers.fusion.config``); one with ``rerank = "NAME"`` reranks NAME's candidates (see
+``retrievers.rerank.config``); one with ``kind = "..."`` reaches an HTTP endpoint, a
 process or a database directly (see ``retrievers.kinds``). reval reads ``[retrievers]``
 here and ``[pytest]`` in its pytest plugin (``KNOWN_TABLES``); any other table is a
 ``ConfigError``, like every problem, naming the file and the key: a misspelt or misplaced
@@ -32,6 +33,7 @@ from typing import Any
 from retrieval_eval.errors import ConfigError
 from retrieval_eval.retrievers.fusion.config import FusionConfig, parse_fusion
 from retrieval_eval.retrievers.kinds.base import KindConfig
+from retrieval_eval.retrievers.rerank.config import RerankConfig, parse_rerank
 
 CONFIG_FILE_NAME = "reval.toml"
 SECTION = "retrievers"
@@ -69,7 +71,7 @@ class RetrieverConfig:
 
 
 #: What a ``[retrievers.NAME]`` table can be.
-Entry = RetrieverConfig | FusionConfig | KindConfig
+Entry = RetrieverConfig | FusionConfig | KindConfig | RerankConfig
 
 
 def default_config_path() -> Path:
@@ -88,14 +90,43 @@ def load_config(path: Path | None = None) -> dict[str, Entry]:
         if explicit:
             raise ConfigError(f"{path}: configuration file not found")
         return {}
+    return _parse_document(load_toml(path), path)
+
+
+def check_token(token: str, where: str, variable: str) -> str:
+    """A bearer token read from ``$variable``, refused (``ConfigError``) when it holds a
+    control character: gRPC metadata cannot carry one, and a trailing newline
+    (``TOKEN=$'x\\n'``) or carriage return (an env file with CRLF lines) is the usual cause."""
+    if any(ord(c) < 0x20 or ord(c) == 0x7F for c in token):
+        raise ConfigError(
+            f"{where}: environment variable {variable} holds a control character (a "
+            "trailing newline?); a bearer token is one line: set it without one, e.g. "
+            f'{variable}="$(cat token-file)"'
+        )
+    return token
+
+
+def load_toml(path: Path) -> dict[str, Any]:
+    """``path`` parsed as TOML; every way it can fail is one ``ConfigError`` line:
+    unreadable, not UTF-8 (a UTF-16 file from an editor), invalid, nested too deeply."""
     try:
-        with path.open("rb") as f:
-            document = tomllib.load(f)
-    except tomllib.TOMLDecodeError as e:
-        raise ConfigError(f"{path}: invalid TOML: {e}") from e
+        data = path.read_bytes()
     except OSError as e:
         raise ConfigError(f"{path}: cannot read: {e.strerror or e}") from e
-    return _parse_document(document, path)
+    if data.startswith((b"\xff\xfe", b"\xfe\xff")):
+        raise ConfigError(f"{path}: the file is UTF-16; TOML files are UTF-8: save it as UTF-8")
+    try:
+        text = data.decode("utf-8-sig")
+    except UnicodeDecodeError as e:
+        raise ConfigError(
+            f"{path}: not UTF-8 text (byte {e.start}); TOML files are UTF-8: save it as UTF-8"
+        ) from None
+    try:
+        return tomllib.loads(text)
+    except tomllib.TOMLDecodeError as e:
+        raise ConfigError(f"{path}: invalid TOML: {e}") from e
+    except RecursionError:
+        raise ConfigError(f"{path}: invalid TOML: arrays or tables nested too deeply") from None
 
 
 def _parse_document(document: Mapping[str, Any], path: Path) -> dict[str, Entry]:
@@ -120,6 +151,8 @@ def _parse_document(document: Mapping[str, Any], path: Path) -> dict[str, Entry]
             raise ConfigError(f"{where}: must be a table with at least 'address'")
         if "fuse" in table:
             entries[name] = parse_fusion(name, table, path, where)
+        elif "rerank" in table:
+            entries[name] = parse_rerank(name, table, path, where)
         elif "kind" in table:
             from retrieval_eval.retrievers.kinds.registry import parse_kind
 
@@ -138,7 +171,7 @@ def _parse_entry(name: str, table: Mapping[str, Any], path: Path, where: str) ->
     if "address" not in table:
         raise ConfigError(
             f"{where}: missing required key 'address' (or 'fuse' for a fused retriever, "
-            "'kind' for an http, command or postgres retriever)"
+            "'rerank' for a reranked one, 'kind' for an http, command or postgres retriever)"
         )
     values: dict[str, Any] = {}
     for key in _STRING_KEYS:

@@ -7,6 +7,7 @@ Resolution order for a spec:
    ``unix-abstract:name``, ``vsock:cid:port`` (plaintext);
 3. a name from ``[retrievers.NAME]`` in ``./reval.toml`` (or ``config_path``); an entry
    with ``fuse = [...]`` is a fusion whose members are resolved the same way; one with
+   ``rerank = "NAME"`` a rerank stage over a candidate resolved the same way; one with
    ``kind = "..."`` an http, command or postgres retriever (``retrievers.kinds``);
 4. an in-process plugin from the entry-point namespace ``retrieval_eval.retrievers``:
    ``NAME`` or ``NAME:ARGUMENT`` (e.g. ``bm25:/path/to/index``).
@@ -28,10 +29,12 @@ from retrieval_eval.errors import (
     RevalError,
     UnknownNameError,
 )
-from retrieval_eval.retrievers.config import RetrieverConfig, load_config
+from retrieval_eval.retrievers.config import RetrieverConfig, check_token, load_config
 from retrieval_eval.retrievers.fusion.config import FusionConfig
 from retrieval_eval.retrievers.kinds.base import KindConfig
 from retrieval_eval.retrievers.protocol import AsyncRetriever, RetrieverFactory
+from retrieval_eval.retrievers.rerank.config import RerankConfig
+from retrieval_eval.retrievers.rerank.open import RerankSpec, open_rerank
 
 if TYPE_CHECKING:
     from retrieval_eval.retrievers.client.grpc_client import ClientOptions
@@ -44,6 +47,7 @@ RAW_TARGET_PREFIXES = ("dns:", "ipv4:", "ipv6:", "unix:", "unix-abstract:", "vso
 KIND_CONFIG = "config"
 KIND_PLUGIN = "plugin"
 KIND_FUSION = "fusion"
+KIND_RERANK = "rerank"
 #: Closing tasks of members of a fusion that failed to open (kept until done).
 _closing: set[object] = set()
 
@@ -108,7 +112,7 @@ class KindSpec:
         return self.config.open(self.timeout_s)
 
 
-Resolved = Endpoint | PluginSpec | FusionSpec | KindSpec
+Resolved = Endpoint | PluginSpec | FusionSpec | KindSpec | RerankSpec
 
 
 @dataclass(frozen=True, slots=True)
@@ -116,9 +120,9 @@ class RetrieverInfo:
     """One resolvable name, for ``reval retrievers list``."""
 
     name: str
-    #: ``config`` (a reval.toml address), ``fusion`` (a reval.toml fusion), a kind
-    #: (``http``, ``command``, ``postgres``: a reval.toml kind entry) or ``plugin`` (an
-    #: installed entry point).
+    #: ``config`` (a reval.toml address), ``fusion`` (a reval.toml fusion), ``rerank`` (a
+    #: reval.toml rerank stage), a kind (``http``, ``command``, ``postgres``: a reval.toml
+    #: kind entry) or ``plugin`` (an installed entry point).
     kind: str
     #: Where it comes from: the reval.toml path, or the distribution providing the plugin.
     source: str
@@ -189,6 +193,9 @@ def resolve(
         if isinstance(entry, FusionConfig):
             timeout_s = timeout_s if timeout_s is not None else entry.timeout_s
             return FusionSpec(spec, entry, timeout_s, token, config_path)
+        if isinstance(entry, RerankConfig):
+            timeout_s = timeout_s if timeout_s is not None else entry.timeout_s
+            return RerankSpec(spec, entry, timeout_s, token, config_path)
         if isinstance(entry, RetrieverConfig):
             return _from_config(entry, timeout_s=timeout_s, token=token)
         return KindSpec(spec, entry, timeout_s)
@@ -238,6 +245,7 @@ def _from_config(entry: RetrieverConfig, *, timeout_s: float | None, token: str 
             raise ConfigError(
                 f"{entry.where}: key 'token_env': environment variable {entry.token_env} is not set"
             )
+        token = check_token(token, f"{entry.where}: key 'token_env'", entry.token_env)
     for key in ("tls_ca", "tls_cert", "tls_key"):
         path = getattr(entry, key)
         if path is not None and not path.is_file():
@@ -269,6 +277,8 @@ def open_retriever(
         return open_plugin(resolved)
     if isinstance(resolved, FusionSpec):
         return open_fusion(resolved)
+    if isinstance(resolved, RerankSpec):
+        return open_rerank(resolved)
     if isinstance(resolved, KindSpec):
         return resolved.open()
     from retrieval_eval.retrievers.client.grpc_client import GrpcRetrieverClient
@@ -313,6 +323,8 @@ def _open_member(name: str, spec: FusionSpec, chain: tuple[str, ...]) -> AsyncRe
         raise ConfigError(f"{spec.config.where}: key 'fuse': {e}") from e
     if isinstance(resolved, FusionSpec):
         return open_fusion(resolved, chain)
+    if isinstance(resolved, RerankSpec):
+        return open_rerank(resolved, chain)
     if isinstance(resolved, PluginSpec):
         return open_plugin(resolved)
     if isinstance(resolved, KindSpec):
@@ -381,9 +393,13 @@ def list_retrievers(config_path: Path | None = None) -> list[RetrieverInfo]:
     return infos
 
 
-def _config_info(entry: RetrieverConfig | FusionConfig | KindConfig) -> RetrieverInfo:
+def _config_info(
+    entry: RetrieverConfig | FusionConfig | KindConfig | RerankConfig,
+) -> RetrieverInfo:
     if isinstance(entry, FusionConfig):
         return RetrieverInfo(entry.name, KIND_FUSION, str(entry.source), _fusion_detail(entry))
+    if isinstance(entry, RerankConfig):
+        return RetrieverInfo(entry.name, KIND_RERANK, str(entry.source), entry.describe())
     if isinstance(entry, RetrieverConfig):
         return RetrieverInfo(entry.name, KIND_CONFIG, str(entry.source), entry.address)
     common = entry.common

@@ -9,6 +9,7 @@ from importlib import resources
 
 from starlette.applications import Starlette
 from starlette.concurrency import run_in_threadpool
+from starlette.middleware import Middleware
 from starlette.requests import Request
 from starlette.responses import HTMLResponse, JSONResponse, Response
 from starlette.routing import Route
@@ -17,6 +18,7 @@ from retrieval_eval.errors import InputError, RevalError, StoreError, UnknownNam
 from retrieval_eval.report.html.page import SCRIPTS, STYLES, asset, environment
 from retrieval_eval.store import RunStore
 from retrieval_eval.web import pages
+from retrieval_eval.web.hosts import HostGuard, HostRule
 from retrieval_eval.web.judging import JudgingDesk
 
 ASSETS_URL = pages.ASSETS_URL
@@ -24,9 +26,12 @@ _TYPES = {".css": "text/css; charset=utf-8", ".js": "text/javascript; charset=ut
 Handler = Callable[[Request], Response]
 
 
-def create_app(store: RunStore, desk: JudgingDesk | None = None) -> Starlette:
+def create_app(
+    store: RunStore, desk: JudgingDesk | None = None, *, hosts: HostRule | None = None
+) -> Starlette:
     """The viewer over ``store`` (left open: the caller owns it); ``desk`` holds the set
-    files its judging page may read and write."""
+    files its judging page may read and write; ``hosts`` the ``Host`` names it answers
+    besides loopback ones (``web.hosts``)."""
     warm_templates()
     desk = desk or JudgingDesk()
 
@@ -55,7 +60,7 @@ def create_app(store: RunStore, desk: JudgingDesk | None = None) -> Starlette:
         Route(ASSETS_URL + "/{name}", _asset),
         *judging_routes(desk),
     ]
-    return Starlette(routes=routes)
+    return Starlette(routes=routes, middleware=[Middleware(HostGuard, rule=hosts or HostRule())])
 
 
 def warm_templates() -> None:
@@ -114,6 +119,8 @@ def judging_routes(desk: JudgingDesk) -> list[Route]:
             body = json.loads(await request.body())
         except ValueError:
             return JSONResponse({"error": "the body is not JSON"}, status_code=400)
+        except RecursionError:
+            return JSONResponse({"error": "the body is nested too deeply"}, status_code=400)
         params = request.path_params
         try:
             result = await run_in_threadpool(desk.save, params["key"], params["question"], body)

@@ -4,13 +4,14 @@ from __future__ import annotations
 
 import asyncio
 import socket
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 
 import uvicorn
 
 from retrieval_eval.store import RunStore
 from retrieval_eval.web.address import Address
 from retrieval_eval.web.app import create_app
+from retrieval_eval.web.hosts import HostRule
 from retrieval_eval.web.judging import JudgingDesk
 
 
@@ -20,8 +21,10 @@ def serve(
     *,
     on_ready: Callable[[str], None] | None = None,
     desk: JudgingDesk | None = None,
+    exposed: Iterable[str] = (),
 ) -> None:
-    """Serve ``store`` at ``address`` (port 0: a free port) until Ctrl-C or SIGTERM."""
+    """Serve ``store`` at ``address`` (port 0: a free port) until Ctrl-C or SIGTERM,
+    answering loopback names, the bound address and the ``exposed`` names as ``Host``."""
     family = socket.AF_INET6 if ":" in address.host else socket.AF_INET
     sock = socket.socket(family, socket.SOCK_STREAM)
     sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
@@ -34,7 +37,10 @@ def serve(
         raise InputError(f"cannot listen on {address.url()}: {e.strerror or e}") from e
     bound = Address(address.host, sock.getsockname()[1])
     config = uvicorn.Config(
-        create_app(store, desk), log_level="warning", access_log=False, lifespan="off"
+        create_app(store, desk, hosts=HostRule.for_address(address.host, exposed)),
+        log_level="warning",
+        access_log=False,
+        lifespan="off",
     )
     server = uvicorn.Server(config)
 

@@ -133,6 +133,27 @@ def test_viewer_pages_show_the_stores_figures(page, demo_db, viewer_url):
     assert cells == len(comparison.questions)
 
 
+def test_hostile_hard_classes_leave_the_page_whole(page, tmp_path):
+    """``<!--<script>`` in a hard class once made one JSON element swallow the page."""
+    from support.factory import make_run, question_set
+
+    from retrieval_eval.regression import Thresholds, judge
+
+    hostile = ["<!--<script>", "</script><u id=injected>x</u>", "a & b > c", "<!--", None]
+    run = make_run("1130113011", qs=question_set(10, classes=hostile * 2))
+    db = f"sqlite:///{tmp_path / 'runs.sqlite'}"
+    with RunStore.open(db) as store:
+        run_id = store.save(run, judge(run, None, Thresholds()))
+    html, js = tmp_path / "run.html", tmp_path / "run.json"
+    reval("runs", "show", run_id, "--db", db, "--format", "html", "--output", str(html))
+    reval("runs", "show", run_id, "--db", db, "--format", "json", "--output", str(js))
+    (shown,) = json.loads(js.read_text())["runs"]
+    assert set(hostile[:-1]) <= set(shown["by_hard_class"])
+    open_view(page, html.as_uri())
+    assert_run_matches(page, shown)  # charts drawn with the hostile labels, table whole
+    assert page.locator("#injected").count() == 0
+
+
 def chart_color_becomes(page, color: str, frames: int = 300) -> bool:
     """Poll ``Chart.defaults.color`` once per animation frame (a string predicate for
     ``wait_for_function`` would be evaluated as code, which the page's CSP forbids)."""

@@ -60,3 +60,29 @@ def test_a_failed_member_is_an_error_unless_skipped(
     notes = {q["id"]: q["notes"] for q in run["questions"]}
     assert notes["faq-1"] == [] and len(notes["faq-2"]) == 1
     assert notes["faq-2"][0].startswith(f"skipped member {failing}: internal: ")
+    assert run["skipped_members"] == {failing: 1}  # said at run level too
+
+
+def test_a_member_dead_for_every_question_fails_the_run(tmp_path: Path, sets, serve_table, db: str):
+    from .conftest import run_reval
+
+    good = serve_table(GOOD)
+    dead = serve_table({q: FAIL for q in GOOD})
+    config = tmp_path / "reval.toml"
+    config.write_text(
+        f'[retrievers.lenient]\nfuse = ["{good}", "{dead}"]\non_member_error = "skip"\n'
+    )
+    out = tmp_path / "report.json"
+    done = run_reval("eval", "--set", sets["faq"], "--db", db, "--config", config,
+                     "--retriever", "lenient", "--format", "json", "--output", out)  # fmt: skip
+    assert done.returncode == 3, done.stderr  # a retrieval failure of the run, not a PASS
+    (run,) = json.loads(out.read_text())["runs"]
+    assert run["errors"] == 0 and run["skipped_members"] == {dead: 4}
+    assert run["regression"]["verdict"] == "incomplete"
+    assert (
+        f"fusion member {dead} failed on every one of the 4 scored"
+        in (run["regression"]["reasons"][0])
+    )
+    assert f"fusion members skipped (failed, left out of the fusion): {dead} on 4 of 4" in (
+        done.stdout
+    )

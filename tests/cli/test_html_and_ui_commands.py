@@ -7,6 +7,7 @@ import json
 import re
 import signal
 import subprocess
+import urllib.error
 import urllib.request
 
 from .conftest import FAIL, GOOD, REVAL, run_reval
@@ -65,6 +66,37 @@ def test_ui_serves_the_store_on_loopback_until_terminated(sets, serve_table, db,
             page = response.read().decode()
         assert response.status == 200 and '<table class="runs">' in page
         assert page.count('<tr data-run-id="') == 1
+        assert response.headers["X-Frame-Options"] == "DENY"
+        assert "frame-ancestors 'none'" in response.headers["Content-Security-Policy"]
+    finally:
+        process.send_signal(signal.SIGTERM)
+        process.wait(timeout=10)
+
+
+def _status(url: str, host: str) -> int:
+    request = urllib.request.Request(url, headers={"Host": host})
+    try:
+        with urllib.request.urlopen(request, timeout=10) as response:
+            return int(response.status)
+    except urllib.error.HTTPError as e:
+        return int(e.code)
+
+
+def test_ui_answers_only_loopback_names_and_exposed_names_as_host(db):
+    process = subprocess.Popen(
+        [str(REVAL), "ui", "--address", "127.0.0.1:0", "--expose", "viewer.test", "--db", db],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
+    try:
+        assert process.stdout is not None
+        url = re.search(r"http://127\.0\.0\.1:(\d+)/", process.stdout.readline())
+        assert url
+        port = url.group(1)
+        for host, status in (("localhost", 200), (f"viewer.test:{port}", 200),
+                             (f"127.0.0.1:{port}", 200), (f"evil.test:{port}", 400)):  # fmt: skip
+            assert _status(url.group(0), host) == status, host
     finally:
         process.send_signal(signal.SIGTERM)
         process.wait(timeout=10)

@@ -15,9 +15,12 @@ FENCE = re.compile(r"^```(?P<lang>[\w-]*)\s*$")
 PORT = re.compile(r"\b5005\d\b")
 ADDRESS = re.compile(r"127\.0\.0\.1:(\d+)")
 EXAMPLE_DATABASE_URL = "postgresql://reval@db.internal:5432/reval"
-INSTALL_COMMAND = "pip install -e ./plugins/bm25 -e '.[ui,lint]' && reval quickstart"
+INSTALL_COMMAND = (
+    "pip install -e ./plugins/bm25 -e ./plugins/dense -e '.[ui,lint]' && reval quickstart"
+)
 TEST_COMMAND = (
-    "pip install -e ./plugins/bm25 -e '.[test]' -e ./examples/question-set-provider && pytest"
+    "pip install -e ./plugins/bm25 -e ./plugins/dense -e '.[test]' "
+    "-e ./examples/question-set-provider && pytest"
 )
 
 

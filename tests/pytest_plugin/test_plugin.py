@@ -205,9 +205,7 @@ def test_a_bad_reval_toml_table_is_an_error_naming_the_key(
     (pytester.path / "reval.toml").write_text("[pytest]\nmax_top1_dorp = 0.6\n")
     result = suite(PASSING)
     result.assert_outcomes(errors=1)
-    result.stdout.fnmatch_lines(
-        ["E *ConfigError: *reval.toml [[]pytest]: unknown key 'max_top1_dorp'*"]
-    )
+    result.stdout.fnmatch_lines(["reval: *reval.toml [[]pytest]: unknown key 'max_top1_dorp'*"])
 
 
 def test_a_retriever_given_by_address(suite, serve_retriever) -> None:
@@ -280,6 +278,62 @@ def test_a_run_made_elsewhere_is_judged_but_not_saved(suite) -> None:
     result.stdout.fnmatch_lines(["*faq × table 1 (not saved) verdict REGRESSION"])
     with RunStore.open(suite.db) as store:
         assert len(store.list_runs()) == 1
+
+
+@pytest.mark.postgres
+@pytest.mark.parametrize("given_by", ["option", "environment"])
+def test_a_store_error_is_one_line_and_never_shows_the_password(
+    pytester: pytest.Pytester, postgres_url: str, monkeypatch: pytest.MonkeyPatch, given_by: str
+) -> None:
+    """A real PostgreSQL server, a URL with a password, a database that does not exist:
+    the driver's error and pytest's traceback (which prints every frame's arguments)
+    would carry the password; the failure is reval's one line with the URL masked."""
+    from sqlalchemy.engine import make_url
+
+    url = make_url(postgres_url)
+    password = url.password or "pw-s3cret-4711"
+    missing = url.set(database=f"{url.database}_missing", password=password)
+    missing = missing.render_as_string(hide_password=False)
+    (pytester.path / "faq.yaml").write_text(yaml.safe_dump(SET, sort_keys=False))
+    pytester.makepyfile(table_retriever=RETRIEVER)
+    pytester.makepyfile(test_quality=f"from table_retriever import Table\n{PASSING}")
+    args = ["-p", "no:cacheprovider"]
+    if given_by == "option":
+        args += ["--reval-db", missing]
+    else:
+        monkeypatch.setenv("REVAL_DATABASE_URL", missing)
+    result = pytester.runpytest_subprocess(*args)
+    result.assert_outcomes(failed=1)
+    output = result.stdout.str() + result.stderr.str()
+    assert password not in output
+    failure = [line for line in result.stdout.lines if line.startswith("reval: ")]
+    assert len(failure) == 1 and "***" in failure[0] and "_missing" in failure[0], output
+    assert "Traceback" not in output and "conninfo" not in output
+
+
+def test_failure_messages_and_the_summary_escape_control_characters(suite) -> None:
+    result = suite("""
+        def test_quality(reval):
+            run = reval.evaluate("faq.yaml", Table({"q1": ["\\x1b[31mred", "d1"]}))
+            reval.assert_rate(run, "top1_hit_rate", at_least=1.0)
+    """)
+    result.assert_outcomes(failed=1)
+    output = result.stdout.str()
+    assert "\x1b[31m" not in output and "\\x1b[31mred" in output
+
+
+def test_the_summary_gives_no_rates_for_a_run_with_no_scored_question(suite) -> None:
+    result = suite(
+        """
+        def test_quality(reval):
+            reval.evaluate("faq.yaml", Table({q: "FAIL" for q in ("q1", "q2", "q3", "q4")}))
+        """,
+        "--reval-max-errors",
+        "4",
+    )
+    result.assert_outcomes(passed=1)
+    result.stdout.fnmatch_lines(["faq × table: no scored question (4 errors), *"])
+    assert "0.000" not in result.stdout.str()
 
 
 def test_a_regression_fails_again_when_the_job_is_retried(suite) -> None:

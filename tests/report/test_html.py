@@ -2,10 +2,12 @@
 
 from __future__ import annotations
 
+import json
 import re
 from dataclasses import replace
+from html.parser import HTMLParser
 
-from support.factory import make_run
+from support.factory import make_run, question_set
 
 from retrieval_eval.records import RetrievalFailure
 from retrieval_eval.report.model import RunReport
@@ -44,3 +46,46 @@ def test_a_1000_question_report_stays_well_under_a_megabyte():
     run = make_run(codes, latency_ms=[float(i % 97) for i in range(1000)])
     size = len(render_html([RunReport(run)]).encode())
     assert size < 700_000, size
+
+
+#: Strings that, unescaped inside a ``<script>`` element, end it or make it swallow the page.
+HOSTILE = ["<!--<script>", "</script><b>x</b>", "a & b > c", "<!--", "]]>"]
+
+
+class _Scripts(HTMLParser):
+    """The text of every ``<script type="application/json">`` element, and the tags seen."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.json: list[str] = []
+        self.tags: list[str] = []
+        self._open = False
+
+    def handle_starttag(self, tag: str, attrs: list[tuple[str, str | None]]) -> None:
+        self.tags.append(tag)
+        self._open = tag == "script" and ("type", "application/json") in attrs
+        if self._open:
+            self.json.append("")
+
+    def handle_endtag(self, tag: str) -> None:
+        self._open = False
+
+    def handle_data(self, data: str) -> None:
+        if self._open:
+            self.json[-1] += data
+
+
+def test_hostile_hard_classes_stay_inside_their_json():
+    qs = question_set(10, classes=[*HOSTILE, *HOSTILE])
+    html = render_html([RunReport(make_run("1130113011", qs=qs))])
+    scripts = _Scripts()
+    scripts.feed(html)
+    assert scripts.json, "no embedded JSON"
+    for text in scripts.json:
+        assert "<" not in text and ">" not in text and "&" not in text
+        json.loads(text)
+    decoded = [json.dumps(json.loads(t), ensure_ascii=False) for t in scripts.json]
+    for hostile in HOSTILE:  # the by-class chart's labels carry them, escaped
+        assert any(hostile in text for text in decoded), hostile
+    # the question table after the charts is still there: nothing was swallowed
+    assert html.count('<tr data-result="') == 10 and "table" in scripts.tags

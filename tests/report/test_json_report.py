@@ -24,6 +24,8 @@ RUN_KEYS = {
     "parameters",
     "metrics",
     "errors",
+    "not_asked",
+    "skipped_members",
     "underfilled",
     "no_answer",
     "by_form",

@@ -37,5 +37,5 @@ def filled(store: RunStore) -> list[str]:  # noqa: F811
 
 @pytest.fixture
 def client(store: RunStore, filled: list[str]) -> Iterator[TestClient]:  # noqa: F811
-    with TestClient(create_app(store)) as test_client:
+    with TestClient(create_app(store), base_url="http://127.0.0.1") as test_client:
         yield test_client

@@ -31,3 +31,31 @@ def test_other_addresses_need_expose_and_say_what_it_exposes(text):
 def test_bad_addresses_are_named(text):
     with pytest.raises(InputError, match=re.escape(repr(text))):
         parse_address(text)
+
+
+@pytest.mark.parametrize(
+    ("bound", "exposed", "host", "allowed"),
+    [
+        ("127.0.0.1", (), "127.0.0.1:8765", True),
+        ("127.0.0.1", (), "localhost:8765", True),
+        ("127.0.0.1", (), "LOCALHOST", True),
+        ("127.0.0.1", (), "[::1]:8765", True),
+        ("127.0.0.1", (), "127.3.4.5:1", True),
+        ("127.0.0.1", (), "evil.test:8765", False),
+        ("127.0.0.1", (), "localhost.evil.test", False),
+        ("127.0.0.1", (), "10.0.0.5:8765", False),
+        ("127.0.0.1", (), "", False),
+        ("127.0.0.1", (), "[::1", False),
+        ("10.0.0.5", (), "10.0.0.5:8765", True),
+        ("10.0.0.5", (), "10.0.0.6:8765", False),
+        ("0.0.0.0", ("viewer.lan",), "viewer.lan:8765", True),
+        ("0.0.0.0", ("viewer.lan",), "10.0.0.6:8765", True),
+        ("0.0.0.0", ("viewer.lan",), "evil.test:8765", False),
+    ],
+)
+def test_the_host_rule_answers_loopback_the_bound_address_and_exposed_names(
+    bound, exposed, host, allowed
+):
+    from retrieval_eval.web.hosts import HostRule
+
+    assert HostRule.for_address(bound, exposed).allows(host) is allowed

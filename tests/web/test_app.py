@@ -90,7 +90,7 @@ def test_judging_saves_refuse_other_sites(tmp_path) -> None:  # type: ignore[no-
     desk = JudgingDesk("ana")
     desk.add(draft, corpus)
     with RunStore.open(f"sqlite:///{tmp_path / 'runs.sqlite'}") as store:
-        client = TestClient(create_app(store, desk))
+        client = TestClient(create_app(store, desk), base_url="http://localhost")
         body = '{"judge": "ana", "relevant": ["overview"], "complete": true}'
         url = "/judge/draft/questions/q1"
         plain = client.post(url, content=body, headers={"content-type": "text/plain"})

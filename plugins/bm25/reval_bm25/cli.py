@@ -9,7 +9,7 @@ import click
 
 from retrieval_eval.cli.options import read_token, server_tls, server_tls_options, token_env_option
 from retrieval_eval.cli.progress import RichProgress
-from reval_bm25.chunking import Chunking
+from retrieval_eval.corpus import Chunking
 from reval_bm25.errors import Bm25IndexError
 
 

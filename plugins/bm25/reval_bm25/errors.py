@@ -1,13 +1,13 @@
-"""Errors of the BM25 plugin; both are input errors, so ``reval`` exits with code 2."""
+"""Errors of the BM25 plugin; both are input errors, so ``reval`` exits with code 2.
+
+``CorpusError`` is reval's (``retrieval_eval.corpus`` reads the corpus), re-exported here.
+"""
 
 from __future__ import annotations
 
-from retrieval_eval.errors import InputError
+from retrieval_eval.errors import CorpusError, InputError
 
-
-class CorpusError(InputError):
-    """The corpus cannot be indexed: missing, empty, malformed JSONL (with file:line),
-    a duplicate document id. Raised by the corpus reader before anything is written."""
+__all__ = ["Bm25IndexError", "CorpusError"]
 
 
 class Bm25IndexError(InputError):

@@ -19,10 +19,8 @@ from typing import Protocol
 
 import tantivy
 
-from reval_bm25 import __version__
-from reval_bm25.analyzer import TOKENIZER_NAME, AnalyzerSettings, tantivy_version
-from reval_bm25.chunking import Chunking
-from reval_bm25.corpus import (
+from retrieval_eval.corpus import (
+    Chunking,
     CorpusDocument,
     CorpusScan,
     corpus_fingerprint,
@@ -32,6 +30,8 @@ from reval_bm25.corpus import (
     iter_documents,
     scan_corpus,
 )
+from reval_bm25 import __version__
+from reval_bm25.analyzer import TOKENIZER_NAME, AnalyzerSettings, tantivy_version
 from reval_bm25.errors import Bm25IndexError
 from reval_bm25.metadata import (
     ENGINE_DIR,
@@ -224,16 +224,12 @@ def _add_all(
     task = progress.start("indexing", total) if progress is not None else None
     for doc in docs:
         if chunking is None:
-            writer.add_document(tantivy.Document(id=doc.id, doc_id=doc.id, body=_body(doc)))
+            writer.add_document(tantivy.Document(id=doc.id, doc_id=doc.id, body=doc.body))
         else:
             for chunk_id, body in chunking.split(doc.id, doc.title, doc.text):
                 writer.add_document(tantivy.Document(id=chunk_id, doc_id=doc.id, body=body))
         if progress is not None:
             progress.advance(task)
-
-
-def _body(doc: CorpusDocument) -> str:
-    return f"{doc.title}\n{doc.text}" if doc.title else doc.text
 
 
 def _finish(index: tantivy.Index, writer: tantivy.IndexWriter) -> tuple[int, int]:

@@ -13,8 +13,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from retrieval_eval.corpus import Chunking
 from reval_bm25.analyzer import AnalyzerSettings
-from reval_bm25.chunking import Chunking
 from reval_bm25.errors import Bm25IndexError
 
 FORMAT = "reval-bm25-index"

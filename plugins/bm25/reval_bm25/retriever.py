@@ -13,9 +13,9 @@ from pathlib import Path
 import tantivy
 
 from retrieval_eval import Ranking
+from retrieval_eval.corpus import CHUNK_SEPARATOR
 from retrieval_eval.records import RetrieverDescription
 from reval_bm25 import __version__
-from reval_bm25.chunking import CHUNK_SEPARATOR
 from reval_bm25.index import BODY, ID, open_engine
 from reval_bm25.metadata import IndexMetadata, read_metadata
 

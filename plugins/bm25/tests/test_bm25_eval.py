@@ -4,6 +4,7 @@ and ``reval eval --retriever bm25:DIR`` works end to end with chunk ids collapse
 from __future__ import annotations
 
 import json
+import shutil
 from pathlib import Path
 
 import pytest
@@ -73,18 +74,23 @@ def test_reval_eval_in_process_through_the_cli(chunked_index: Path, tmp_path: Pa
 def test_chunking_against_no_chunking_is_a_comparison_not_incomparable(
     chunked_index: Path, tmp_path: Path
 ) -> None:
-    """ "Does chunking help?" is the question: both runs score the same documents."""
-    whole = tmp_path / "whole"
-    build_index(EXAMPLES / "corpus.jsonl", whole)
+    """ "Does chunking help?" is the question: the index rebuilt with chunking at the same
+    target continues its lineage, and both runs score the same documents."""
+    target = tmp_path / "index"
+    build_index(EXAMPLES / "corpus.jsonl", target)
     db = f"sqlite:///{tmp_path / 'runs.sqlite'}"
     verdicts = []
-    for index in (whole, chunked_index):
-        report = tmp_path / f"{index.name}.json"
+    for rebuild in (False, True):
+        if rebuild:
+            shutil.rmtree(target)
+            shutil.copytree(chunked_index, target)
+        report = tmp_path / f"run-{int(rebuild)}.json"
         argv = ["eval", "--set", str(EXAMPLES / "questions.yaml"), "--retriever"]
-        argv += [f"bm25:{index}", "--format", "json", "--output", str(report), "--db", db]
+        argv += [f"bm25:{target}", "--format", "json", "--output", str(report), "--db", db]
         main(argv)
         (run,) = json.loads(report.read_text("utf-8"))["runs"]
         verdicts.append(run["regression"])
     assert verdicts[0]["verdict"] == "no-baseline"
     assert verdicts[1]["verdict"] in {"pass", "regression"}, verdicts[1]
     assert verdicts[1]["incomparable_parts"] == []
+    assert "chunking" in (verdicts[1]["variant_change"] or ""), verdicts[1]

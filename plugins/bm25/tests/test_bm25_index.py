@@ -192,3 +192,22 @@ def test_index_from_another_tantivy_minor_names_both_versions(index_dir: Path) -
     (index_dir / ENGINE_DIR / "meta.json").write_text("{}", "utf-8")
     with pytest.raises(Bm25IndexError, match=r"built with tantivy 0\.99\.0, this is 0\.27"):
         open_index(index_dir)
+
+
+@pytest.mark.parametrize(
+    "content",
+    [
+        '{"_id": "a", "text": "x"}\n{"_id": "b", "text": \n',
+        '{"_id": "a", "text": "x"}\n{"_id": "a", "text": "z"}\n',
+        "\n  \n",
+    ],
+)
+def test_bad_corpus_writes_nothing(tmp_path: Path, content: str) -> None:
+    """The shared reader refuses it mid-build; the staging directory is thrown away."""
+    from retrieval_eval.corpus import CorpusError
+
+    path = tmp_path / "corpus.jsonl"
+    path.write_text(content, "utf-8")
+    with pytest.raises(CorpusError):
+        build_index(path, tmp_path / "index")
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["corpus.jsonl"]

@@ -7,10 +7,8 @@ from pathlib import Path
 
 import pytest
 from reval_bm25 import build_index, open_index
-from reval_bm25.chunking import Chunking
 
 from retrieval_eval import Ranking, RetrievedItem
-from retrieval_eval.errors import InputError
 from retrieval_eval.questions.model import GoldenQuestion
 from retrieval_eval.records import Form
 from retrieval_eval.scoring.protocol import score_question
@@ -68,16 +66,6 @@ def test_describe_identifies_what_is_measured(index_dir: Path) -> None:
     )
     assert description.metadata["tantivy_version"].startswith("0.27")
     assert "tantivy-0.27" in description.pipeline
-
-
-def test_chunk_windows_overlap_and_cover_the_text() -> None:
-    words = " ".join(f"w{i}" for i in range(10))
-    chunks = list(Chunking(4, 1).split("doc", "T", words))
-    assert [c for c, _ in chunks] == ["doc#0", "doc#1", "doc#2"]
-    assert [b for _, b in chunks] == ["T\nw0 w1 w2 w3", "T\nw3 w4 w5 w6", "T\nw6 w7 w8 w9"]
-    assert list(Chunking(4).split("d#1", "", "")) == [("d#1#0", "")]
-    with pytest.raises(InputError, match="chunk-overlap"):
-        Chunking(4, 4)
 
 
 def test_long_document_comes_back_once_in_the_distinct_top3(tmp_path: Path) -> None:

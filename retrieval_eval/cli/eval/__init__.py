@@ -142,6 +142,13 @@ _THRESHOLDS = Thresholds()
     "whatever the other flags.",
 )
 @click.option(
+    "--keep-asking",
+    is_flag=True,
+    help="Ask every question even once a run's errors exceed --max-errors (for diagnosis: "
+    "each question's own error). By default such a run stops asking: its verdict is "
+    "incomplete anyway, and the rest are recorded as not asked, never as misses.",
+)
+@click.option(
     "--fail-on-regression",
     is_flag=True,
     help="Exit 1 when a verdict is regression or incomparable.",
@@ -176,6 +183,7 @@ def eval_command(
     max_p95_ms: float | None,
     max_drift: float | None,
     max_errors: str,
+    keep_asking: bool,
     fail_on_regression: bool,
     token_env: str | None,
     config_path: Path | None,
@@ -216,6 +224,7 @@ def eval_command(
         latency_probe=latency_probe,
         timeout_s=timeout_s,
         labels=labels,
+        stop_asking=None if keep_asking else budget.exceeded_by,
     )
     if output is not None:
         check_writable(output)  # before anything is measured
@@ -244,14 +253,22 @@ def eval_command(
         kept = "reported" if no_save else "saved as interrupted and reported"
         raise Interrupted(f"interrupted: the measured part was {kept}", signum=stopped_by)
     if recorded.incomplete:
-        names = ", ".join(f"{r.run.set_name} × {r.run.retriever_target} ({r.run.error_count} "
-                          f"errors{_nothing(r)})" for r in recorded.incomplete)  # fmt: skip
+        names = ", ".join(f"{r.run.set_name} × {r.run.retriever_target} ({_errors(r.run)}"
+                          f"{_nothing(r)})" for r in recorded.incomplete)  # fmt: skip
         raise IncompleteRun(
             f"too many failed retrievals (--max-errors {budget}): {names}; the report and "
             "the stored runs say which questions failed and why"
         )
     if fail_on_regression and recorded.regressed:
         ctx.exit(exit_codes.REGRESSION)
+
+
+def _errors(run: RunResult) -> str:
+    skipped = run.not_asked_count
+    if not skipped:
+        return f"{run.error_count} errors"
+    asked = run.error_count - skipped
+    return f"{asked} errors, then {skipped} questions not asked; --keep-asking asks them"
 
 
 def _nothing(report: RunReport) -> str:

@@ -17,6 +17,7 @@ from retrieval_eval.cli.sets.lint import lint_command
 
 if TYPE_CHECKING:
     from retrieval_eval.questions.model import GoldenQuestionSet
+    from retrieval_eval.questions.problems import Problem
 
 
 def _echo_json(data: Any) -> None:
@@ -130,8 +131,8 @@ def validate_command(sources: tuple[str, ...], corpus: Path | None, fmt: str) ->
 
     ids = read_corpus_ids(corpus) if corpus is not None else None
     results = [r for s in sources for r in validate_source(s, corpus=ids, corpus_name=str(corpus))]
-    problems = [p for r in results for p in r.problems]
-    warnings = {r.source: _contract_warnings(r.question_set) for r in results}
+    beyond = {r.source: _beyond_contract(r.source, r.question_set) for r in results}
+    problems = [p for r in results for p in (*r.problems, *beyond[r.source])]
     if fmt == "json":
         _echo_json(
             {
@@ -142,8 +143,8 @@ def validate_command(sources: tuple[str, ...], corpus: Path | None, fmt: str) ->
                         "name": r.question_set.name if r.question_set else None,
                         "questions": len(r.question_set) if r.question_set else None,
                         "fingerprint": r.question_set.fingerprint if r.question_set else None,
-                        "problems": [p.to_dict() for p in r.problems],
-                        "warnings": warnings[r.source],
+                        "problems": [p.to_dict() for p in (*r.problems, *beyond[r.source])],
+                        "warnings": [],
                     }
                     for r in results
                 ],
@@ -151,31 +152,55 @@ def validate_command(sources: tuple[str, ...], corpus: Path | None, fmt: str) ->
         )
     else:
         for r in results:
-            for p in r.problems:
+            for p in (*r.problems, *beyond[r.source]):
                 _say(str(p))
-            for warning in warnings[r.source]:
-                _say(f"{r.source}: warning: {warning}")
-            if r.question_set is not None:
+            if r.question_set is not None and not beyond[r.source]:
                 qs = r.question_set
                 _say(f"{r.source}: ok: set {qs.name!r}, {len(qs)} questions")
     if problems:
-        bad = sum(1 for r in results if r.problems)
+        bad = sum(1 for r in results if r.problems or beyond[r.source])
         noun = "problem" if len(problems) == 1 else "problems"
         raise QuestionSetError(f"{len(problems)} {noun} in {bad} of {len(results)} sets")
 
 
-def _contract_warnings(qs: GoldenQuestionSet | None) -> list[str]:
-    """Questions longer than the contract allows: valid labels, but every conforming
-    retriever rejects them, so each would only ever be an error."""
-    from retrieval_eval.retrievers.contract.limits import MAX_QUESTION_BYTES, long_questions
+def _beyond_contract(source: str, qs: GoldenQuestionSet | None) -> list[Problem]:
+    """Questions and expected ids beyond the retriever contract's limits: every
+    conforming retriever rejects such a question, and no answer can carry such an id,
+    so they could only ever be errors or misses."""
+    from retrieval_eval.questions.problems import Problem
+    from retrieval_eval.retrievers.contract.limits import (
+        MAX_ID_BYTES,
+        MAX_QUESTION_BYTES,
+        long_questions,
+    )
 
     if qs is None:
         return []
-    return [
-        f"question {qid!r} is {size:,} bytes, over the retriever contract's "
-        f"{MAX_QUESTION_BYTES:,}-byte limit: every conforming retriever rejects it"
+    found = [
+        Problem(
+            source,
+            None,
+            f"question is {size:,} bytes, over the retriever contract's "
+            f"{MAX_QUESTION_BYTES:,}-byte limit: every conforming retriever rejects it",
+            question_id=qid,
+        )
         for qid, size in long_questions((q.id, q.question) for q in qs.questions)
     ]
+    for q in qs.questions:
+        for doc in q.expected_document_ids:
+            size = len(doc.encode("utf-8", "surrogatepass"))
+            if size > MAX_ID_BYTES:
+                found.append(
+                    Problem(
+                        source,
+                        None,
+                        f"expected document id of {size:,} bytes, "
+                        f"over the retriever contract's {MAX_ID_BYTES:,}-byte "
+                        "limit: no retriever can return it",
+                        question_id=q.id,
+                    )
+                )
+    return found
 
 
 @sets.command("schema", short_help="Print the JSON Schema of the set file format.")

@@ -59,10 +59,15 @@ def _ms(value: float | None) -> str:
     return "–" if value is None else f"{value:.1f}"
 
 
-def _chart_json(spec: Any) -> Markup:
-    """JSON inside ``<script type="application/json">``: ``</`` cannot close the tag."""
-    text = json.dumps(spec, ensure_ascii=False, separators=(",", ":"))
-    return Markup(text.replace("</", "<\\/"))
+#: ``<``, ``>`` and ``&`` as JSON escapes: inside ``<script>`` neither ``</script>`` nor
+#: ``<!--<script>`` (which makes the element swallow the rest of the page) can appear.
+_SCRIPT_ESCAPES = str.maketrans({"<": "\\u003c", ">": "\\u003e", "&": "\\u0026"})
+
+
+def script_json(value: Any) -> Markup:
+    """JSON safe inside a ``<script type="application/json">`` element."""
+    text = json.dumps(value, ensure_ascii=False, separators=(",", ":"))
+    return Markup(text.translate(_SCRIPT_ESCAPES))
 
 
 class _CompiledTemplates(jinja2.FileSystemBytecodeCache):
@@ -109,7 +114,7 @@ def environment(package: str | None = None) -> jinja2.Environment:
         undefined=jinja2.StrictUndefined,
     )
     env.filters.update(
-        rate=_rate, signed=_signed, ms=_ms, chart_json=_chart_json, duration=duration_text
+        rate=_rate, signed=_signed, ms=_ms, chart_json=script_json, duration=duration_text
     )
     return env
 

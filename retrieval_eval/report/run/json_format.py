@@ -40,6 +40,10 @@ key                       value
                           "concurrency", "timeout_s", "protocol_version"}``
 ``metrics``               a *group* (below) over all questions
 ``errors``                number of questions whose retrieval failed (never misses)
+``not_asked``             of those, questions never asked: the run's errors had already
+                          exceeded ``--max-errors`` (error kind ``not_asked``)
+``skipped_members``       a fused run's members by the scored questions each was left out
+                          of (``on_member_error = "skip"``); ``{}`` otherwise
 ``underfilled``           questions whose overfetched ranking held fewer distinct
                           documents than the deepest k (raise ``--overfetch``)
 ``no_answer``             ``{"count", "correctly_empty", "returned_something"}``

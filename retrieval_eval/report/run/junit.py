@@ -112,6 +112,8 @@ def _verdict_case(verdict: Verdict | None, classname: str, run: RunResult) -> ET
     if not run.complete:
         err = ET.SubElement(case, "system-err")
         err.text = f"run {run.state.value}: {run.error_count} questions failed to retrieve"
+        if run.not_asked_count:
+            err.text += f" ({run.not_asked_count} not asked: too many errors before them)"
     return case
 
 

@@ -45,6 +45,14 @@ def render_markdown(reports: Sequence[RunReport], warnings: Sequence[str] = ()) 
             "their rates are over the scored questions (a failed retrieval is not scored).",
             "",
         ]
+    for r in incomplete:
+        if r.run.not_asked_count:
+            lines += [
+                f"> {_cell(r.run.set_name)} × {_cell(r.run.retriever.identifier)}: stopped "
+                f"asking after {r.run.error_count - r.run.not_asked_count} failed retrievals "
+                f"(more than --max-errors); {r.run.not_asked_count} questions not asked.",
+                "",
+            ]
     lines += [
         "| set | retriever | questions | top-1 | top-3 | Δ top-1 | Δ top-3 | p (top-1) "
         "| p95 ms | verdict |",

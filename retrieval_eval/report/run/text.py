@@ -138,6 +138,18 @@ def _no_answer_and_flags(console: Console, run: RunResult) -> None:
             f"errors: {run.error_count} (rates are over the scored questions; "
             "a failed retrieval is not scored)"
         )
+    skipped = run.skipped_members
+    if skipped:
+        scored = len(run.questions) - run.error_count
+        counts = ", ".join(f"{escape(m)} on {n} of {scored}" for m, n in sorted(skipped.items()))
+        console.print(f"fusion members skipped (failed, left out of the fusion): {counts}")
+    if run.not_asked_count:
+        console.print(
+            f"stopped asking: {run.not_asked_count} questions not asked once "
+            f"{run.error_count - run.not_asked_count} retrievals had failed, more than "
+            "--max-errors allows (the run is incomplete either way; --keep-asking asks "
+            "every question)"
+        )
     if run.underfilled_count:
         console.print(
             f"underfilled: {run.underfilled_count} questions had fewer distinct documents "

@@ -17,13 +17,18 @@ from typing import TypeVar
 import grpc
 from grpc_health.v1 import health_pb2, health_pb2_grpc
 
-from retrieval_eval.errors import RetrieverContractError, RetrieverUnavailable
+from retrieval_eval.errors import RetrieverContractError, RetrieverRejected, RetrieverUnavailable
 from retrieval_eval.records import RetrieverDescription
 from retrieval_eval.retrievers import convert
 from retrieval_eval.retrievers.auth import bearer_metadata
 from retrieval_eval.retrievers.client.channel import TlsConfig, channel_options, open_channel
 from retrieval_eval.retrievers.client.status import error_from_rpc, retryable
-from retrieval_eval.retrievers.contract.limits import description_breach, response_breach
+from retrieval_eval.retrievers.contract.limits import (
+    MAX_QUESTION_BYTES,
+    description_breach,
+    question_bytes,
+    response_breach,
+)
 from retrieval_eval.retrievers.protocol import Ranking
 from retrieval_eval.v1 import retriever_pb2 as pb
 from retrieval_eval.v1 import retriever_pb2_grpc as pb_grpc
@@ -100,7 +105,15 @@ class GrpcRetrieverClient:
     async def retrieve(
         self, question: str, limit: int, *, timeout_s: float | None = None
     ) -> Ranking:
-        """Ranked results; raises a ``RetrieverError`` subclass when the call fails."""
+        """Ranked results; raises a ``RetrieverError`` subclass when the call fails.
+        A question over the contract's size limit is refused here, never sent (a 100 MB
+        question would cross the wire only to be refused by the server)."""
+        if len(question) * 4 > MAX_QUESTION_BYTES and question_bytes(question) > MAX_QUESTION_BYTES:
+            raise RetrieverRejected(
+                self.target,
+                f"not sent: the question is {question_bytes(question)} bytes, more than the "
+                f"{MAX_QUESTION_BYTES}-byte maximum of the retriever contract",
+            )
         request = pb.RetrieveRequest(question=question, limit=limit)
         timeout = self.options.timeout_s if timeout_s is None else timeout_s
         try:  # the first attempt inline: the hot path

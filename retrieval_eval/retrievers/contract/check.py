@@ -40,6 +40,7 @@ from retrieval_eval.retrievers.contract.rules import (
 )
 from retrieval_eval.retrievers.convert import SERVICE_NAME
 from retrieval_eval.retrievers.protocol import RetrievedItem
+from retrieval_eval.retrievers.rerank.open import RerankSpec
 from retrieval_eval.retrievers.resolve import (
     Endpoint,
     FusionSpec,
@@ -162,6 +163,11 @@ async def check_contract(
         raise InputError(
             f"{resolved.display!r} is a fusion, not a server: the contract applies to its "
             f"members; check each of them ({members})"
+        )
+    if isinstance(resolved, RerankSpec):
+        raise InputError(
+            f"{resolved.display!r} is a rerank stage, not a server: the contract applies to "
+            f"its candidate retriever; check {resolved.config.candidate!r}"
         )
     timeout_s = timeout_s or resolved.timeout_s or DEFAULT_TIMEOUT_S
     if isinstance(resolved, PluginSpec):

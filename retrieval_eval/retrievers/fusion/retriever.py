@@ -24,7 +24,7 @@ from dataclasses import dataclass, replace
 from typing import Any, TypeVar
 
 from retrieval_eval.errors import RetrieverError, RetrieverInternal, RetrieverTimeout
-from retrieval_eval.records import RetrieverDescription
+from retrieval_eval.records import SKIPPED_MEMBER_NOTE, RetrieverDescription
 from retrieval_eval.retrievers.documents import distinct_scored
 from retrieval_eval.retrievers.fusion.config import OnMemberError
 from retrieval_eval.retrievers.fusion.methods import (
@@ -113,7 +113,7 @@ class FusedRetriever:
                 error = _as_retriever_error(self.target, member, answer)
                 if self.on_member_error is OnMemberError.ERROR:
                     raise error from answer
-                notes.append(f"skipped member {member.name}: {error.kind}: {error.details}")
+                notes.append(f"{SKIPPED_MEMBER_NOTE}{member.name}: {error.kind}: {error.details}")
                 continue
             rankings.append(distinct_scored(answer, descriptions[index].chunk_separator))
             weights.append(self.params.weight(index))

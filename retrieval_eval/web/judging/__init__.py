@@ -9,6 +9,7 @@ same question after the page loaded it.
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -142,9 +143,14 @@ def _judgement(question_id: str, body: Any) -> Judgement:
     except ValueError:
         raise InputError(f"unknown form {form_text!r}") from None
     hard_class = body.get("hard_class")
+    if hard_class is not None and not isinstance(hard_class, str):
+        raise InputError("'hard_class' must be text")
     judge = body.get("judge")
     if not isinstance(judge, str) or not judge.strip():
         raise InputError("a judgement needs a judge name")
+    for key, text in (("judge", judge), ("hard_class", hard_class or "")):
+        if _CONTROL.search(text.strip()):
+            raise InputError(f"{key!r} holds a control character (a line break, NUL, ...)")
     return Judgement(
         question_id,
         ids["relevant"],
@@ -155,6 +161,10 @@ def _judgement(question_id: str, body: Any) -> Judgement:
         hard_class=hard_class.strip() if isinstance(hard_class, str) else None,
         judge=judge.strip(),
     )
+
+
+#: Control characters have no place in a one-line name written into the set file.
+_CONTROL = re.compile("[\x00-\x1f\x7f-\x9f\u2028\u2029]")
 
 
 def _seen(body: Any) -> int | None:

@@ -1,14 +1,15 @@
 """Read a corpus: BEIR-style JSONL (``_id``, ``title``, ``text``; gzip accepted) or a
 directory of ``.txt`` / ``.md`` files (id = path relative to the directory).
 
-Documents are streamed (texts are never all held in memory); a build validates while it
-writes into a staging directory that is thrown away on the first problem.
+The one reader of the reference plugins (BM25, dense): equal input gives equal documents
+and the same corpus revision in both, so their runs on one corpus compare. Documents are
+streamed (texts are never all held in memory); an index build validates while it writes
+into a staging directory that is thrown away on the first problem.
 """
 
 from __future__ import annotations
 
 import gzip
-import hashlib
 import io
 import json
 import zlib
@@ -17,7 +18,9 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import IO, cast
 
-from reval_bm25.errors import CorpusError
+from retrieval_eval.corpus import revision
+from retrieval_eval.corpus.revision import corpus_fingerprint
+from retrieval_eval.errors import CorpusError
 
 TEXT_SUFFIXES = (".txt", ".md", ".markdown")
 
@@ -33,8 +36,12 @@ class CorpusDocument:
     @property
     def content_hash(self) -> str:
         """Stable hash of what is indexed; ``--update`` replaces a document when it changes."""
-        data = f"{self.title}\0{self.text}".encode()
-        return hashlib.sha256(data).hexdigest()[:32]
+        return revision.content_hash(self.title, self.text)
+
+    @property
+    def body(self) -> str:
+        """What an unchunked index holds for the document: the title leads the text."""
+        return f"{self.title}\n{self.text}" if self.title else self.text
 
 
 @dataclass(frozen=True, slots=True)
@@ -47,14 +54,6 @@ class CorpusScan:
     @property
     def documents(self) -> int:
         return len(self.hashes)
-
-
-def corpus_fingerprint(hashes: dict[str, str]) -> str:
-    """Order-independent fingerprint: equal for equal content, however it was indexed."""
-    digest = hashlib.sha256()
-    for doc_id in sorted(hashes):
-        digest.update(f"{doc_id}\t{hashes[doc_id]}\n".encode())
-    return digest.hexdigest()[:16]
 
 
 def scan_corpus(path: Path) -> CorpusScan:

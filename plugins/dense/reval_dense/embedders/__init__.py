@@ -1,0 +1,1 @@
+"""The embedders this plugin ships (entry points in ``retrieval_eval.embedders``)."""

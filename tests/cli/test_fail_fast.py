@@ -1,0 +1,125 @@
+"""Fail fast: a retriever that hangs mid-run (a real server process stopped with SIGSTOP)
+makes ``reval eval`` stop asking once the run's errors exceed --max-errors. The questions
+never asked are errors of kind ``not_asked`` (never misses), what was measured is saved
+and reported, and the exit code is 3; ``--keep-asking`` asks every question."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+from retrieval_eval.store import RunStore
+
+from .conftest import REVAL, write_set
+
+#: A retriever server that answers ``question q-i`` with ``d{i}`` and stops its own
+#: process (SIGSTOP: every thread, as a hung host would) on the HANG_AT-th call.
+SERVER = """
+import os, signal, sys, threading
+from retrieval_eval.records import RetrieverDescription
+from retrieval_eval.retrievers.server.sdk import serve
+from retrieval_eval.retrievers.protocol import RetrievedItem
+
+HANG_AT = int(sys.argv[1])
+lock, calls = threading.Lock(), [0]
+
+
+class Hanging:
+    def retrieve(self, question, limit):
+        with lock:
+            calls[0] += 1
+            if calls[0] == HANG_AT:
+                os.kill(os.getpid(), signal.SIGSTOP)
+        return [RetrievedItem("d" + question.rsplit("-", 1)[1])]
+
+    def describe(self):
+        return RetrieverDescription("hanging", "1")
+
+
+handle = serve(Hanging())
+print(handle.address, flush=True)
+handle.wait()
+"""
+
+
+@pytest.fixture
+def hanging_server(tmp_path: Path) -> Iterator[object]:
+    script = tmp_path / "hanging_server.py"
+    script.write_text(SERVER)
+    processes: list[subprocess.Popen[str]] = []
+
+    def start(hang_at: int) -> str:
+        process = subprocess.Popen(
+            [sys.executable, str(script), str(hang_at)], stdout=subprocess.PIPE, text=True
+        )
+        processes.append(process)
+        assert process.stdout is not None
+        return "grpc://" + process.stdout.readline().strip()
+
+    yield start
+    for process in processes:
+        process.kill()  # a stopped process dies of SIGKILL too
+        process.wait(10)
+
+
+def _eval(tmp_path: Path, target: str, questions: int, *extra: str) -> tuple[int, str, dict]:
+    path = write_set(tmp_path, "many", [(f"q-{i}", [f"d{i}"], "MATCH") for i in range(questions)])
+    out = tmp_path / "report.json"
+    db = f"sqlite:///{tmp_path / 'runs.sqlite'}"
+    done = subprocess.run(
+        [
+            *(str(REVAL), "eval", "--set", str(path), "--retriever", target, "--db", db),
+            *("--timeout", "3", "--concurrency", "4", "--format", "json", "--output", str(out)),
+            *extra,
+        ],
+        capture_output=True,
+        text=True,
+        timeout=300,
+        env={**os.environ, "CI": "1", "NO_COLOR": "1"},
+    )
+    (run,) = json.loads(out.read_text())["runs"]
+    with RunStore.open(db) as store:
+        stored = store.get(store.list_runs(limit=1)[0].run_id)
+    assert stored.error_count == run["errors"] and len(stored.questions) == questions
+    return done.returncode, done.stdout + done.stderr, run
+
+
+def test_a_hung_retriever_stops_the_run_once_its_errors_exceed_the_budget(hanging_server, tmp_path):
+    code, output, run = _eval(tmp_path, hanging_server(20), 200)
+    assert code == 3, output
+    kinds: dict[str, int] = {}
+    for q in run["questions"]:
+        if q["error"] is not None:
+            kinds[q["error"]["kind"]] = kinds.get(q["error"]["kind"], 0) + 1
+            assert q["top1_hit"] is None and q["top3_hit"] is None  # an error, not a miss
+        else:
+            assert q["top1_hit"] is True
+    answered = 200 - run["errors"]
+    assert answered >= 19  # everything measured before the hang is kept
+    assert 1 <= kinds["timeout"] <= 4  # only the calls already in flight waited
+    assert kinds["not_asked"] == run["not_asked"] == 200 - answered - kinds["timeout"]
+    assert set(kinds) == {"timeout", "not_asked"}
+    assert run["state"] == "incomplete" and run["regression"]["verdict"] == "incomplete"
+    assert f"stopped asking: {kinds['not_asked']} questions not asked" in output
+    assert "--keep-asking" in output
+
+
+def test_keep_asking_asks_every_question(hanging_server, tmp_path):
+    code, output, run = _eval(tmp_path, hanging_server(5), 12, "--keep-asking")
+    assert code == 3, output
+    errors = [q["error"]["kind"] for q in run["questions"] if q["error"] is not None]
+    assert errors and set(errors) == {"timeout"} and run["not_asked"] == 0
+    # the calls before the hang are kept (the hanging call's own answer may get out
+    # before its process stops)
+    assert 12 - 5 <= len(errors) <= 12 - 4
+
+
+def test_within_the_budget_every_question_is_asked(hanging_server, tmp_path):
+    code, output, run = _eval(tmp_path, hanging_server(5), 8, "--max-errors", "100%")
+    assert run["not_asked"] == 0 and 3 <= run["errors"] <= 4 and code == 0, output
