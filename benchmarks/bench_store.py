@@ -1,14 +1,15 @@
 """Run store: time and peak memory to save and to reload a run of 100,000 questions.
 
-The run is realistic: 12 raw ids (chunk ids) and their distinct documents per question,
-hits at 1 and 3, latency, a few failures. It is saved to a fresh SQLite file through
-``RunStore.save`` (one transaction; per-question rows go to the driver as tuples:
-executemany on SQLite, COPY on PostgreSQL) and loaded back with ``RunStore.get``
-(checked equal to what was saved). The baseline, measured in the same run, writes and
-reads the same data as one JSON document (the shape of ``--format json`` questions) with
-the standard library, and reads it back into the same typed records. Each step is timed
-``--repeat`` times (median), then run once more under ``tracemalloc`` for its peak
-Python memory.
+The run is realistic: each question's text (about 50 characters), 12 raw ids (chunk ids)
+and their distinct documents per question, hits at 1 and 3, latency, a few failures. It
+is saved to a fresh SQLite file through ``RunStore.save`` (one transaction; per-question
+rows go to the driver as tuples: executemany on SQLite, COPY on PostgreSQL) and loaded
+back with ``RunStore.get`` (checked equal to what was saved). The baseline, measured in
+the same run, writes and reads the same data as one JSON document (the shape of
+``--format json`` questions) with the standard library, and reads it back into the same
+typed records. The same run without question texts, saved and reloaded in a store of its
+own, gives what keeping the texts costs. Each step is timed ``--repeat`` times (median),
+then run once more under ``tracemalloc`` for its peak Python memory.
 
     python benchmarks/bench_store.py                       # 100,000 questions, SQLite
     python benchmarks/bench_store.py --questions 20000 --db postgresql://USER@HOST/DB
@@ -48,7 +49,8 @@ from retrieval_eval.store import RunStore, mask, resolve_url
 def build_run(n: int) -> RunResult:
     p = RunParameters(doc_id_separator="#")
     questions = [
-        GoldenQuestion(f"q{i:06d}", f"question {i}", (Form.MATCH, Form.GAP)[i % 2],
+        GoldenQuestion(f"q{i:06d}", f"How do I restore version {i} of a file I deleted?",
+                       (Form.MATCH, Form.GAP)[i % 2],
                        (f"doc{i % 5000}",), hard_class=("near-duplicate", None)[i % 3 > 0])
         for i in range(n)
     ]  # fmt: skip
@@ -79,11 +81,13 @@ def build_run(n: int) -> RunResult:
 class _Item:
     document_id: str
     score: float | None = None
+    chunk_id: str | None = None
 
 
 def json_document(run: RunResult) -> dict[str, Any]:
     questions = [
-        {"id": q.question_id, "form": q.form.value, "hard_class": q.hard_class,
+        {"id": q.question_id, "text": q.question_text, "form": q.form.value,
+         "hard_class": q.hard_class,
          "expected_document_ids": list(q.expected_document_ids), "raw_ids": list(q.raw_ids),
          "ranked_document_ids": list(q.ranked_document_ids),
          "hits": {str(k): v for k, v in q.hits.items()}, "latency_ms": q.latency_ms,
@@ -98,7 +102,8 @@ def records_from_json(document: dict[str, Any]) -> tuple[QuestionOutcome, ...]:
     """The JSON baseline carried through to the same typed records the store returns."""
     return tuple(
         QuestionOutcome(
-            question_id=q["id"], form=Form(q["form"]), hard_class=q["hard_class"],
+            question_id=q["id"], question_text=q["text"], form=Form(q["form"]),
+            hard_class=q["hard_class"],
             expected_document_ids=tuple(q["expected_document_ids"]), raw_ids=tuple(q["raw_ids"]),
             ranked_document_ids=tuple(q["ranked_document_ids"]),
             hits={int(k): v for k, v in q["hits"].items()}, latency_ms=q["latency_ms"],
@@ -145,6 +150,17 @@ def main() -> None:
         dump = measure(lambda: json_path.write_text(json.dumps(json_document(run))), args.repeat)
         read = measure(lambda: json.loads(json_path.read_text()), args.repeat)
         typed = measure(lambda: records_from_json(json.loads(json_path.read_text())), args.repeat)
+        # what storing question texts costs: the same run without them, in a store of its own
+        bare = dataclasses.replace(
+            run, questions=tuple(dataclasses.replace(q, question_text=None) for q in run.questions)
+        )
+        bare_url = args.db or f"sqlite:///{Path(tmp) / 'bare.sqlite'}"
+        with RunStore.open(bare_url) as store:
+            bare_ids: list[str] = []
+            bare_save = measure(lambda: bare_ids.append(store.save(bare)), args.repeat)
+            bare_load = measure(lambda: store.get(bare_ids[0]), args.repeat)
+            bare_files = [Path(tmp, "bare.sqlite"), Path(tmp, "bare.sqlite-wal")]
+            bare_size = sum(f.stat().st_size for f in bare_files if f.exists())
         assert typed[2] == run.questions, "JSON baseline differs"
         json_size = json_path.stat().st_size
     where = "SQLite" if not args.db else mask(resolve_url(args.db))
@@ -159,9 +175,13 @@ def main() -> None:
         ("baseline: json read into records", typed, read, typed),
     ):
         print(f"{name:<34}{s:>9.2f}{mib:>10.1f}{s / bs:>8.2f}x{s / rs:>11.2f}x")
+    for name, with_text, without in (("save", save, bare_save), ("reload", load, bare_load)):
+        print(f"{name} with question texts vs without: {with_text[0] / without[0]:.2f}x time, "
+              f"{with_text[1] / without[1]:.2f}x peak memory")  # fmt: skip
     if size:
         print(f"SQLite file + WAL {size / 2**20:.1f} MiB ({args.repeat + 1} copies of the run), "
-              f"JSON {json_size / 2**20:.1f} MiB")  # fmt: skip
+              f"JSON {json_size / 2**20:.1f} MiB; without texts "
+              f"{bare_size / 2**20:.1f} MiB")  # fmt: skip
 
 
 if __name__ == "__main__":

@@ -30,11 +30,13 @@ class QuestionSetError(InputError):
 class UnknownNameError(InputError):
     """A set, retriever or run named by the user does not exist; raised by registries."""
 
-    def __init__(self, kind: str, name: str, suggestions: list[str] | None = None) -> None:
+    def __init__(
+        self, kind: str, name: str, suggestions: list[str] | None = None, hint: str = ""
+    ) -> None:
         self.kind, self.name, self.suggestions = kind, name, suggestions or []
         quoted = ", ".join(repr(s) for s in self.suggestions)
-        hint = f"; did you mean {quoted}?" if quoted else ""
-        super().__init__(f"unknown {kind} {name!r}{hint}")
+        meant = f"; did you mean {quoted}?" if quoted else ""
+        super().__init__(f"unknown {kind} {name!r}{meant}{f' ({hint})' if hint else ''}")
 
 
 class ConfigError(InputError):

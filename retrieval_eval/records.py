@@ -30,6 +30,8 @@ DEFAULT_KS = (1, 3)
 DEFAULT_TIMEOUT_S = 10.0
 #: Calls in flight per retriever.
 DEFAULT_CONCURRENCY = 8
+#: The hard-class group of questions that have none, in breakdowns and set summaries.
+UNCLASSIFIED = "unclassified"
 
 
 class Form(StrEnum):
@@ -128,6 +130,9 @@ class QuestionOutcome:
     #: How the answer was made when that matters to reading it, e.g. a fused retriever's
     #: member skipped under ``on_member_error = "skip"``. Never changes the scoring.
     notes: tuple[str, ...] = ()
+    #: What was asked: the question set's own string (shared, not copied). None for a
+    #: run stored before question texts were kept.
+    question_text: str | None = None
 
     @property
     def answered(self) -> bool:
@@ -346,6 +351,7 @@ def group_to_dict(g: GroupMetrics) -> dict[str, Any]:
 def question_to_dict(q: QuestionOutcome) -> dict[str, Any]:
     return {
         "id": q.question_id,
+        "text": q.question_text,
         "form": q.form.value,
         "hard_class": q.hard_class,
         "expected_document_ids": list(q.expected_document_ids),

@@ -135,6 +135,12 @@ def shoot(out: Path, db: str) -> list[Path]:
                 path = out / f"{name}-{scheme}.png"
                 page.screenshot(path=str(path), full_page=True)
                 written.append(path)
+            page.set_viewport_size({"width": 800, "height": 1000})  # a narrow window
+            page.goto(urls["runs"])
+            page.wait_for_selector("html[data-ready]")
+            path = out / f"runs-800-{scheme}.png"
+            page.screenshot(path=str(path), full_page=True)
+            written.append(path)
             page.close()
         browser.close()
     return written

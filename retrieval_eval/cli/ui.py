@@ -2,10 +2,12 @@
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import click
 
 from retrieval_eval.cli.options import db_option
-from retrieval_eval.errors import PluginError
+from retrieval_eval.errors import InputError, PluginError
 
 
 @click.command("ui")
@@ -27,11 +29,31 @@ from retrieval_eval.errors import PluginError
     "for each host name browsers use to reach it: only loopback names, the bound address "
     "and these are answered as Host (DNS rebinding).",
 )
+@click.option(
+    "--judge",
+    "drafts",
+    multiple=True,
+    type=click.Path(exists=True, dir_okay=False, path_type=Path),
+    metavar="DRAFT",
+    help="A drafted set file to judge at /judge (repeatable; needs --corpus).",
+)
+@click.option(
+    "--corpus",
+    type=click.Path(exists=True, dir_okay=False, path_type=Path),
+    help="Corpus JSONL of the --judge drafts: the documents the judging page shows.",
+)
 @db_option
-def ui(address: str, expose: tuple[str, ...], db_url: str | None) -> None:
-    """Browse the run store in a web browser: runs, a run, history, comparisons.
+def ui(
+    address: str,
+    expose: tuple[str, ...],
+    drafts: tuple[Path, ...],
+    corpus: Path | None,
+    db_url: str | None,
+) -> None:
+    """Browse the run store in a web browser: runs, a run, history, comparisons, and
+    judge drafted sets (--judge DRAFT --corpus CORPUS) at /judge.
 
-    Read-only: the viewer never changes a stored run (like every command, it creates
+    Read-only over runs: the viewer never changes a stored run (like every command, it creates
     the store or upgrades an old schema on first use). Needs the ``ui`` extra
     (``pip install 'retrieval-eval[ui]'``).
     """
@@ -42,16 +64,25 @@ def ui(address: str, expose: tuple[str, ...], db_url: str | None) -> None:
     from retrieval_eval.web.address import parse_address
 
     where = parse_address(address, expose=bool(expose))
+    if drafts and corpus is None:
+        raise InputError("--judge needs --corpus: the corpus the draft's documents come from")
+    if drafts and expose:
+        raise InputError("--judge cannot be combined with --expose: saves write the draft file")
     try:
+        from retrieval_eval.web.judging import JudgingDesk
         from retrieval_eval.web.serve import serve
     except ModuleNotFoundError as e:
         raise PluginError(
             f"reval ui needs the ui extra ({e.name} is missing): pip install 'retrieval-eval[ui]'"
         ) from e
+    desk = JudgingDesk()
+    keys = [desk.add(draft, corpus) for draft in drafts if corpus is not None]
     with RunStore.open(db_url) as store:
 
         def ready(url: str) -> None:
             click.echo(f"reval ui: serving {store.url} at {url} (read-only; Ctrl-C stops)")
+            for key in keys:
+                click.echo(f"reval ui: judging at {url.rstrip('/')}/judge/{key}")
             if not where.loopback:
                 click.echo(
                     f"reval ui: warning: {where.host} is not loopback: anyone who reaches it "
@@ -59,4 +90,4 @@ def ui(address: str, expose: tuple[str, ...], db_url: str | None) -> None:
                     err=True,
                 )
 
-        serve(store, where, on_ready=ready, exposed=[name for name in expose if name])
+        serve(store, where, on_ready=ready, desk=desk, exposed=[name for name in expose if name])

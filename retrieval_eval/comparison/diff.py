@@ -128,7 +128,7 @@ def _row(
     both = error_a is None and error_b is None
     return DiffQuestion(
         question_id=a.question_id,
-        question=texts.get(a.question_id, ""),
+        question=texts.get(a.question_id) or a.question_text or (b and b.question_text) or "",
         jaccard=jaccard(top_a, top_b, k) if both else None,
         rbo=rbo(top_a, top_b, p) if both else None,
         top_a=top_a,

@@ -64,4 +64,5 @@ def _row(
         ),
         overlap=tuple(overlap),
         disagree=len(set(cells)) > 1,
+        question_text=next((q.question_text for q in outcomes if q and q.question_text), None),
     )

@@ -160,6 +160,8 @@ class QuestionRow:
     #: Against the reference, for each run after the first (None: not answered in both).
     overlap: tuple[QuestionOverlap | None, ...]
     disagree: bool
+    #: The question as asked (from the first run that stored it); None when none did.
+    question_text: str | None = None
 
 
 @dataclass(frozen=True, slots=True)

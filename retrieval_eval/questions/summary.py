@@ -7,10 +7,10 @@ from dataclasses import dataclass
 from typing import Any
 
 from retrieval_eval.questions.model import GoldenQuestionSet
-from retrieval_eval.records import Form
+from retrieval_eval.records import UNCLASSIFIED, Form
 
-#: The hard-class key of questions that have none (same label the reports use).
-NO_CLASS = "(none)"
+#: The hard-class key of questions that have none: the word ``reval eval`` reports use.
+NO_CLASS = UNCLASSIFIED
 
 
 @dataclass(frozen=True, slots=True)
@@ -23,7 +23,7 @@ class SetSummary:
     expected_document_ids: int
     #: Every form, in Form order, zero counts included.
     by_form: dict[str, int]
-    #: Hard classes by decreasing count, then name; ``(none)`` for unclassified questions.
+    #: Hard classes by decreasing count, then name; ``unclassified`` for questions without one.
     by_hard_class: dict[str, int]
     #: Ids of the questions that expect no document (a hit only when nothing comes back).
     no_answer: tuple[str, ...]

@@ -29,6 +29,15 @@ def retriever_label(run: RunResult) -> str:
     return f"{run.retriever.identifier}{version}"
 
 
+#: Shown in place of the text of a question of a run stored before texts were kept.
+TEXT_NOT_STORED = "(text not stored: run saved before reval kept question texts)"
+
+
+def question_text(text: str | None) -> str:
+    """A question's text for people, or why there is none."""
+    return TEXT_NOT_STORED if text is None else text
+
+
 def hit_mark(hit: bool | None) -> str:
     return "-" if hit is None else ("hit" if hit else "miss")
 

@@ -6,9 +6,11 @@ from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any
 
 from retrieval_eval.metric_keys import TOP1_HIT_RATE, TOP3_HIT_RATE
+from retrieval_eval.report.fit_table import Column, Drop, Shorten, Step, fitted_table
 from retrieval_eval.report.plural import plural
 from retrieval_eval.report.run.json_format import SCHEMA_VERSION
-from retrieval_eval.report.safe_text import markup_safe as escape
+from retrieval_eval.report.run_names import NAME_LABEL
+from retrieval_eval.report.safe_text import short, visible
 from retrieval_eval.report.text_style import Style, string_console
 
 if TYPE_CHECKING:  # the store package imports SQLAlchemy; reports only read summaries
@@ -46,38 +48,53 @@ def summaries_json(summaries: Sequence[RunSummary]) -> dict[str, Any]:
     }
 
 
+#: The runs list's columns, and what gives way, in this order, on a narrow terminal:
+#: the start time loses its year and seconds, then labels, question counts, state, the
+#: start time and the set are left out. Run ids, rates and verdicts are never broken;
+#: the variant wraps at spaces.
+RUNS_COLUMNS = (
+    Column("run"),
+    Column("started (UTC)"),
+    Column("set"),
+    Column("variant", wrap=True),
+    Column("state"),
+    Column("verdict"),
+    Column("questions", "right"),
+    Column("top-1", "right"),
+    Column("top-3", "right"),
+    Column("labels", wrap=True),
+)
+RUNS_STEPS: tuple[Step, ...] = (
+    Shorten("started (UTC)", lambda text: text[5:16], header="started"),
+    Drop("labels"),
+    Drop("questions"),
+    Drop("state"),
+    Drop("started"),
+    Drop("set"),
+)
+
+
 def summaries_table(summaries: Sequence[RunSummary], *, width: int = 120) -> str:
+    """The runs list for a terminal ``width`` columns wide (see ``RUNS_STEPS``)."""
     console, buffer = string_console(width, color=False)
-    table = Style(False).table(title=None)
-    for column in (
-        "run",
-        "started (UTC)",
-        "set",
-        "variant",
-        "state",
-        "verdict",
-        "questions",
-        "top-1",
-        "top-3",
-        "labels",
-    ):
-        justify = "right" if column in ("questions", "top-1", "top-3") else "left"
-        table.add_column(column, justify=justify, overflow="fold")  # type: ignore[arg-type]
+    rows = []
     for s in summaries:
         errors = f" ({plural(s.error_count, 'error')})" if s.error_count else ""
-        table.add_row(
-            escape(s.run_id) + (" *" if s.pinned else ""),
+        variant = s.variant or f"{s.retriever_identifier} {s.retriever_version}".strip()
+        name = s.labels.get(NAME_LABEL)
+        rows.append([
+            short(s.run_id) + (" *" if s.pinned else ""),
             f"{s.started_at:%Y-%m-%d %H:%M:%S}",
-            escape(s.set_name),
-            escape(s.variant or f"{s.retriever_identifier} {s.retriever_version}".strip()),
+            short(s.set_name),
+            visible(f"{name} · {variant}" if name else variant),
             s.state.value,
             s.verdict_kind or "-",
             f"{s.question_count}{errors}",
             _rate(s.top1_hit_rate),
             _rate(s.top3_hit_rate),
-            escape(", ".join(f"{k}={v}" for k, v in sorted(s.labels.items()))),
-        )
-    console.print(table)
+            visible(", ".join(f"{k}={v}" for k, v in sorted(s.labels.items()))),
+        ])  # fmt: skip
+    console.print(fitted_table(Style(False), RUNS_COLUMNS, rows, width, RUNS_STEPS))
     return "".join(line.rstrip() + "\n" for line in buffer.getvalue().splitlines())
 
 

@@ -34,6 +34,9 @@ class Style:
     def warn(self, text: str) -> str:
         return self._wrap("yellow", text)
 
+    def dim(self, text: str) -> str:
+        return self._wrap("dim", text)
+
     def hit(self, hit: bool | None) -> str:
         if hit is None:
             return self.warn("error")

@@ -208,7 +208,16 @@ def resolve(
     suggestions = difflib.get_close_matches(name, [*configs, *plugins], n=3)
     if sep and argument.isdigit():
         suggestions.insert(0, f"grpc://{spec}")
-    raise UnknownNameError("retriever", spec, suggestions)
+    hint = ""
+    if name in ("http", "https") and argument.startswith("//"):
+        suggestions = [f"grpc://{argument[2:].rstrip('/')}"]
+        hint = ("gRPC addresses start with grpc://, or grpcs:// with TLS; an HTTP search API "
+                "is a retriever of kind \"http\" in reval.toml, named by its name")  # fmt: skip
+    elif not sep and plugins:
+        # a bare name is often a plugin's argument (an index directory) without the plugin
+        suggestions += [f"{plugin}:{spec}" for plugin in plugins]
+        hint = "a plugin takes its argument after a colon: PLUGIN:ARGUMENT"
+    raise UnknownNameError("retriever", spec, suggestions[:5], hint)
 
 
 def _with_options(endpoint: Endpoint, *, timeout_s: float | None, token: str | None) -> Endpoint:

@@ -23,13 +23,11 @@ from collections.abc import Callable, Iterable, Sequence
 from typing import NamedTuple
 
 from retrieval_eval.metric_keys import MetricFamily, metric_key
+from retrieval_eval.records import UNCLASSIFIED as UNCLASSIFIED
 from retrieval_eval.records import GroupMetrics, NoAnswerStats, QuestionOutcome
 from retrieval_eval.retrievers.contract.limits import MAX_LIMIT
 from retrieval_eval.scoring.protocol import hits_at, normalize_ks, target_ranks
 from retrieval_eval.stats.intervals import wilson
-
-#: Breakdown label for questions without a hard class.
-UNCLASSIFIED = "unclassified"
 
 
 def hit_rate_key(k: int) -> str:

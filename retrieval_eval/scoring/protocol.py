@@ -162,6 +162,7 @@ def score_question(
         failure = error or RetrievalFailure(FailureKind.INTERNAL, "no response recorded")
         return QuestionOutcome(
             question_id=q.id,
+            question_text=q.question,
             form=q.form,
             hard_class=q.hard_class,
             expected_document_ids=q.expected_document_ids,
@@ -189,6 +190,7 @@ def score_question(
         pattern = (not ranked,) * len(ks)
     return QuestionOutcome(
         question_id=q.id,
+        question_text=q.question,
         form=q.form,
         hard_class=q.hard_class,
         expected_document_ids=expected,

@@ -114,3 +114,6 @@ class OutcomeRow(Base):
     #: JSON array of notes on how the answer was made (a fused retriever's skipped
     #: member); None when there are none.
     notes: Mapped[str | None] = mapped_column(Text, nullable=True)
+    #: The question as asked; None for runs stored before texts were kept (migration
+    #: 0005), which reports show by id alone and say so.
+    question_text: Mapped[str | None] = mapped_column(Text, nullable=True)

@@ -222,6 +222,7 @@ def _latency_from_json(text: str | None) -> tuple[LatencySummary | None, Latency
 OUTCOME_ROW_COLUMNS = (
     "question_id", "form", "hard_class", "expected_ids", "raw_ids", "ranked_ids", "hits",
     "latency_ms", "error_kind", "error_message", "underfilled", "raw_scores", "notes",
+    "question_text",
 )  # fmt: skip
 
 
@@ -242,6 +243,7 @@ def outcome_rows(outcomes: Iterable[QuestionOutcome]) -> list[tuple[Any, ...]]:
             q.underfilled,
             encode_scores(q.raw_scores),
             encode_ids(q.notes) if q.notes else None,
+            None if q.question_text is None else q.question_text.replace("\x00", "\\x00"),
         )
         for q in outcomes
     ]
@@ -253,7 +255,7 @@ OUTCOME_COLUMNS = OUTCOME_ROW_COLUMNS
 
 def outcome_from_tuple(row: tuple[Any, ...]) -> QuestionOutcome:
     qid, form, hard_class, expected, raw, ranked, hits, latency, kind, message, under = row[:11]
-    scores, notes = row[11:]
+    scores, notes, text = row[11:]
     expected_ids, raw_ids, ranked_ids = _scan(f"[{expected},{raw},{ranked}]", 0)[0]
     return QuestionOutcome(
         question_id=qid,
@@ -268,6 +270,7 @@ def outcome_from_tuple(row: tuple[Any, ...]) -> QuestionOutcome:
         error=None if kind is None else RetrievalFailure(FailureKind(kind), message or ""),
         underfilled=bool(under),
         notes=tuple(_loads(notes)) if notes else (),
+        question_text=None if text is None else intern(text),
     )
 
 

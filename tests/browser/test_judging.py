@@ -72,6 +72,7 @@ def drafted(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, list[str]]:
     draft.write_text("# Larkspur support questions, pooled for judging.\n" + draft.read_text())
     refused = reval("sets", "validate", draft, check=2)
     assert "4 questions are not judged yet (q001, q002, q003, q004)" in refused.stdout
+    (work / "pristine.yaml").write_text(draft.read_text())  # for the mouse's own judging
     return draft, specs
 
 
@@ -201,3 +202,87 @@ def _history(draft: Path, question_id: str | None) -> list[dict[str, object]]:
         if q["id"] == question_id:
             return list(q["labelling"]["history"])
     raise AssertionError(f"no question {question_id}")
+
+
+@pytest.fixture
+def viewer_with_draft(
+    drafted: tuple[Path, list[str]], tmp_path: Path
+) -> Iterator[tuple[str, Path]]:
+    """``reval ui --judge DRAFT --corpus CORPUS`` on a fresh copy of the unjudged draft."""
+    draft = tmp_path / "mouse.yaml"
+    draft.write_text((drafted[0].parent / "pristine.yaml").read_text())
+    env = {**os.environ, "PYTHONUNBUFFERED": "1", "REVAL_JUDGE": "mouse"}
+    server = subprocess.Popen(
+        [str(REVAL), "ui", "--address", "127.0.0.1:0", "--db", f"sqlite:///{tmp_path / 'r.db'}",
+         "--judge", str(draft), "--corpus", str(CORPUS)],
+        stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True, env=env,
+    )  # fmt: skip
+    try:
+        assert server.stdout is not None
+        first = server.stdout.readline()
+        url = first.split(" at ", 1)[1].split(" ", 1)[0].rstrip("/")
+        assert server.stdout.readline().strip() == f"reval ui: judging at {url}/judge/mouse"
+        yield url, draft
+    finally:
+        server.terminate()
+        server.wait(20)
+
+
+def test_judge_with_the_mouse_alone(viewer_with_draft: tuple[str, Path], chromium: object) -> None:
+    base, draft = viewer_with_draft
+    page, guard = open_page_at(chromium, base + "/")
+    page.click("header.top a[href='/judge']")
+    page.click("a[href='/judge/mouse']")
+    page.wait_for_selector("html[data-judge-ready]")
+    pooled = yaml.safe_load(draft.read_text())["questions"]
+    for saved, (question, truth) in enumerate(zip(pooled, TRUTH.values(), strict=True), 1):
+        assert page.get_attribute("html", "data-question") == question["id"]
+        will = page.locator("#j-will")
+        assert will.get_attribute("data-will") == "needs-review"  # said before any save
+        assert "needs review" in will.text_content()
+        docs = [c["document_id"] for c in question["labelling"]["candidates"]]
+        first = page.locator(f"#j-candidates li[data-doc='{docs[0]}']")
+        first.click()  # a click marks it relevant...
+        assert "✔ relevant" in first.locator(".verdict-mark").text_content()
+        first.click()  # ...another marks it not relevant
+        assert first.get_attribute("class") == "not-relevant"
+        assert "not relevant" in first.locator(".verdict-mark").text_content()
+        for doc in truth:
+            page.locator(f"#j-candidates li[data-doc='{doc}'] .verdict-mark").click()
+        if not truth:
+            page.click("#j-nothing-toggle")
+            assert page.get_attribute("#j-nothing-toggle", "aria-pressed") == "true"
+        page.click("#j-match" if saved % 2 else "#j-gap")
+        assert page.locator("#j-candidates li.relevant").count() == len(truth)
+        assert will.get_attribute("data-will") == "judged"
+        expected = ("nothing in the corpus answers it" if not truth
+                    else "relevant " + ", ".join(d for d in docs if d in truth))  # fmt: skip
+        assert expected in will.text_content()
+        page.click("#j-save")
+        page.wait_for_selector(f"html[data-saved='{saved}']")
+    assert page.get_attribute("#j-progress", "data-judged") == "4"
+    page.click("#j-prev")
+    assert page.get_attribute("html", "data-question") == "q003"
+    assert page.text_content("#j-state") == "judged"
+    page.context.close()  # type: ignore[attr-defined]
+    assert guard.errors == [] and guard.blocked == []
+
+    judged = yaml.safe_load(draft.read_text())["questions"]
+    assert [q["labelling"]["state"] for q in judged] == ["judged"] * 4
+    assert [sorted(q["expected_document_ids"]) for q in judged] == [
+        sorted(truth) for truth in TRUTH.values()
+    ]
+    assert [q["form"] for q in judged] == ["MATCH", "GAP", "MATCH", "GAP"]
+    assert [q["labelling"]["judged_by"] for q in judged] == ["mouse"] * 4
+    assert "ok: set 'draft', 4 questions" in reval("sets", "validate", draft).stdout
+
+
+def open_page_at(browser: object, url: str) -> tuple[object, Guard]:
+    context = browser.new_context(viewport={"width": 1280, "height": 900})  # type: ignore[attr-defined]
+    guard = Guard()
+    context.route("**/*", guard.route)
+    page = context.new_page()
+    page.on("console", lambda m: m.type == "error" and guard.errors.append(m.text))
+    page.on("pageerror", lambda e: guard.errors.append(str(e)))
+    page.goto(url)
+    return page, guard

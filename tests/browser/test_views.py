@@ -124,7 +124,11 @@ def test_viewer_pages_show_the_stores_figures(page, demo_db, viewer_url):
         assert cell.inner_text() == f"{column.metrics.values['top1_hit_rate']:.3f}"
     grouped = chart_state(page, "form-top1_hit_rate")
     assert grouped["painted"] > 0
-    assert [d["label"] for d in grouped["datasets"]] == [r.run_id for r in comparison.runs]
+    names = page.locator("table.metrics thead th.run-head").all_inner_texts()
+    assert [d["label"] for d in grouped["datasets"]] == [n.split("\n")[0].removesuffix(" (ref)")
+                                                         for n in names]  # fmt: skip
+    for name, column in zip(names, comparison.runs, strict=True):
+        assert column.run_id in name  # the id is still there to copy
     cells = page.locator("table.grid tbody tr").count()
     assert cells == len(comparison.questions)
 
@@ -157,3 +161,72 @@ def chart_color_becomes(page, color: str, frames: int = 300) -> bool:
         "() => new Promise(done => requestAnimationFrame(() => done(Chart.defaults.color)))"
     )
     return any(page.evaluate(read_next_frame) == color for _ in range(frames))
+
+
+def text_filter_keeps_only(page, table: str, text: str) -> None:
+    """Typing part of a question's text leaves only the rows that contain it, itself among them."""
+    word = max(text.split(), key=len)
+    page.fill("input[data-filter=text]", word)
+    shown = page.locator(f"table.{table} tbody tr:visible").all_inner_texts()
+    assert shown and len(shown) < page.locator(f"table.{table} tbody tr").count()
+    assert any(text in row for row in shown)
+    assert all(word.lower() in row.lower() for row in shown)
+    page.fill("input[data-filter=text]", "")
+
+
+def test_question_texts_on_every_page_searchable_and_shown_whole(
+    page, demo_db, viewer_url, tmp_path
+):
+    run_id = newest_run(demo_db)
+    js, html = tmp_path / "run.json", tmp_path / "run.html"
+    reval("runs", "show", run_id, "--db", demo_db, "--format", "json", "--output", str(js))
+    reval("runs", "show", run_id, "--db", demo_db, "--format", "html", "--output", str(html))
+    questions = json.loads(js.read_text())["runs"][0]["questions"]
+    text = questions[-1]["text"]
+    assert text and all(q["text"] for q in questions)
+
+    for url in (html.as_uri(), f"{viewer_url}/runs/{run_id}"):
+        open_view(page, url)
+        cells = page.locator("table.questions tbody td:first-child .asked").all_inner_texts()
+        assert cells == [q["text"] for q in questions]
+        text_filter_keeps_only(page, "questions", text)
+        box = page.locator(".table-box .table-scroll").first
+        assert box.evaluate("b => b.scrollHeight > b.clientHeight")  # 23 rows scroll inside
+        page.click("[data-show-all]")
+        assert box.evaluate("b => b.scrollHeight <= b.clientHeight")  # every row on the page
+        page.click("[data-show-all]")
+        page.emulate_media(media="print")
+        assert box.evaluate("b => b.scrollHeight <= b.clientHeight")  # printed whole
+        page.emulate_media(media="screen")
+        latency = page.locator('.card[data-metric="latency"] .rate').inner_text()
+        assert latency.endswith(" ms")
+        assert page.locator(".meta .duration").inner_text().endswith((" ms", " s"))
+
+    with RunStore.open(demo_db) as store:
+        ids = [s.run_id for s in store.list_runs(limit=3)]
+    open_view(page, f"{viewer_url}/compare?" + "&".join(f"run={i}" for i in ids))
+    page.select_option("select[data-filter=disagree]", "")
+    grid = page.locator("table.grid tbody td:first-child .asked").all_inner_texts()
+    assert text in grid
+    text_filter_keeps_only(page, "grid", text)
+    names = page.locator("table.runs tbody td.run-name b").all_inner_texts()
+    assert names[0].startswith("A · chunking words=") and all(" · chunking" in n for n in names)
+    grid_heads = page.locator("table.grid thead th[data-run-id]").all_inner_texts()
+    assert [h.strip() for h in grid_heads] == [n.split(" · ")[0] for n in names]
+
+
+def test_runs_list_shows_configuration_and_rates_in_a_narrow_window(page, demo_db, viewer_url):
+    with RunStore.open(demo_db) as store:
+        summaries = store.list_runs(limit=None)
+    page.set_viewport_size({"width": 800, "height": 900})
+    open_view(page, viewer_url + "/")
+    configs = page.locator("table.runs tbody td.retriever .config").all_inner_texts()
+    assert configs == [s.variant for s in summaries]  # visible, not in a tooltip
+    box = page.locator(".table-scroll").bounding_box()
+    for metric in ("top1_hit_rate", "top3_hit_rate"):
+        cell = page.locator(f'table.runs tbody td[data-metric="{metric}"]').first.bounding_box()
+        assert cell["x"] + cell["width"] <= box["x"] + box["width"]
+    link = page.locator("table.runs tbody td.id a").first
+    assert link.evaluate("a => a.getClientRects().length") == 1  # the id is on one line
+    page.click("header.top a[href='/judge']")
+    assert "reval ui --judge draft.yaml --corpus corpus.jsonl" in page.inner_text("main")

@@ -144,7 +144,10 @@ def test_exit_1_only_with_fail_on_regression_and_junit_names_the_flips(
     # faq-1 and faq-2 lost top-1, faq-2 also top-3, faq-4 now returns something
     assert failed == ["faq-1", "faq-2", "faq-4", "regression verdict"]
     message = cases["faq-2"].find("failure").get("message")
-    assert message == "flipped hit->miss at top-1, top-3: expected d2; now d7, d6, d5; was d2, d7"
+    assert message == (
+        "'question faq-2' flipped hit->miss at top-1, top-3: expected d2; now d7, d6, d5; "
+        "was d2, d7"
+    )
     assert cases["faq-3"].find("failure") is None  # a miss at top-1 both times: not new
 
 

@@ -39,6 +39,16 @@ def test_ui_refuses_a_non_loopback_address_without_expose(db):
     assert "not a loopback address" in done.stderr and "--expose" in done.stderr
 
 
+def test_ui_judge_needs_a_corpus_and_refuses_expose(db, sets, tmp_path):
+    done = run_reval("ui", "--address", "127.0.0.1:0", "--db", db, "--judge", sets["faq"])
+    assert done.returncode == 2 and "--judge needs --corpus" in done.stderr
+    corpus = tmp_path / "corpus.jsonl"
+    corpus.write_text('{"_id": "d1", "text": "one"}\n')
+    done = run_reval("ui", "--address", "0.0.0.0:0", "--expose", "--db", db,
+                     "--judge", sets["faq"], "--corpus", corpus)  # fmt: skip
+    assert done.returncode == 2 and "cannot be combined with --expose" in done.stderr
+
+
 def test_ui_serves_the_store_on_loopback_until_terminated(sets, serve_table, db, invoke):
     invoke("eval", "--set", sets["faq"], "--retriever", serve_table(GOOD), "--db", db)
     process = subprocess.Popen(

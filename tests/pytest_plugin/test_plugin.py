@@ -153,13 +153,13 @@ def test_a_rate_below_the_bar_names_the_missed_questions(suite) -> None:
             "*faq × table 1 (not saved) top1_hit_rate in form GAP is 0.500 *(1/2)",
             "*required: at least 0.9",
             "*missed at top-1 (1):",
-            "*faq-3: expected d3; got d7, d3",
+            "*faq-3 'q3': expected d3; got d7, d3",  # its id and its text
         ]
     )
     result.stdout.fnmatch_lines(
         [
             "*top1_hit_rate in hard class near-duplicate is 0.000 [[]95% 0.000, 0.793] (0/1)",
-            "*faq-4: expected d4; got d9, d4",
+            "*faq-4 'q4': expected d4; got d9, d4",
         ]
     )
     with RunStore.open(suite.db) as store:
@@ -178,7 +178,7 @@ def test_errored_questions_never_let_a_rate_pass(suite) -> None:
         [
             "*top3_hit_rate overall is 1.000 * (3/3)",
             "*1 errored questions are not counted, so the rate cannot pass",
-            "*faq-2: internal: *shard offline*",
+            "*faq-2 'q2': internal: *shard offline*",
         ]
     )
 
@@ -246,7 +246,7 @@ def test_errors_beyond_the_budget_fail_the_regression_check(suite) -> None:
         [
             "*faq × table 1 (not saved) verdict INCOMPLETE",
             "*errored questions (1):",
-            "*faq-2: internal: *shard offline*",
+            "*faq-2 'q2': internal: *shard offline*",
         ]
     )
     # One error allowed: judged, and with no baseline yet, it passes.

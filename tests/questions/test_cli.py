@@ -66,14 +66,14 @@ def test_show_counts_forms_classes_and_no_answer_questions(tmp_path: Path, capsy
         f"  source:       {path}\n"
         f"  fingerprint:  {fingerprint}\n"
         "  by form:      MATCH 1, GAP 1, UNLABELLED 1\n"
-        "  hard classes: near-duplicate 2, (none) 1\n"
+        "  hard classes: near-duplicate 2, unclassified 1\n"
         "  no answer:    1 (b)\n"
     )
     assert reval("sets", "show", str(path), "--format", "json") == 0
     shown = json.loads(capsys.readouterr().out)["sets"][0]
     assert shown["fingerprint"] == fingerprint
     assert shown["by_form"] == {"MATCH": 1, "GAP": 1, "UNLABELLED": 1}
-    assert shown["by_hard_class"] == {"near-duplicate": 2, "(none)": 1}
+    assert shown["by_hard_class"] == {"near-duplicate": 2, "unclassified": 1}
     assert shown["no_answer"] == ["b"]
     assert shown["questions"] == 3 and shown["expected_document_ids"] == 3
 

@@ -37,6 +37,7 @@ RUN_KEYS = {
 }
 QUESTION_KEYS = {
     "id",
+    "text",
     "form",
     "hard_class",
     "expected_document_ids",

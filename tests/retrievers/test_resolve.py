@@ -166,6 +166,22 @@ def test_unknown_names_suggest_close_ones(config: Path, test_plugins: None) -> N
         resolve("localhost:5000")
 
 
+def test_a_bare_index_name_suggests_each_plugin_with_it(test_plugins: None) -> None:
+    with pytest.raises(UnknownNameError) as caught:
+        resolve("example-index")
+    message = str(caught.value)
+    assert "'bm25:example-index'" in message and "'test-keywords:example-index'" in message
+    assert "PLUGIN:ARGUMENT" in message
+
+
+def test_an_http_address_says_grpc_addresses_start_with_grpc() -> None:
+    with pytest.raises(UnknownNameError) as caught:
+        resolve("http://127.0.0.1:50053")
+    message = str(caught.value)
+    assert "did you mean 'grpc://127.0.0.1:50053'?" in message
+    assert "gRPC addresses start with grpc://" in message and 'kind "http"' in message
+
+
 async def test_plugin_through_real_entry_points(test_plugins: None) -> None:
     retriever = open_retriever("test-keywords:my-name", timeout_s=4)
     assert isinstance(retriever, InProcessRetriever)

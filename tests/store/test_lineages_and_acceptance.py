@@ -44,9 +44,10 @@ def _old_store(url: str, runs: list[tuple[str, str | None]]) -> list[str]:
                 pk = connection.execute(
                     insert(RunRow.__table__).values({k: row[k] for k in old_columns})
                 ).inserted_primary_key[0]
-                columns = ("run_pk", "position", *serialize.OUTCOME_ROW_COLUMNS)
+                # question_text came after 0003 (migration 0005)
+                columns = ("run_pk", "position", *serialize.OUTCOME_ROW_COLUMNS[:-1])
                 insert_rows(connection, OutcomeRow.__tablename__, columns,
-                            [(pk, i, *o) for i, o in enumerate(outcomes)])  # fmt: skip
+                            [(pk, i, *o[:-1]) for i, o in enumerate(outcomes)])  # fmt: skip
             ids.append(run_id)
     finally:
         engine.dispose()

@@ -79,9 +79,9 @@ def test_a_store_made_before_verdicts_upgrades_and_keeps_its_runs(store_url):
             pk = connection.execute(
                 insert(RunRow.__table__).values({k: row[k] for k in old_columns})
             ).inserted_primary_key[0]
-            columns = ("run_pk", "position", *serialize.OUTCOME_ROW_COLUMNS[:-2])
+            columns = ("run_pk", "position", *serialize.OUTCOME_ROW_COLUMNS[:-3])
             insert_rows(connection, OutcomeRow.__tablename__, columns,
-                        [(pk, i, *o[:-2]) for i, o in enumerate(outcomes)])  # fmt: skip
+                        [(pk, i, *o[:-3]) for i, o in enumerate(outcomes)])  # fmt: skip
     finally:
         engine.dispose()
     with RunStore.open(store_url) as store:

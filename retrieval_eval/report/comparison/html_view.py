@@ -19,6 +19,7 @@ from retrieval_eval.comparison.results import (
 )
 from retrieval_eval.report.html.page import page_context, render_page
 from retrieval_eval.report.run.html_view import HEADLINE
+from retrieval_eval.report.run_names import RunName, names_of
 
 
 @dataclass(frozen=True, slots=True)
@@ -30,6 +31,8 @@ class ComparisonView:
     #: The per-question grid's rows (disagreements first), as ``shown`` asked.
     questions: tuple[QuestionRow, ...]
     shown: QuestionsShown
+    #: How each run is called (letter or the user's name, and what differs), run order.
+    names: tuple[RunName, ...] = ()
 
 
 def comparison_view(
@@ -37,13 +40,14 @@ def comparison_view(
 ) -> ComparisonView:
     by_id = {v.run_id: v for v in comparison.versus}
     versus = tuple(by_id.get(run.run_id) for run in comparison.runs)
+    names = names_of(comparison.runs)
     charts = []
     for kind, axis in (("form", "form"), ("hard_class", "hard class")):
         rows = [g for g in comparison.groups if g.kind == kind]
         if not rows:
             continue
         for metric, label in HEADLINE:
-            spec = grouped_chart(comparison.runs, rows, metric, label, axis)
+            spec = grouped_chart(comparison.runs, rows, metric, label, axis, names)
             caption = f"{label} hit rate by {axis}, each run with its 95% interval"
             charts.append((f"{kind}-{metric}", caption, spec))
     if shown is QuestionsShown.NONE:
@@ -52,19 +56,27 @@ def comparison_view(
         questions = tuple(q for q in comparison.questions if q.disagree)
     else:
         questions = comparison.questions
-    return ComparisonView(comparison, versus, tuple(charts), questions, shown)
+    return ComparisonView(comparison, versus, tuple(charts), questions, shown, names)
 
 
 def grouped_chart(
-    runs: tuple[RunColumn, ...], rows: list[GroupRow], metric: str, label: str, axis: str
+    runs: tuple[RunColumn, ...],
+    rows: list[GroupRow],
+    metric: str,
+    label: str,
+    axis: str,
+    names: tuple[RunName, ...] = (),
 ) -> dict[str, Any]:
+    """One dataset per run, named by its short name (its id when none is given)."""
+    names = names or names_of(runs)
     series = []
     for i, run in enumerate(runs):
         points = [None if g.metrics[i] is None else g.metrics[i].intervals.get(metric)  # type: ignore[union-attr]
                   for g in rows]  # fmt: skip
         series.append(
             {
-                "label": run.run_id,
+                "label": names[i].short,
+                "run_id": run.run_id,
                 "values": [None if p is None else p.rate for p in points],
                 "low": [None if p is None else p.low for p in points],
                 "high": [None if p is None else p.high for p in points],

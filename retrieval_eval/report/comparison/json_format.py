@@ -12,7 +12,7 @@ Comparison (``"kind": "comparison"``): ``reference_run_id``; ``settings`` (``alp
 ``verdict`` (against the reference with the given thresholds, as in the run report, or
 null); ``incomparable`` (``{"run_id", "reasons"}``); ``groups`` (``{"kind", "name", "runs":
 [group | null]}``); ``disagreements``; ``questions_shown`` and ``questions`` (each
-``{"id", "form", "hard_class", "expected_document_ids", "cells", "top_documents",
+``{"id", "text", "form", "hard_class", "expected_document_ids", "cells", "top_documents",
 "overlap": [{"jaccard", "rbo"} | null], "disagree"}``).
 """
 
@@ -135,6 +135,7 @@ def _versus(v: RunVersusReference) -> dict[str, Any]:
 def _question(q: QuestionRow) -> dict[str, Any]:
     return {
         "id": q.question_id,
+        "text": q.question_text,
         "form": q.form,
         "hard_class": q.hard_class,
         "expected_document_ids": list(q.expected_document_ids),

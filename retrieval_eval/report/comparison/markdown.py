@@ -11,8 +11,9 @@ from retrieval_eval.comparison.results import (
 from retrieval_eval.metric_keys import TOP1_HIT_RATE, TOP3_HIT_RATE
 from retrieval_eval.records import RateEstimate
 from retrieval_eval.report.comparison.json_format import shown_questions
-from retrieval_eval.report.comparison.text import tags
+from retrieval_eval.report.model import question_text
 from retrieval_eval.report.plural import plural
+from retrieval_eval.report.run_names import names_of
 
 _RATES = ((TOP1_HIT_RATE, 1, "top-1"), (TOP3_HIT_RATE, 3, "top-3"))
 
@@ -21,7 +22,7 @@ def render_comparison_markdown(
     comparison: Comparison, questions: QuestionsShown = QuestionsShown.DISAGREE
 ) -> str:
     c, s = comparison, comparison.settings
-    names = tags(len(c.runs))
+    names = [n.letter for n in names_of(c.runs)]
     lines = [
         f"### reval: {plural(len(c.runs), 'run')} of `{_cell(c.runs[0].set_name)}` "
         f"against `{_cell(c.reference_run_id)}`",
@@ -68,7 +69,8 @@ def _question_details(c: Comparison, names: list[str], questions: QuestionsShown
             for cell, docs in zip(row.cells, row.top_documents, strict=True)
         ]
         expected = _cell(", ".join(row.expected_document_ids) or "(none)")
-        lines.append(f"| {_cell(row.question_id)} | {expected} | " + " | ".join(cells) + " |")
+        asked = _cell(f"{row.question_id} “{question_text(row.question_text)}”")
+        lines.append(f"| {asked} | {expected} | " + " | ".join(cells) + " |")
     return [*lines, "", "</details>"]
 
 

@@ -1,12 +1,11 @@
 """``runs compare`` for people: the runs, their metrics against the reference, the
 breakdowns side by side, rank overlap and the per-question grid.
 
-Every run gets a letter (A is the reference) used as a column heading throughout.
+Every run gets its variant's letter (A is the reference's; a variant's later runs are A2,
+A3: see ``report.run_names``) used as a column heading throughout.
 """
 
 from __future__ import annotations
-
-import string
 
 from rich.console import Console
 
@@ -14,22 +13,47 @@ from retrieval_eval.comparison.results import (
     Cell,
     Comparison,
     QuestionsShown,
+    RunColumn,
     RunDelta,
     SignificanceTest,
 )
 from retrieval_eval.metric_keys import TOP1_HIT_RATE, TOP3_HIT_RATE
 from retrieval_eval.records import GroupMetrics
 from retrieval_eval.report.comparison.json_format import shown_questions
+from retrieval_eval.report.fit_table import Column, Drop, Step, fitted_table
+from retrieval_eval.report.model import question_text
+from retrieval_eval.report.run_names import NAME_LABEL, names_of
 from retrieval_eval.report.safe_text import markup_safe as escape
+from retrieval_eval.report.safe_text import short, visible
 from retrieval_eval.report.text_style import Style, string_console
 
 _RATE_K = {TOP1_HIT_RATE: 1, TOP3_HIT_RATE: 3}
 _NAMES = {TOP1_HIT_RATE: "top-1", TOP3_HIT_RATE: "top-3"}
 
 
-def tags(count: int) -> list[str]:
-    letters = string.ascii_uppercase
-    return [letters[i] if i < len(letters) else f"R{i + 1}" for i in range(count)]
+#: The compared runs' table, and what gives way, in this order, on a narrow terminal: the
+#: p95 and p50 latencies, the question counts, the error counts and the state are left
+#: out. Run ids never wrap; the variant wraps at spaces.
+RUNS_COLUMNS = (
+    Column(""),
+    Column("run"),
+    Column("variant", wrap=True),
+    Column("state"),
+    Column("questions", "right"),
+    Column("errors", "right"),
+    Column("p50 ms", "right"),
+    Column("p95 ms", "right"),
+)
+RUNS_STEPS: tuple[Step, ...] = (
+    Drop("p95 ms"),
+    Drop("p50 ms"),
+    Drop("questions"),
+    Drop("errors"),
+    Drop("state"),
+)
+
+#: Longest question text a comparison table shows whole.
+SHOWN_TEXT_CHARS = 100
 
 
 def render_comparison_text(
@@ -41,7 +65,7 @@ def render_comparison_text(
 ) -> str:
     console, buffer = string_console(width, color)
     style = Style(color)
-    names = tags(len(comparison.runs))
+    names = [n.letter for n in names_of(comparison.runs)]
     _runs(console, comparison, names, style)
     _metrics(console, comparison, names, style)
     _groups(console, comparison, names, style)
@@ -57,27 +81,25 @@ def _runs(console: Console, c: Comparison, names: list[str], style: Style) -> No
         f"{style.heading('compare')} {len(c.runs)} runs of set {escape(first.set_name)}; "
         f"reference A = {escape(c.reference_run_id)}"
     )
-    table = style.table(title=None)
     verdicts = any(v.verdict is not None for v in c.versus)
-    columns = ["", "run", "variant", "state", "questions", "errors", "p50 ms", "p95 ms"]
-    for column in columns + (["verdict vs A"] if verdicts else []):
-        right = column in ("questions", "errors", "p50 ms", "p95 ms")
-        table.add_column(column, justify="right" if right else "left", overflow="fold")
+    rows = []
     for i, (tag, run) in enumerate(zip(names, c.runs, strict=True)):
         latency = run.latency
         verdict = c.versus[i - 1].verdict if i else None
         extra = [] if not verdicts else ["" if verdict is None else verdict.kind.value]
-        table.add_row(
+        rows.append([
             tag,
-            escape(run.run_id),
-            escape(run.variant),
+            short(run.run_id),
+            visible(_variant(run)),
             run.state,
             str(run.question_count),
             str(run.errors),
             "-" if latency is None else f"{latency.p50_ms:.1f}",
             "-" if latency is None else f"{latency.p95_ms:.1f}",
             *extra,
-        )
+        ])  # fmt: skip
+    columns = RUNS_COLUMNS + ((Column("verdict vs A"),) if verdicts else ())
+    table = fitted_table(style, columns, rows, console.width, RUNS_STEPS)
     console.print(table)
     for item in c.incomparable:
         console.print(style.warn(f"incomparable, left out: {escape(item.run_id)}"))
@@ -86,6 +108,12 @@ def _runs(console: Console, c: Comparison, names: list[str], style: Style) -> No
     for versus in c.versus:
         for note in versus.notes:
             console.print(style.warn(f"{escape(versus.run_id)}: {escape(note)}"))
+
+
+def _variant(run: RunColumn) -> str:
+    """The run's variant, after the name the user gave it (``--label name=...``)."""
+    given = run.labels.get(NAME_LABEL)
+    return f"{given} · {run.variant}" if given else run.variant
 
 
 def _metrics(console: Console, c: Comparison, names: list[str], style: Style) -> None:
@@ -209,7 +237,8 @@ def _questions(
                  for cell, docs in zip(row.cells, row.top_documents, strict=True)]  # fmt: skip
         overlap = ["-" if o is None else f"{o.jaccard:.2f}/{o.rbo:.2f}" for o in row.overlap]
         expected = ", ".join(row.expected_document_ids) or "(none)"
-        table.add_row(escape(row.question_id), escape(expected), *cells, *overlap)
+        asked = escape(question_text(row.question_text), SHOWN_TEXT_CHARS)
+        table.add_row(f"{escape(row.question_id)} “{asked}”", escape(expected), *cells, *overlap)
     console.print(table)
 
 

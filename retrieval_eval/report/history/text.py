@@ -3,13 +3,41 @@ never-hit questions."""
 
 from __future__ import annotations
 
+import re
+
 from retrieval_eval.comparison.results import History
 from retrieval_eval.records import RateEstimate
+from retrieval_eval.report.fit_table import Column, Drop, Shorten, Step, fitted_table
 from retrieval_eval.report.plural import plural
 from retrieval_eval.report.safe_text import markup_safe as escape
+from retrieval_eval.report.safe_text import short, visible
 from retrieval_eval.report.text_style import Style, string_console
 
 MAX_LISTED = 20
+
+#: The history's columns, and what gives way, in this order, on a narrow terminal: the
+#: start time loses its year, labels are left out, the rates lose their intervals, the
+#: verdict loses its baseline id, then the question counts are left out. Run ids and rates
+#: are never broken; the variant, labels and verdict (with a variant change or an
+#: acceptance under it) wrap at spaces.
+HISTORY_COLUMNS = (
+    Column("started (UTC)"),
+    Column("run"),
+    Column("variant", wrap=True),
+    Column("labels", wrap=True),
+    Column("n", "right"),
+    Column("top-1 [95%]", "right"),
+    Column("top-3 [95%]", "right"),
+    Column("verdict", wrap=True),
+)
+HISTORY_STEPS: tuple[Step, ...] = (
+    Shorten("started (UTC)", lambda text: text[5:], header="started"),
+    Drop("labels"),
+    Shorten("top-1 [95%]", lambda text: text.split(" [")[0], header="top-1"),
+    Shorten("top-3 [95%]", lambda text: text.split(" [")[0], header="top-3"),
+    Shorten("verdict", lambda text: re.sub(r" vs \S+", "", text, count=1)),
+    Drop("n"),
+)
 
 
 def render_history_text(history: History, *, color: bool = False, width: int = 120) -> str:
@@ -20,18 +48,7 @@ def render_history_text(history: History, *, color: bool = False, width: int = 1
         f"{escape(history.retriever)}: {plural(len(history.entries), 'run')}, newest first "
         "(n: questions; * pinned baseline)"
     )
-    table = style.table(title=None)
-    columns = ["started (UTC)", "run", "variant (labels)", "n", "top-1 [95%]", "top-3 [95%]",
-               "verdict"]  # fmt: skip
-    for column in columns:
-        right = column in ("n", "top-1 [95%]", "top-3 [95%]")
-        table.add_column(
-            column,
-            justify="right" if right else "left",
-            overflow="fold",
-            no_wrap=column in ("started (UTC)", "run", "top-1 [95%]", "top-3 [95%]"),
-            min_width=22 if column == "variant (labels)" else None,
-        )
+    rows = []
     variants = {e.variant_key for e in history.entries}
     older = [*history.entries[1:], None]
     for e, before in zip(history.entries, older, strict=True):
@@ -39,25 +56,22 @@ def render_history_text(history: History, *, color: bool = False, width: int = 1
         errors = f" ({plural(e.errors, 'error')})" if e.errors else ""
         verdict = ["not stored" if e.verdict is None else e.verdict.kind.value]
         if e.verdict is not None and e.verdict.baseline_run_id:
-            verdict.append(f"vs {e.verdict.baseline_run_id}")
+            verdict[0] += f" vs {short(e.verdict.baseline_run_id)}"
         if e.verdict is not None and e.verdict.variant_change:
             verdict.append(f"before/after: {e.verdict.variant_change}")
         if e.acceptance is not None:
             verdict.append(f"accepted by {e.acceptance.by}: {e.acceptance.reason}")
-        labels = ", ".join(f"{k}={v}" for k, v in sorted(e.labels.items()))
-        table.add_row(
+        rows.append([
             f"{e.started_at:%Y-%m-%d %H:%M}",
-            escape(e.run_id) + (" *" if e.pinned else ""),
-            escape(
-                ("variant changed: " if changed else "")
-                + e.variant
-                + (f"\n({labels})" if labels else "")
-            ),
+            short(e.run_id) + (" *" if e.pinned else ""),
+            visible(("variant changed: " if changed else "") + e.variant),
+            visible(", ".join(f"{k}={v}" for k, v in sorted(e.labels.items()))),
             f"{e.question_count}{errors}",
             _interval(e.top1),
             _interval(e.top3),
-            "\n".join(map(escape, verdict)),
-        )
+            "\n".join(map(visible, verdict)),
+        ])  # fmt: skip
+    table = fitted_table(style, HISTORY_COLUMNS, rows, width, HISTORY_STEPS)
     console.print(table)
     if len(history.fingerprints) > 1:
         console.print(style.warn(f"the labels changed {len(history.fingerprints) - 1} times "

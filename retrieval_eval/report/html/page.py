@@ -88,6 +88,16 @@ def _bytecode_cache() -> jinja2.BytecodeCache | None:
         return None
 
 
+def duration_text(seconds: float) -> str:
+    """A run's length as people say it: "38 ms", "4.2 s", "3 min 07 s"."""
+    if seconds < 1:
+        return f"{seconds * 1000:.0f} ms"
+    if seconds < 60:
+        return f"{seconds:.1f} s"
+    minutes, rest = divmod(round(seconds), 60)
+    return f"{minutes} min {rest:02d} s"
+
+
 @cache
 def environment(package: str | None = None) -> jinja2.Environment:
     """The environment of the report's templates; with ``package``, that package's own
@@ -103,7 +113,9 @@ def environment(package: str | None = None) -> jinja2.Environment:
         lstrip_blocks=True,
         undefined=jinja2.StrictUndefined,
     )
-    env.filters.update(rate=_rate, signed=_signed, ms=_ms, chart_json=script_json)
+    env.filters.update(
+        rate=_rate, signed=_signed, ms=_ms, chart_json=script_json, duration=duration_text
+    )
     return env
 
 

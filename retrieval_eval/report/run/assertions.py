@@ -123,7 +123,8 @@ def _misses(missed: list[QuestionOutcome], k: int) -> list[str]:
     for q in missed[:MAX_LISTED]:
         expected = ", ".join(q.expected_document_ids) or "(nothing)"
         got = ", ".join(q.ranked_document_ids[:SHOWN_DOCUMENTS]) or "(nothing)"
-        lines.append(f"  {q.question_id}: expected {expected}; got {got}")
+        asked = "" if q.question_text is None else f" {q.question_text!r}"
+        lines.append(f"  {q.question_id}{asked}: expected {expected}; got {got}")
     if len(missed) > MAX_LISTED:
         lines.append(f"  ... {len(missed) - MAX_LISTED} more")
     return lines
@@ -136,7 +137,8 @@ def _errors(questions: tuple[QuestionOutcome, ...] | list[QuestionOutcome]) -> l
     lines = [f"errored questions ({len(errored)}):"]
     for q in errored[:MAX_LISTED]:
         assert q.error is not None
-        lines.append(f"  {q.question_id}: {q.error.kind}: {q.error.message}")
+        asked = "" if q.question_text is None else f" {q.question_text!r}"
+        lines.append(f"  {q.question_id}{asked}: {q.error.kind}: {q.error.message}")
     if len(errored) > MAX_LISTED:
         lines.append(f"  ... {len(errored) - MAX_LISTED} more")
     return lines

@@ -58,6 +58,8 @@ class QuestionRow:
     error: str
     contract_breach: bool
     flipped: str
+    #: The question as asked; None for a run stored before texts were kept.
+    text: str | None = None
 
 
 @dataclass(frozen=True, slots=True)
@@ -188,6 +190,7 @@ def _row(q: QuestionOutcome, depth: int, flips: list[str]) -> QuestionRow:
         error="" if q.error is None else f"{q.error.kind}: {q.error.message}",
         contract_breach=q.error is not None and q.error.kind == CONTRACT,
         flipped=", ".join(flips),
+        text=q.question_text,
     )
 
 

@@ -66,7 +66,8 @@ A *group* is ``{"count": answered questions, "errors": n, <metric>: value, ...,
 "no_answer": {...} | null}``. Metric keys: ``top1_hit_rate``, ``top3_hit_rate``,
 ``hit_rate@K``, ``mrr@K``, ``recall@K``, ``ndcg@K``; intervals are 95% Wilson intervals.
 
-Each question: ``id``, ``form``, ``hard_class``, ``expected_document_ids``, ``top1_hit``,
+Each question: ``id``, ``text`` (the question as asked; ``null`` for a run stored before
+texts were kept), ``form``, ``hard_class``, ``expected_document_ids``, ``top1_hit``,
 ``top3_hit`` (``null`` when errored), ``hits`` (``{"K": bool}``), ``ranked_document_ids``
 (distinct documents in rank order after the collapse), ``raw_ids`` (ids as returned),
 ``latency_ms``, ``error`` (``null`` or ``{"kind", "message"}``), ``underfilled``,

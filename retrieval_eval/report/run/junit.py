@@ -17,7 +17,13 @@ from collections.abc import Sequence
 from retrieval_eval.records import QuestionOutcome, RunResult
 from retrieval_eval.regression.verdict_records import Flip, FlipDirection, Verdict, VerdictKind
 from retrieval_eval.report.baseline_notes import acceptance_line, notes, variant_line
-from retrieval_eval.report.model import RunReport, duration_s, hit_mark, run_title
+from retrieval_eval.report.model import (
+    RunReport,
+    duration_s,
+    hit_mark,
+    question_text,
+    run_title,
+)
 from retrieval_eval.report.run.verdict_text import describe_flip
 
 VERDICT_CASE = "regression verdict"
@@ -146,13 +152,16 @@ def _question_case(q: QuestionOutcome, flips: list[Flip], classname: str) -> ET.
     case = ET.Element("testcase", classname=classname, name=q.question_id, time=f"{seconds:.4f}")
     if q.error is not None:
         error = ET.SubElement(case, "error", type=q.error.kind, message=q.error.message)
-        error.text = f"retrieval failed ({q.error.kind}): {q.error.message}"
+        error.text = (f"question: {question_text(q.question_text)}\n"
+                      f"retrieval failed ({q.error.kind}): {q.error.message}")  # fmt: skip
     elif flips:
         ks = ", ".join(f"top-{f.k}" for f in flips)
-        message = f"flipped hit->miss at {ks}: {describe_flip(flips[0]).split(': ', 1)[1]}"
+        asked = "" if q.question_text is None else f"{q.question_text!r} "
+        message = f"{asked}flipped hit->miss at {ks}: {describe_flip(flips[0]).split(': ', 1)[1]}"
         failure = ET.SubElement(case, "failure", type="hit->miss", message=message)
         failure.text = "\n".join(
             [
+                f"question: {question_text(q.question_text)}",
                 f"expected: {', '.join(q.expected_document_ids) or '(nothing)'}",
                 f"ranking now: {', '.join(q.ranked_document_ids) or '(nothing)'}",
                 f"ranking before: {', '.join(flips[0].baseline_ranking) or '(nothing)'}",

@@ -15,7 +15,13 @@ from retrieval_eval.metric_keys import TOP1_HIT_RATE, TOP3_HIT_RATE
 from retrieval_eval.records import RunResult
 from retrieval_eval.regression.verdict_records import FlipDirection, Verdict, VerdictKind
 from retrieval_eval.report.baseline_notes import notes
-from retrieval_eval.report.model import RunReport, latency_lines, retriever_label, run_title
+from retrieval_eval.report.model import (
+    RunReport,
+    latency_lines,
+    question_text,
+    retriever_label,
+    run_title,
+)
 from retrieval_eval.report.plural import plural
 from retrieval_eval.report.run.verdict_text import describe_flip
 from retrieval_eval.report.safe_text import visible
@@ -116,6 +122,7 @@ def _details(report: RunReport, verdict: Verdict) -> list[str]:
         lines.append(f"Baseline run `{verdict.baseline_run_id}`.")
     lines += [f"- {_cell(reason)}" for reason in verdict.reasons]
     regressed = [d for d in verdict.deltas if d.regressed and d.group != "overall"]
+    texts = {q.question_id: f"“{question_text(q.question_text)}”" for q in report.run.questions}
     lines += [
         f"- {_cell(d.group)} {d.metric}: {d.baseline:.3f} → {d.current:.3f}" for d in regressed
     ]
@@ -126,7 +133,8 @@ def _details(report: RunReport, verdict: Verdict) -> list[str]:
         flips = [f for f in verdict.flips if f.direction == direction]
         if flips:
             lines += ["", f"Flipped {title} ({len(flips)}):", ""]
-            lines += [f"- `{_code(describe_flip(f))}`" for f in flips[:MAX_FLIPS]]
+            lines += [f"- `{_code(describe_flip(f))}` {_cell(texts.get(f.question_id, ''))}"
+                      for f in flips[:MAX_FLIPS]]  # fmt: skip
             if len(flips) > MAX_FLIPS:
                 lines.append(f"- … {len(flips) - MAX_FLIPS} more")
     if verdict.warnings:

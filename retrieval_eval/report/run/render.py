@@ -5,6 +5,8 @@ from __future__ import annotations
 from collections.abc import Sequence
 from enum import StrEnum
 
+from retrieval_eval.errors import InputError
+from retrieval_eval.records import RunResult
 from retrieval_eval.regression.record import Recorded
 from retrieval_eval.regression.verdict_records import RunReport
 
@@ -22,7 +24,7 @@ class ReportFormat(StrEnum):
 
 
 def render(
-    report: Recorded | RunReport | Sequence[RunReport],
+    report: Recorded | RunReport | RunResult | Sequence[RunReport | RunResult],
     fmt: ReportFormat | str = ReportFormat.TEXT,
     *,
     color: bool = False,
@@ -30,14 +32,15 @@ def render(
     warnings: Sequence[str] = (),
 ) -> str:
     """The report as text in ``fmt``: what ``judge_and_save`` returned (its warnings
-    included), one judged run, or several. ANSI colour only with ``color``."""
+    included), one run or several, judged (``RunReport``) or not (a ``RunResult`` is
+    reported without a verdict, as "not checked"). ANSI colour only with ``color``."""
     if isinstance(report, Recorded):
         reports: Sequence[RunReport] = report.reports
         warnings = (*report.warnings, *warnings)
-    elif isinstance(report, RunReport):
-        reports = (report,)
+    elif isinstance(report, RunReport | RunResult):
+        reports = (_as_report(report),)
     else:
-        reports = report
+        reports = [_as_report(r) for r in report]
     kind = ReportFormat(fmt)
     if kind is ReportFormat.JSON:
         from retrieval_eval.report.run.json_format import render_json
@@ -58,3 +61,15 @@ def render(
     from retrieval_eval.report.run.text import render_text
 
     return render_text(reports, color=color, width=width, warnings=warnings)
+
+
+def _as_report(item: object) -> RunReport:
+    if isinstance(item, RunReport):
+        return item
+    if isinstance(item, RunResult):
+        return RunReport(item)
+    raise InputError(
+        f"render() takes runs (RunResult), judged runs (RunReport) or what judge_and_save "
+        f"returned, not {type(item).__name__}; judge a run with judge(run, baseline) first "
+        "if you want a verdict in the report"
+    )

@@ -17,6 +17,7 @@ from retrieval_eval.metric_keys import TOP1_HIT_RATE, TOP3_HIT_RATE
 from retrieval_eval.records import GroupMetrics, QuestionOutcome, RunResult, RunState
 from retrieval_eval.report.baseline_notes import acceptance_line
 from retrieval_eval.report.model import (
+    TEXT_NOT_STORED,
     RunReport,
     latency_lines,
     ordered_metrics,
@@ -219,8 +220,13 @@ def _noteworthy(q: QuestionOutcome) -> bool:
     return q.error is not None or q.top1_hit is False or bool(q.notes)
 
 
+#: Longest question text the text report shows whole.
+SHOWN_TEXT_CHARS = 120
+
+
 def _detail(q: QuestionOutcome, flipped: list[str] | None, style: Style) -> str:
-    parts = []
+    parts = [f"“{escape(q.question_text, SHOWN_TEXT_CHARS)}”" if q.question_text is not None
+             else style.dim(TEXT_NOT_STORED)]  # fmt: skip
     if q.error is not None:
         message = escape(q.error.message, SHOWN_MESSAGE_CHARS)
         parts.append(style.bad(f"ERROR {escape(q.error.kind)}: {message}"))

@@ -45,7 +45,7 @@
 
   function rateTooltip(ctx) {
     var ds = ctx.dataset, j = ctx.dataIndex;
-    var text = ds.label + ": " + fmt(ds.data[j], 3);
+    var text = ds.label + (ds.runId ? " (" + ds.runId + ")" : "") + ": " + fmt(ds.data[j], 3);
     if (ds.low && ds.low[j] !== null) {
       text += " (95% " + fmt(ds.low[j], 3) + "–" + fmt(ds.high[j], 3) + ")";
     }
@@ -85,7 +85,7 @@
         label: name + " " + fmt(x, 1) + " ms", data: [{ x: x, y: 0 }, { x: x, y: 1 }],
         borderColor: colors[(i + 1) % colors.length], backgroundColor: colors[(i + 1) % colors.length],
         borderDash: [6, 4], borderWidth: 2,
-        pointRadius: 0, showLine: true
+        pointRadius: 0, showLine: true, pointStyle: "line"
       };
     });
     return {
@@ -94,7 +94,7 @@
         datasets: [{
           label: "share of questions answered within", data: points, showLine: true,
           stepped: true, borderColor: colors[0], backgroundColor: colors[0], pointRadius: 0,
-          borderWidth: 2
+          borderWidth: 2, pointStyle: "line"
         }].concat(marks)
       },
       options: {
@@ -104,6 +104,8 @@
           y: { min: 0, max: 1, title: { display: true, text: "share of answered questions" } }
         },
         plugins: {
+          /* Legend swatches are line segments in each line's colour, not hatched boxes. */
+          legend: { labels: { usePointStyle: true, pointStyleWidth: 28 } },
           tooltip: {
             callbacks: {
               label: function (ctx) {
@@ -126,7 +128,7 @@
         datasets: spec.series.map(function (s, i) {
           return {
             label: s.label, data: s.values, low: s.low, high: s.high, counts: s.counts,
-            backgroundColor: colors[i % colors.length]
+            runId: s.run_id, backgroundColor: colors[i % colors.length]
           };
         })
       },
@@ -239,6 +241,14 @@
       if (shown) { shown.textContent = visible + " of " + rows.length; }
     }
     controls.forEach(function (c) { c.addEventListener("input", apply); });
+    var all = box.querySelector("[data-show-all]");
+    if (all) {
+      all.addEventListener("click", function () {
+        var on = box.classList.toggle("show-all");
+        all.setAttribute("aria-pressed", on ? "true" : "false");
+        all.textContent = on ? "scroll inside the table" : "show all rows";
+      });
+    }
 
     table.querySelectorAll("th[data-sort]").forEach(function (th, _i) {
       th.tabIndex = 0;

@@ -1,5 +1,7 @@
-/* reval judging page: one question at a time, keyboard only. Reads the JSON the page
- * carries, saves one question's judgement with a POST to this same viewer. */
+/* reval judging page: one question at a time, with the mouse or the keyboard alike (every
+ * key has a visible button, every click a key). Reads the JSON the page carries, saves one
+ * question's judgement with a POST to this same viewer, and says before each save what it
+ * will record. */
 (function () {
   "use strict";
 
@@ -39,15 +41,26 @@
     return box;
   }
 
+  function decision(c) {
+    if (c.relevant === true) { return ["relevant", "✔ relevant"]; }
+    if (c.relevant === false) { return ["not-relevant", "✘ not relevant"]; }
+    return ["unmarked", "○ not marked"];
+  }
+
   function candidateItem(c, n) {
     var li = document.createElement("li");
+    var state = decision(c);
     li.setAttribute("data-doc", c.id);
-    if (c.relevant === true) { li.className = "relevant"; }
-    if (c.relevant === false) { li.className = "not-relevant"; }
+    li.className = state[0];
     var head = document.createElement("div");
-    var mark = document.createElement("span");
-    mark.className = "verdict-mark";
-    head.appendChild(mark);
+    head.className = "cand-head";
+    var toggleButton = document.createElement("button");
+    toggleButton.type = "button";
+    toggleButton.className = "verdict-mark";
+    toggleButton.setAttribute("aria-pressed", c.relevant === true ? "true" : "false");
+    toggleButton.setAttribute("aria-label", "relevant: " + (c.title || c.id));
+    toggleButton.textContent = state[1];
+    head.appendChild(toggleButton);
     var key = document.createElement("kbd");
     key.textContent = n <= 9 ? String(n) : "";
     head.appendChild(key);
@@ -66,23 +79,55 @@
     li.appendChild(head);
     li.appendChild(found);
     li.appendChild(highlighted(c.text, c.snippet));
+    li.addEventListener("click", function () {
+      /* Selecting text to read it is not a decision. */
+      var selected = window.getSelection ? String(window.getSelection()) : "";
+      if (!selected) { toggle(n - 1); }
+    });
     return li;
+  }
+
+  /* What a save records now, as the server decides it (labelling.judge). */
+  function willRecord(q) {
+    var relevant = q.candidates.filter(function (c) { return c.relevant === true; });
+    var others = q.candidates.length - relevant.length;
+    var form = q.form === "UNLABELLED" ? "form not set" : "form " + q.form;
+    if (q.nothing_answers) {
+      return ["judged", "judged: nothing in the corpus answers it (" + q.candidates.length +
+        " candidates not relevant), " + form];
+    }
+    if (relevant.length) {
+      return ["judged", "judged: relevant " + relevant.map(function (c) { return c.id; }).join(", ") +
+        (others ? "; the other " + others + " not relevant" : "") + ", " + form];
+    }
+    return ["needs-review", "needs review: nothing is marked relevant and “nothing answers it” " +
+      "is not set. Mark a relevant candidate, or choose “nothing in the corpus answers it”."];
   }
 
   function render() {
     var q = questions[index];
     progress();
     el("j-id").textContent = q.id;
-    el("j-state").textContent = q.state;
     el("j-by").textContent = q.judged_by ? "last judged by " + q.judged_by : "";
     el("j-question").textContent = q.question;
     el("j-gist").textContent = q.answer_gist ? "answer: " + q.answer_gist : "";
     el("j-form").textContent = q.form;
+    ["MATCH", "GAP"].forEach(function (f) {
+      el(f === "MATCH" ? "j-match" : "j-gap").setAttribute("aria-pressed", q.form === f ? "true" : "false");
+    });
+    el("j-state").textContent = q.state;
+    el("j-state").setAttribute("data-state", q.state);
     var s = q.suggestion;
     el("j-suggestion").textContent = s.form ? "suggested " + s.form + " (vocabulary overlap " +
       Number(s.overlap).toFixed(2) + ")" : "";
     el("j-class").value = q.hard_class || "";
     el("j-nothing").textContent = q.nothing_answers ? "nothing in the corpus answers it" : "";
+    el("j-nothing-toggle").setAttribute("aria-pressed", q.nothing_answers ? "true" : "false");
+    var will = willRecord(q);
+    el("j-will").textContent = "Enter or “save and next” will record " + q.id + " as " + will[1];
+    el("j-will").setAttribute("data-will", will[0]);
+    el("j-prev").disabled = index === 0;
+    el("j-next").disabled = index === questions.length - 1;
     var list = el("j-candidates");
     list.textContent = "";
     q.candidates.forEach(function (c, i) { list.appendChild(candidateItem(c, i + 1)); });
@@ -178,6 +223,16 @@
     else { return; }
     event.preventDefault();
   });
+
+  el("j-match").addEventListener("click", function () { setForm("MATCH"); });
+  el("j-gap").addEventListener("click", function () { setForm("GAP"); });
+  el("j-nothing-toggle").addEventListener("click", nothing);
+  el("j-save").addEventListener("click", save);
+  el("j-class").addEventListener("input", function () {
+    questions[index].hard_class = el("j-class").value.trim() || null;
+  });
+  el("j-prev").addEventListener("click", function () { move(-1); });
+  el("j-next").addEventListener("click", function () { move(1); });
 
   index = firstOpen();
   render();
