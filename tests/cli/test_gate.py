@@ -70,6 +70,40 @@ def test_a_regressing_retriever_gated_twice_fails_twice_until_accepted(
     )
     accepted_entries = [e for e in history_json["entries"] if e.get("accepted")]
     assert [e["run_id"] for e in accepted_entries] == [verdicts[-1]["run_id"]]
+    page = invoke("runs", "show", verdicts[-1]["run_id"], "--db", db, "--format", "html").stdout
+    assert "accepted as a baseline by ana on " in page and "smaller chunks, on purpose" in page
+    history_page = invoke(
+        "runs", "history", "--set", "faq", "--retriever", "s", "--db", db, "--format", "html"
+    ).stdout
+    assert "accepted by ana: smaller chunks, on purpose" in history_page
+
+
+def test_a_reval_toml_name_is_its_own_lineage_whatever_it_points_at(
+    sets, serve_table, db, invoke, tmp_path
+):
+    """Two names for servers that describe themselves alike never judge each other; one
+    name moved to another address goes on judging against its own history."""
+    good = serve_table(GOOD, identifier="s")
+    bad = serve_table(BAD, identifier="s")
+    config = tmp_path / "reval.toml"
+
+    def point(prod: str, canary: str) -> None:
+        config.write_text(
+            f'[retrievers.prod]\naddress = "{prod}"\n[retrievers.canary]\naddress = "{canary}"\n',
+            encoding="utf-8",
+        )
+
+    point(good, bad)
+    result, prod = _eval(invoke, sets, "prod", db, "--config", config)
+    assert result.exit_code == 0 and prod["regression"]["verdict"] == "no-baseline"
+    result, canary = _eval(invoke, sets, "canary", db, "--config", config)
+    assert result.exit_code == 0, result.output
+    assert canary["regression"]["verdict"] == "no-baseline"  # not prod's baseline
+    point(bad, good)  # prod now reaches the bad server
+    result, moved = _eval(invoke, sets, "prod", db, "--config", config)
+    assert result.exit_code == 1, result.output
+    assert moved["regression"]["verdict"] == "regression"
+    assert moved["regression"]["baseline_run_id"] == prod["run_id"]
 
 
 def test_accept_needs_a_reason_and_a_complete_run(sets, serve_table, db, invoke):
