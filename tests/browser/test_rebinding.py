@@ -20,8 +20,9 @@ from urllib.parse import urlsplit
 
 import pytest
 from support.env import require
+from support.tools import load_tool
 
-from .conftest import TOOL
+TOOL = load_tool("screenshots")  # launches Debian's chromium as the other browser tests do
 
 REVAL = Path(sys.executable).parent / "reval"
 DRAFT = (

@@ -11,11 +11,10 @@ import shutil
 import subprocess
 from pathlib import Path
 
+from support.cli import GOOD, REVAL
 from support.env import require
 
 from retrieval_eval.store import RunStore
-
-from .conftest import GOOD, REVAL
 
 SCRIPT = """
 set -u

@@ -64,7 +64,7 @@ def test_a_failed_member_is_an_error_unless_skipped(
 
 
 def test_a_member_dead_for_every_question_fails_the_run(tmp_path: Path, sets, serve_table, db: str):
-    from .conftest import run_reval
+    from support.cli import run_reval
 
     good = serve_table(GOOD)
     dead = serve_table({q: FAIL for q in GOOD})

@@ -10,8 +10,7 @@ import subprocess
 from pathlib import Path
 
 import pytest
-
-from .conftest import GOOD, REVAL
+from support.cli import GOOD, REVAL
 
 
 def reval(*args: str | Path, env: dict[str, str] | None = None) -> subprocess.CompletedProcess[str]:

@@ -10,8 +10,7 @@ import re
 import subprocess
 
 import pytest
-
-from .conftest import BAD, GOOD, REVAL
+from support.cli import BAD, GOOD, REVAL
 
 
 def reval_at(width: int, *args: str) -> str:

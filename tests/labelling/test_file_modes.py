@@ -14,8 +14,7 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
-
-from .conftest import CORPUS
+from support.labelling import CORPUS
 
 REVAL = Path(sys.executable).parent / "reval"
 DRAFT = (
