@@ -44,7 +44,8 @@ COMMANDS: dict[str, Lazy] = {
     ),
     "ui": Lazy(
         "retrieval_eval.cli.ui:ui",
-        "Browse the run store in a web browser: runs, a run, history, comparisons.",
+        "Browse the run store in a web browser: runs, a run, history, comparisons, and "
+        "judge drafted sets (--judge DRAFT --corpus CORPUS) at /judge.",
     ),
     "fusion": Lazy(
         "retrieval_eval.cli.fusion:fusion",

@@ -170,7 +170,8 @@ def test_a_bare_index_name_suggests_each_plugin_with_it(test_plugins: None) -> N
     with pytest.raises(UnknownNameError) as caught:
         resolve("example-index")
     message = str(caught.value)
-    assert "'bm25:example-index'" in message and "'test-keywords:example-index'" in message
+    assert "'bm25:example-index'" in message and "'dense:example-index'" in message
+    assert "'test-async:example-index'" in message  # the test plugins' entry points too
     assert "PLUGIN:ARGUMENT" in message
 
 
