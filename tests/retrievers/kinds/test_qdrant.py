@@ -14,7 +14,12 @@ from pathlib import Path
 import pytest
 from support.cosine import DIMENSIONS, Reference, reference
 
-from retrieval_eval.errors import ConfigError, RetrieverContractError, RetrieverRejected
+from retrieval_eval.errors import (
+    ConfigError,
+    RetrieverContractError,
+    RetrieverRejected,
+    RetrieverUnavailable,
+)
 from retrieval_eval.evaluation.coordinator import evaluate
 from retrieval_eval.example_data import questions_path
 from retrieval_eval.questions.loading import load_question_set
@@ -161,3 +166,14 @@ def test_without_qdrant_client_the_error_names_the_pip_command(
     assert done.returncode == 2, done.stderr
     [line] = [x for x in done.stderr.splitlines() if "qdrant-client" in x]
     assert "pip install 'retrieval-eval[qdrant]'" in line
+
+
+async def test_an_unreachable_server_is_unavailable(tmp_path: Path) -> None:
+    path = tmp_path / "reval.toml"
+    path.write_text(
+        '[retrievers.vectors]\nkind = "qdrant"\nurl = "http://127.0.0.1:1"\n'
+        'collection = "pages"\nid_key = "doc_id"\nembedder = "wordllama"\n'
+        f"embedder_options = {{ dimensions = {DIMENSIONS} }}\n"
+    )
+    with pytest.raises(RetrieverUnavailable, match=r"127\.0\.0\.1:1/pages"):
+        await ask(path)
