@@ -49,6 +49,8 @@ OWNERS: tuple[tuple[str, tuple[str, ...], tuple[str, ...]], ...] = (
     ("the web framework and server only in web/", ("starlette", "uvicorn"), ("web",)),
     ("Jinja2 only in report/", ("jinja2", "markupsafe"), ("report",)),
     ("rich only in report/ and cli/", ("rich",), ("report", "cli")),
+    ("vector-database and framework clients only in retrievers/ (their kinds)",
+     ("qdrant_client", "langchain_core"), ("retrievers",)),
 )  # fmt: skip
 
 #: What the reference plugins may use: the package root's names and these modules (the

@@ -22,6 +22,8 @@ KINDS: dict[str, str] = {
     "http": "retrieval_eval.retrievers.kinds.http.config",
     "command": "retrieval_eval.retrievers.kinds.command.config",
     "postgres": "retrieval_eval.retrievers.kinds.postgres.config",
+    "qdrant": "retrieval_eval.retrievers.kinds.qdrant.config",
+    "langchain": "retrieval_eval.retrievers.kinds.langchain.config",
 }
 
 

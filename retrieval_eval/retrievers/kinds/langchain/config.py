@@ -1,0 +1,95 @@
+"""``kind = "langchain"``: a LangChain retriever, built by a factory function you name::
+
+    [retrievers.chain]
+    kind = "langchain"
+    factory = "my_search:make_retriever"   # module:function, called with no arguments
+    id_key = "doc_id"                      # the Document metadata key holding the id
+    # score_key = "score"                  # optional: a metadata key holding its score
+    # limit_kwarg = "k"                    # optional: pass reval's limit as this keyword
+    # pythonpath = "."                     # folder the module is imported from (this file's)
+
+The factory returns anything with LangChain's retriever interface (a ``BaseRetriever``,
+or any object with ``ainvoke`` or ``invoke`` taking the question and returning
+``Document``-like objects with ``metadata``). Needs the ``langchain`` extra.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import importlib.util
+from collections.abc import Mapping
+from dataclasses import dataclass
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+from retrieval_eval.errors import ConfigError
+from retrieval_eval.retrievers.kinds.base import Common, KindEntry, TableReader
+
+if TYPE_CHECKING:
+    from retrieval_eval.retrievers.protocol import AsyncRetriever
+
+KEYS = ("factory", "id_key", "score_key", "limit_kwarg", "pythonpath")
+INSTALL = "pip install 'retrieval-eval[langchain]'"
+
+
+@dataclass(frozen=True, slots=True)
+class LangChainConfig(KindEntry):
+    common: Common
+    module: str
+    function: str
+    id_key: str
+    pythonpath: Path
+    score_key: str = ""
+    limit_kwarg: str = ""
+
+    def detail(self) -> str:
+        return f"langchain {self.module}:{self.function}"
+
+    def module_file(self) -> Path | None:
+        """The factory module's source file, if it is a plain file under ``pythonpath``."""
+        candidate = self.pythonpath.joinpath(*self.module.split("."))
+        for path in (candidate.with_suffix(".py"), candidate / "__init__.py"):
+            if path.is_file():
+                return path
+        return None
+
+    def identity(self) -> Mapping[str, object]:
+        source = self.module_file()
+        digest = hashlib.sha256(source.read_bytes()).hexdigest() if source else ""
+        return {
+            "factory": f"{self.module}:{self.function}",
+            "module_sha256": digest,
+            "id_key": self.id_key,
+            "score_key": self.score_key,
+            "limit_kwarg": self.limit_kwarg,
+        }
+
+    def open(self, timeout_s: float | None) -> AsyncRetriever:
+        if importlib.util.find_spec("langchain_core") is None:
+            raise ConfigError(f"{self.where}: langchain-core is not installed; {INSTALL}")
+        from retrieval_eval.retrievers.kinds.langchain.retriever import LangChainRetriever
+
+        return LangChainRetriever(self, timeout_s)
+
+
+def parse(common: Common, reader: TableReader) -> LangChainConfig:
+    factory = reader.string("factory", required=True)
+    module, _, function = factory.partition(":")
+    if (
+        not module
+        or not function
+        or not all(part.isidentifier() for part in (*module.split("."), function))
+    ):
+        raise reader.fail("factory", f"must be 'module:function', got {factory!r}")
+    limit_kwarg = reader.string("limit_kwarg")
+    if limit_kwarg and not limit_kwarg.isidentifier():
+        raise reader.fail("limit_kwarg", f"must be a keyword name, got {limit_kwarg!r}")
+    return LangChainConfig(
+        common=common,
+        module=module,
+        function=function,
+        id_key=reader.string("id_key", required=True),
+        pythonpath=reader.directory("pythonpath"),
+        score_key=reader.string("score_key"),
+        limit_kwarg=limit_kwarg,
+    )

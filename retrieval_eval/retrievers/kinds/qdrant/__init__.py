@@ -1,0 +1,1 @@
+"""The ``qdrant`` kind: a Qdrant collection searched by the question's embedding."""
