@@ -27,8 +27,9 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Protocol
 
-from retrieval_eval.errors import ConfigError
-from retrieval_eval.records import RetrieverDescription
+from retrieval_eval.errors import ConfigError, RetrieverRejected
+from retrieval_eval.records import DEFAULT_TIMEOUT_S, RetrieverDescription
+from retrieval_eval.retrievers.contract.limits import request_problem
 
 if TYPE_CHECKING:
     from retrieval_eval.retrievers.protocol import AsyncRetriever
@@ -236,3 +237,16 @@ def env_value(common: Common, key: str, variable: str) -> str:
             f"{common.where}: key {key!r}: environment variable {variable} is not set"
         )
     return value
+
+
+def admit(
+    target: str, question: str, limit: int, timeout_s: float | None, configured_s: float | None
+) -> float:
+    """Refuse a request the contract forbids before it leaves (a question error of kind
+    ``rejected``), and return the call's deadline: the caller's, else the entry's, else
+    reval's default."""
+    problem = request_problem(question, limit)
+    if problem is not None:
+        raise RetrieverRejected(target, problem, "INVALID_ARGUMENT")
+    deadline = timeout_s if timeout_s is not None else configured_s
+    return deadline if deadline is not None else DEFAULT_TIMEOUT_S

@@ -28,17 +28,15 @@ from retrieval_eval.errors import (
     RetrieverContractError,
     RetrieverError,
     RetrieverInternal,
-    RetrieverRejected,
     RetrieverTimeout,
     RetrieverUnavailable,
 )
-from retrieval_eval.records import DEFAULT_TIMEOUT_S, RetrieverDescription
+from retrieval_eval.records import RetrieverDescription
 from retrieval_eval.retrievers.contract.limits import (
     MAX_RESPONSE_BYTES,
-    request_problem,
     response_breach,
 )
-from retrieval_eval.retrievers.kinds.base import describe_kind
+from retrieval_eval.retrievers.kinds.base import admit, describe_kind
 from retrieval_eval.retrievers.protocol import Ranking
 
 if TYPE_CHECKING:  # the config imports this module when it opens one
@@ -215,11 +213,7 @@ class CommandRetriever:
     async def retrieve(
         self, question: str, limit: int, *, timeout_s: float | None = None
     ) -> Ranking:
-        problem = request_problem(question, limit)
-        if problem is not None:
-            raise RetrieverRejected(self.target, problem, "INVALID_ARGUMENT")
-        deadline = timeout_s if timeout_s is not None else self.timeout_s
-        deadline = deadline if deadline is not None else DEFAULT_TIMEOUT_S
+        deadline = admit(self.target, question, limit, timeout_s, self.timeout_s)
         request = json.dumps({"question": question, "limit": limit}, ensure_ascii=False)
         line = (request + "\n").encode("utf-8", "surrogatepass")
         process = self._process

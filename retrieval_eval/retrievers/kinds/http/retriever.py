@@ -31,13 +31,12 @@ from retrieval_eval.errors import (
     RetrieverUnauthenticated,
     RetrieverUnavailable,
 )
-from retrieval_eval.records import DEFAULT_TIMEOUT_S, RetrieverDescription
+from retrieval_eval.records import RetrieverDescription
 from retrieval_eval.retrievers.contract.limits import (
     MAX_RESPONSE_BYTES,
-    request_problem,
     response_breach,
 )
-from retrieval_eval.retrievers.kinds.base import describe_kind
+from retrieval_eval.retrievers.kinds.base import admit, describe_kind
 from retrieval_eval.retrievers.kinds.http.template import render_text
 from retrieval_eval.retrievers.protocol import Ranking
 
@@ -93,11 +92,7 @@ class HttpRetriever:
     async def retrieve(
         self, question: str, limit: int, *, timeout_s: float | None = None
     ) -> Ranking:
-        problem = request_problem(question, limit)
-        if problem is not None:
-            raise RetrieverRejected(self.target, problem, "INVALID_ARGUMENT")
-        deadline = timeout_s if timeout_s is not None else self.timeout_s
-        deadline = deadline if deadline is not None else DEFAULT_TIMEOUT_S
+        deadline = admit(self.target, question, limit, timeout_s, self.timeout_s)
         try:
             async with asyncio.timeout(deadline):
                 status, content = await self._send(question, limit)

@@ -23,9 +23,9 @@ from retrieval_eval.errors import (
     RetrieverUnauthenticated,
     RetrieverUnavailable,
 )
-from retrieval_eval.records import DEFAULT_TIMEOUT_S, RetrieverDescription
-from retrieval_eval.retrievers.contract.limits import request_problem, response_breach
-from retrieval_eval.retrievers.kinds.base import describe_kind, env_value
+from retrieval_eval.records import RetrieverDescription
+from retrieval_eval.retrievers.contract.limits import response_breach
+from retrieval_eval.retrievers.kinds.base import admit, describe_kind, env_value
 from retrieval_eval.retrievers.protocol import Ranking
 
 if TYPE_CHECKING:  # the config imports this module when it opens one
@@ -76,11 +76,7 @@ class PostgresRetriever:
     ) -> Ranking:
         import psycopg
 
-        problem = request_problem(question, limit)
-        if problem is not None:
-            raise RetrieverRejected(self.target, problem, "INVALID_ARGUMENT")
-        deadline = timeout_s if timeout_s is not None else self.timeout_s
-        deadline = deadline if deadline is not None else DEFAULT_TIMEOUT_S
+        deadline = admit(self.target, question, limit, timeout_s, self.timeout_s)
         if self._free is None:
             self._loop = asyncio.get_running_loop()
             self._free = asyncio.Semaphore(self.config.pool_size)

@@ -23,10 +23,10 @@ from retrieval_eval.errors import (
     RetrieverUnauthenticated,
     RetrieverUnavailable,
 )
-from retrieval_eval.records import DEFAULT_TIMEOUT_S, RetrieverDescription
-from retrieval_eval.retrievers.contract.limits import request_problem, response_breach
+from retrieval_eval.records import RetrieverDescription
+from retrieval_eval.retrievers.contract.limits import response_breach
 from retrieval_eval.retrievers.embedding import load_embedder
-from retrieval_eval.retrievers.kinds.base import describe_kind, env_value
+from retrieval_eval.retrievers.kinds.base import admit, describe_kind, env_value
 from retrieval_eval.retrievers.protocol import Ranking
 
 if TYPE_CHECKING:
@@ -74,11 +74,7 @@ class QdrantRetriever:
     async def retrieve(
         self, question: str, limit: int, *, timeout_s: float | None = None
     ) -> Ranking:
-        problem = request_problem(question, limit)
-        if problem is not None:
-            raise RetrieverRejected(self.target, problem, "INVALID_ARGUMENT")
-        deadline = timeout_s if timeout_s is not None else self.timeout_s
-        deadline = deadline if deadline is not None else DEFAULT_TIMEOUT_S
+        deadline = admit(self.target, question, limit, timeout_s, self.timeout_s)
         try:
             async with asyncio.timeout(deadline):
                 client = self._connect()
