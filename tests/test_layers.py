@@ -28,7 +28,7 @@ def test_the_contracts_in_pyproject_are_derived_from_the_layer_list():
 def test_every_package_of_the_tree_is_in_the_layer_list():
     on_disk = {
         p.stem if p.suffix == ".py" else p.name
-        for p in (ROOT / "retrieval_eval").iterdir()
+        for p in (ROOT / "src" / "retrieval_eval").iterdir()
         if not p.name.startswith(("_", ".")) and (p.suffix == ".py" or (p / "__init__.py").exists())
     }
     assert on_disk == set(layers.packages())
@@ -37,7 +37,7 @@ def test_every_package_of_the_tree_is_in_the_layer_list():
 def _copy_tree(tmp_path: Path) -> Path:
     tree = tmp_path / "tree"
     ignore = shutil.ignore_patterns("__pycache__", "*.pyc")
-    shutil.copytree(ROOT / "retrieval_eval", tree / "retrieval_eval", ignore=ignore)
+    shutil.copytree(ROOT / "src" / "retrieval_eval", tree / "retrieval_eval", ignore=ignore)
     for plugin in layers.PLUGINS:  # reval_bm25 lives in plugins/bm25, reval_dense in plugins/dense
         source = ROOT / "plugins" / plugin.removeprefix("reval_") / plugin
         shutil.copytree(source, tree / plugin, ignore=ignore)

@@ -122,7 +122,7 @@ def main(argv: list[str] | None = None) -> int:
             print(f"warning: generators differ from {GO_GENERATORS}: {wrong}", file=sys.stderr)
         generate_go(args.out or GO_ROOT)
     else:
-        generate(args.out or ROOT)
+        generate(args.out or ROOT / "src")
     return 0
 
 

@@ -76,9 +76,9 @@ def packages() -> list[str]:
 
 
 def children(package: str) -> list[str]:
-    """The modules and packages directly inside ``retrieval_eval/<package>/``."""
+    """The modules and packages directly inside ``src/retrieval_eval/<package>/``."""
     found = []
-    for path in sorted((ROOT / PACKAGE / package).iterdir()):
+    for path in sorted((ROOT / "src" / PACKAGE / package).iterdir()):
         if path.name.startswith(("_", ".")):
             continue
         if path.suffix == ".py":

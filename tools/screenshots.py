@@ -30,7 +30,7 @@ CHROMIUM_ARGS = [
     "--disable-sync",
     "--no-first-run",
 ]
-EXAMPLE = Path(__file__).resolve().parents[1] / "retrieval_eval" / "example_data"
+EXAMPLE = Path(__file__).resolve().parents[1] / "src" / "retrieval_eval" / "example_data"
 
 
 def launch(playwright: Any) -> Any:

@@ -20,7 +20,8 @@ import tarfile
 import tempfile
 from pathlib import Path
 
-ASSETS = Path(__file__).resolve().parents[1] / "retrieval_eval" / "report" / "html" / "assets"
+ROOT = Path(__file__).resolve().parents[1]
+ASSETS = ROOT / "src" / "retrieval_eval" / "report" / "html" / "assets"
 DEFAULT_VERSION = "4.6.1"
 FILES = {
     "package/dist/chart.umd.min.js": "chart.umd.min.js",

@@ -21,7 +21,7 @@ from support.tools import load_tool
 TOOL = load_tool("screenshots")
 
 REVAL = Path(sys.executable).parent / "reval"
-CORPUS = REPO_ROOT / "retrieval_eval" / "example_data" / "corpus.jsonl"
+CORPUS = REPO_ROOT / "src" / "retrieval_eval" / "example_data" / "corpus.jsonl"
 #: The example set's questions and labels: the "truth" the judge follows.
 TRUTH = {
     "How do I install the Larkspur agent on Fedora?": ["install-linux"],

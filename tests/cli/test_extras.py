@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 
-EXAMPLE = Path(__file__).resolve().parents[2] / "retrieval_eval" / "example_data"
+EXAMPLE = Path(__file__).resolve().parents[2] / "src" / "retrieval_eval" / "example_data"
 WITHOUT = """
 import sys
 

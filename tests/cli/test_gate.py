@@ -213,7 +213,7 @@ def test_a_large_class_losing_twelve_fails(tmp_path, serve_table, db, invoke):
     assert any("in hard_class:hard fell 0.300" in r for r in verdict["reasons"])
 
 
-EXAMPLE = Path(__file__).resolve().parents[2] / "retrieval_eval" / "example_data"
+EXAMPLE = Path(__file__).resolve().parents[2] / "src" / "retrieval_eval" / "example_data"
 
 
 def _index(invoke, out: str, words: int, overlap: int) -> None:

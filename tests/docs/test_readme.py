@@ -283,7 +283,7 @@ def workspace(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Workspace]:
     """A working directory that looks like a checkout (the package, examples/ and proto/
     linked read-only) plus every ``doctest: file`` block; its own run store."""
     directory = tmp_path_factory.mktemp("readme")
-    for name in ("retrieval_eval", "examples", "proto"):
+    for name in ("src", "examples", "proto"):
         (directory / name).symlink_to(REPO_ROOT / name, target_is_directory=True)
     env = {k: v for k, v in os.environ.items() if not k.startswith("REVAL_")}
     env |= {

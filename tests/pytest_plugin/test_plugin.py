@@ -354,7 +354,7 @@ def test_a_regression_fails_again_when_the_job_is_retried(suite) -> None:
 def test_the_fixture_and_the_cli_share_a_plugin_lineage(suite, pytester: pytest.Pytester) -> None:
     """The fixture names the index by absolute path, the CLI by a relative one: the same
     retriever, so the CLI's run is judged against the fixture's."""
-    example = Path(__file__).resolve().parents[2] / "retrieval_eval" / "example_data"
+    example = Path(__file__).resolve().parents[2] / "src" / "retrieval_eval" / "example_data"
     index = pytester.path / "pages"
     built = subprocess.run(
         [str(Path(sys.executable).parent / "reval"), "bm25", "index",

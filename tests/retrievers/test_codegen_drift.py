@@ -22,13 +22,14 @@ def _regenerate(repo_root: Path, out: Path) -> None:
 
 
 def drift(fresh_root: Path, repo_root: Path) -> list[str]:
-    """Files under retrieval_eval/v1 that differ, are missing, or are extra."""
+    """Files under src/retrieval_eval/v1 that differ, are missing, or are extra."""
+    source = repo_root / "src"
     fresh = {p.relative_to(fresh_root) for p in (fresh_root / GENERATED).iterdir()}
-    kept = {p.relative_to(repo_root) for p in (repo_root / GENERATED).glob("*.py*")}
+    kept = {p.relative_to(source) for p in (source / GENERATED).glob("*.py*")}
     differing = {
         rel
         for rel in fresh & kept
-        if (fresh_root / rel).read_bytes() != (repo_root / rel).read_bytes()
+        if (fresh_root / rel).read_bytes() != (source / rel).read_bytes()
     }
     return sorted(str(rel) for rel in (fresh ^ kept) | differing)
 
@@ -37,7 +38,7 @@ def test_installed_generator_is_the_one_that_made_the_code(repo_root: Path) -> N
     pytest.importorskip("grpc_tools", reason="grpcio-tools (test extra) regenerates the code")
     from importlib.metadata import version
 
-    grpc_code = (repo_root / GENERATED / "retriever_pb2_grpc.py").read_text()
+    grpc_code = (repo_root / "src" / GENERATED / "retriever_pb2_grpc.py").read_text()
     made_by = re.search(r"GRPC_GENERATED_VERSION = '([^']+)'", grpc_code)
     assert made_by is not None
     assert version("grpcio-tools") == made_by.group(1), (

@@ -41,8 +41,8 @@ pytestmark = pytest.mark.go
 
 GO_DIR = REPO_ROOT / "examples" / "go-retriever"
 GOCODE = Path("/usr/share/gocode/src")
-CORPUS = REPO_ROOT / "retrieval_eval" / "example_data" / "corpus.jsonl"
-QUESTIONS = REPO_ROOT / "retrieval_eval" / "example_data" / "questions.yaml"
+CORPUS = REPO_ROOT / "src" / "retrieval_eval" / "example_data" / "corpus.jsonl"
+QUESTIONS = REPO_ROOT / "src" / "retrieval_eval" / "example_data" / "questions.yaml"
 DEBIAN_PACKAGES = (
     "golang-go golang-google-grpc-dev golang-google-protobuf-dev "
     "golang-github-golang-protobuf-1-5-dev"

@@ -9,7 +9,7 @@ from pathlib import Path
 from retrieval_eval.records import RetrieverDescription
 from retrieval_eval.retrievers.protocol import RetrievedItem
 
-EXAMPLE = Path(__file__).resolve().parents[2] / "retrieval_eval" / "example_data"
+EXAMPLE = Path(__file__).resolve().parents[2] / "src" / "retrieval_eval" / "example_data"
 CORPUS = EXAMPLE / "corpus.jsonl"
 QUESTIONS = [
     "How do I restore a single file?",

@@ -5,7 +5,7 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-EXAMPLE = Path(__file__).resolve().parents[2] / "retrieval_eval" / "example_data"
+EXAMPLE = Path(__file__).resolve().parents[2] / "src" / "retrieval_eval" / "example_data"
 EXAMPLE_SET = EXAMPLE / "questions.yaml"
 EXAMPLE_CORPUS = EXAMPLE / "corpus.jsonl"
 

@@ -17,7 +17,7 @@ from retrieval_eval.evaluation.coordinator import EvalOptions, evaluate_set
 from retrieval_eval.questions.loading import load_question_set
 from retrieval_eval.retrievers.resolve import open_retriever
 
-EXAMPLES = REPO_ROOT / "retrieval_eval" / "example_data"
+EXAMPLES = REPO_ROOT / "src" / "retrieval_eval" / "example_data"
 
 
 @pytest.fixture(scope="module")
