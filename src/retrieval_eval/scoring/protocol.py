@@ -19,6 +19,7 @@ an error of kind ``contract``, never repaired by skipping or cutting results.
 
 from __future__ import annotations
 
+import itertools
 from collections.abc import Collection, Iterable, Mapping, Sequence
 from types import MappingProxyType
 
@@ -81,22 +82,23 @@ def target_ranks(ranked: Sequence[str], expected: Iterable[str], depth: int) -> 
     ``depth`` best of ``ranked`` (distinct documents).
 
     Labels are a handful of ids and rankings up to a thousand: each expected id is looked
-    up in the ranking by the sequence's own search (C for a tuple), instead of testing
-    every ranked document against the labels in Python.
+    up in the ranking by the sequence's own search (C for a tuple), which stops where the
+    id is, instead of testing every ranked document against the labels in Python.
     """
-    window = ranked if depth >= len(ranked) else ranked[:depth]
     targets = expected if isinstance(expected, tuple | list) else tuple(expected)
     if len(targets) > 1:
         targets = tuple(dict.fromkeys(targets))  # a label listed twice counts once
-        if len(targets) > 8:  # long label lists: one pass over the ranking instead
-            wanted = frozenset(targets)
-            return [rank for rank, doc in enumerate(window) if doc in wanted]
-        ranks = [window.index(t) for t in targets if t in window]
-        ranks.sort()
-        return ranks
-    if targets and targets[0] in window:
-        return [window.index(targets[0])]
-    return []
+        if len(targets) > 8:  # long label lists: one pass over the ranking, in C
+            flags = map(frozenset(targets).__contains__, ranked)
+            return list(itertools.compress(range(min(depth, len(ranked))), flags))
+    ranks = []
+    for target in targets:
+        try:
+            ranks.append(ranked.index(target, 0, depth))
+        except ValueError:  # not among the depth best
+            continue
+    ranks.sort()
+    return ranks
 
 
 #: Distinct ids one ``Shared`` keeps at most; past this, new ids are kept as they come.
@@ -174,12 +176,14 @@ def score_question(
     if shared is not None:
         raw = shared.ids(raw)
     scores = ranking.scores
-    # The distinct documents as dict keys (rank order), so that each label is looked up
-    # in constant time; only a label that is there is then searched for its rank.
-    members = distinct_members(raw, separator)  # no empty id: the contract check ruled them out
-    if len(members) == len(raw) and not separator:
+    # The distinct documents as a set or dict keys, so that each label is looked up in
+    # constant time; only a label that is there is then searched for its rank. Without a
+    # separator, a set (cheaper to build than a dict) tells whether anything repeats.
+    members: Collection[str]
+    if not separator and len(members := set(raw)) == len(raw):
         ranked = raw  # no duplicate, no mapping: one tuple held for both
-    else:
+    else:  # no empty id: the contract check ruled them out
+        members = distinct_members(raw, separator)
         ranked = tuple(members) if shared is None else shared.ids(tuple(members))
     expected = q.expected_document_ids
     if expected:
