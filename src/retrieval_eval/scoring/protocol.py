@@ -132,6 +132,29 @@ class Shared:
         return hits
 
 
+#: Read-only ``{k: hit}`` mappings, one per cutoffs and pattern, which all outcomes share
+#: instead of a dict each; found by cutoffs and first hit (clipped to the deepest k).
+_HITS: dict[tuple[tuple[int, ...], int], Mapping[int, bool]] = {}
+_PATTERNS: dict[tuple[tuple[int, ...], tuple[bool, ...]], Mapping[int, bool]] = {}
+
+
+def _hits(ks: Sequence[int], first: int) -> Mapping[int, bool]:
+    """The hits of a question whose first expected document is at rank ``first``."""
+    key = (tuple(ks), first)
+    hits = _HITS.get(key)
+    if hits is None:
+        if len(_HITS) >= 10_000:  # cutoffs are fixed per run: only a long-lived caller
+            _HITS.clear()  # trying many gets here
+            _PATTERNS.clear()
+        pattern = tuple([first < k for k in ks])
+        hits = _PATTERNS.get((key[0], pattern))
+        if hits is None:
+            hits = MappingProxyType(dict(zip(ks, pattern, strict=True)))
+            _PATTERNS[key[0], pattern] = hits
+        _HITS[key] = hits
+    return hits
+
+
 def score_question(
     q: GoldenQuestion,
     items: Ranking | Sequence[RetrievedItem] | None,
@@ -147,7 +170,7 @@ def score_question(
     """Score one question's response; ``ks`` must already be normalized. ``items`` is
     read as columns (a ``Ranking``; records are taken apart first). Its ``notes``, if
     any, go on the outcome after ``notes``. With ``shared`` (one per run), the outcome
-    holds the run's shared ids and hits mappings.
+    holds the run's shared ids. Outcomes share their (read-only) hits mappings.
 
     An answer that breaks the contract (``contract.limits.response_breach``, the rules the
     client and ``check-retriever`` apply too) is scored as an error of kind ``contract``.
@@ -186,12 +209,12 @@ def score_question(
         members = distinct_members(raw, separator)
         ranked = tuple(members) if shared is None else shared.ids(tuple(members))
     expected = q.expected_document_ids
+    deepest = max(ks)
     if expected:
         found = [ranked.index(t) for t in expected if t in members]
-        first = min(found) if found else None
-        pattern = tuple([first is not None and first < k for k in ks])
+        first = min(deepest, *found) if found else deepest  # hit at k: first < k
     else:
-        pattern = (not ranked,) * len(ks)
+        first = deepest if ranked else -1  # a hit at every k only when nothing came back
     return QuestionOutcome(
         question_id=q.id,
         question_text=q.question,
@@ -201,8 +224,8 @@ def score_question(
         raw_ids=raw,
         raw_scores=scores if any(s is not None for s in scores) else (),
         ranked_document_ids=ranked,
-        hits=dict(zip(ks, pattern, strict=True)) if shared is None else shared.hits(ks, pattern),
+        hits=_hits(ks, first),
         latency_ms=latency_ms,
-        underfilled=len(raw) >= limit and len(ranked) < max(ks),
+        underfilled=len(raw) >= limit and len(ranked) < deepest,
         notes=notes,
     )
