@@ -35,7 +35,7 @@ LAYERS: tuple[str, ...] = (
     "plugins | example_data | v1 | corpus",
     "stats",
     "records | errors | version | atomic",
-    "metric_keys",
+    "metric_keys | text",
 )
 
 #: Third-party (or generated) code and the only packages that may import it directly.
