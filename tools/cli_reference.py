@@ -17,6 +17,7 @@ fails when the checked-in page and this output differ.
 from __future__ import annotations
 
 import argparse
+import html
 import inspect
 import os
 import re
@@ -210,13 +211,18 @@ def option_name(param: click.Option) -> str:
     names = ", ".join(param.opts)
     if param.secondary_opts:
         names += " / " + ", ".join(param.secondary_opts)
-    if param.is_flag or param.count:
-        return code(names)
-    if param.metavar:
-        return code(f"{names} {param.metavar}")
-    if isinstance(param.type, click.Choice):
-        return code(names)
-    return code(f"{names} {param.type.name.split()[0].upper()}")
+    if param.is_flag or param.count or isinstance(param.type, click.Choice):
+        return unbroken_code(names)
+    metavar = param.metavar or param.type.name.split()[0].upper()
+    return unbroken_code(f"{names} {metavar}")
+
+
+def unbroken_code(text: str) -> str:
+    """``text`` as code that a narrow table column does not break at its hyphens (Material
+    lets code wrap anywhere, which splits ``--flag-name`` mid-word): raw HTML, escaped,
+    ``|`` as an entity so that the table row stays whole."""
+    escaped = html.escape(text, quote=False).replace("|", "&#124;")
+    return f'<code style="white-space: nowrap">{escaped}</code>'
 
 
 def notes(param: click.Option, ctx: click.Context) -> tuple[list[str], list[str]]:
