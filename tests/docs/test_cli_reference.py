@@ -202,3 +202,22 @@ def test_help_text_is_escaped_for_markdown_and_keeps_its_examples():
         "First line goes on.",
         "```text\nExample:\n  reval eval --set s.yaml\n```",
     ]
+
+
+def test_an_option_row_says_required_repeatable_and_its_environment_variable():
+    command = click.Command(
+        "x",
+        params=[
+            click.Option(["--url"], envvar="REVAL_X_URL", required=True, help="Where."),
+            click.Option(["--tag"], multiple=True, metavar="T", help="Tags."),
+            click.Option(["--fast/--slow"], default=True, help="Speed."),
+        ],
+    )
+    ctx = click.Context(command, info_name="x")
+    rows = cli_reference.options_table(ctx, command)[2:]
+    assert rows == [
+        '| <code style="white-space: nowrap">--url TEXT</code> | text, **required** |  '
+        "| Where. Environment variable: `REVAL_X_URL`. |",
+        '| <code style="white-space: nowrap">--tag T</code> | text, repeatable |  | Tags. |',
+        '| <code style="white-space: nowrap">--fast / --slow</code> | flag | `--fast` | Speed. |',
+    ]
