@@ -191,7 +191,7 @@ def default_text(param: click.Parameter, info: dict[str, Any]) -> str:
     if isinstance(param, click.Option) and param.is_flag:
         if param.secondary_opts:
             return code((param.opts if value else param.secondary_opts)[-1])
-        return "" if value == param.flag_value or not value else code(str(value))
+        return code(str(value)) if value else ""
     values = value if isinstance(value, list | tuple) else [value]
     return ", ".join(code(symbolic(str(v))) for v in values)
 
