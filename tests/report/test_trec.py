@@ -26,7 +26,7 @@ def test_lines_follow_the_trec_formats(current_run):
 
 def test_no_answer_and_errored_questions_leave_both_files():
     run = run_of([outcome("q1", ["d1"], ["d1", "d2"]), outcome("q2", [], ["d3"]),
-                     outcome("q3", ["d3"], error="timeout")])  # fmt: skip
+                  outcome("q3", ["d3"], error="timeout")])  # fmt: skip
     exported = trec_export(run)
     assert {line.split()[0] for line in exported.run_lines} == {"q1"}
     assert {line.split()[0] for line in exported.qrels_lines} == {"q1"}
