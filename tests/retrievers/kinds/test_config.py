@@ -93,9 +93,22 @@ def test_the_documented_http_entry_parses_and_resolves_to_its_kind(tmp_path: Pat
         ),
         (
             'kind = "postgres"\ndsn = "postgresql://h/db"\nquery = "select :embedding, :question"',
-            "key 'query': :embedding needs a query embedder",
+            "key 'query': uses :embedding, which needs 'embedder'",
         ),
-        ('kind = "postgres"\ndsn = "postgresql://u@h/db"\nquery = "select 1"', "does not use"),
+        (
+            'kind = "postgres"\ndsn = "postgresql://h/db"\nquery = "select :question"\n'
+            'embedder = "wordllama"',
+            "key 'embedder': is given but the query does not use :embedding",
+        ),
+        (
+            'kind = "postgres"\ndsn = "postgresql://h/db"\nquery = "select :embedding"\n'
+            'embedder = "wordllama"\nembedder_options = 64',
+            "key 'embedder_options': must be a table, got 64",
+        ),
+        (
+            'kind = "postgres"\ndsn = "postgresql://u@h/db"\nquery = "select 1"',
+            "key 'query': uses neither :question nor :embedding",
+        ),
         ('kind = "postgres"\nquery = "select :question"', "exactly one of 'dsn' and 'dsn_env'"),
     ],
 )
