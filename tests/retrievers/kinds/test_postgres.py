@@ -246,7 +246,7 @@ async def test_an_embedder_that_fails_is_unavailable_never_a_miss(
         "retries = 0 }"
     )
     path = entry(tmp_path, dsn, VECTOR_QUERY.format(table=vectors), extra)
-    with pytest.raises(RetrieverUnavailable, match="127.0.0.1:1"):
+    with pytest.raises(RetrieverUnavailable, match=r"127\.0\.0\.1:1"):
         await ask(path)
 
 
