@@ -22,6 +22,7 @@ from retrieval_eval.errors import (
     ConfigError,
     RetrieverContractError,
     RetrieverRejected,
+    RetrieverUnauthenticated,
     RetrieverUnavailable,
 )
 from retrieval_eval.evaluation.coordinator import evaluate
@@ -261,3 +262,20 @@ def test_an_unknown_embedder_exits_2_with_one_line(tmp_path: Path, dsn: str) -> 
     assert done.returncode == 2, done.stderr
     [line] = done.stderr.strip().splitlines()
     assert "'nope'" in line
+
+
+async def test_an_unknown_user_is_unauthenticated(tmp_path: Path, dsn: str) -> None:
+    from psycopg.conninfo import conninfo_to_dict, make_conninfo
+
+    info = conninfo_to_dict(dsn)
+    refused = make_conninfo(**{**info, "user": "reval_no_such_user"})
+    with pytest.raises(RetrieverUnauthenticated, match='role "reval_no_such_user"'):
+        await ask(entry(tmp_path, refused, "SELECT :question LIMIT :limit"))
+
+
+async def test_a_score_that_is_not_a_number_is_a_contract_error(
+    tmp_path: Path, dsn: str, table: str
+) -> None:
+    query = f"SELECT id, 'high' FROM {table} WHERE :question <> '' ORDER BY id LIMIT :limit"
+    with pytest.raises(RetrieverContractError, match="row 1: the score 'high' is not a number"):
+        await ask(entry(tmp_path, dsn, query))

@@ -4,9 +4,9 @@
   (each query is its own statement; nothing is written).
 - A call past its deadline is a ``timeout``; its connection is closed rather than reused
   (it may still be busy). A server that cannot be reached is ``unavailable``; refused
-  credentials ``unauthenticated``; an SQL error (a misspelt column) ``rejected`` with the
-  server's message; a row whose id is not text, or a score that is not a number,
-  ``contract``.
+  credentials (a wrong password, an unknown user) ``unauthenticated``; an SQL error (a
+  misspelt column) ``rejected`` with the server's message; a row whose id is not text,
+  or a score that is not a number, ``contract``.
 - With ``embedder``, the embedder is created when the retriever opens (an unknown one is a
   configuration error) and the question is embedded in a worker thread inside the call's
   deadline; its vector goes in as ``:embedding``, a ``float8[]``. An embedder that fails
@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import asyncio
 import logging
+import re
 from decimal import Decimal
 from typing import TYPE_CHECKING, Any
 
@@ -41,6 +42,8 @@ if TYPE_CHECKING:
     import psycopg
 
 log = logging.getLogger(__name__)
+#: The server refusing the user itself (no sqlstate comes with a refused connection).
+_UNKNOWN_ROLE = re.compile(r'role "[^"]*" does not exist')
 
 
 class PostgresRetriever:
@@ -76,7 +79,11 @@ class PostgresRetriever:
             return await psycopg.AsyncConnection.connect(self._dsn, autocommit=True, **extra)
         except psycopg.OperationalError as e:
             message = " ".join(str(e).split())
-            if "authentication" in message or "password" in message:
+            if (
+                "authentication" in message
+                or "password" in message
+                or _UNKNOWN_ROLE.search(message)
+            ):
                 raise RetrieverUnauthenticated(self.target, message) from e
             raise RetrieverUnavailable(self.target, message) from e
 
