@@ -11,7 +11,7 @@ from pathlib import Path
 import pytest
 
 from retrieval_eval.errors import ConfigError
-from retrieval_eval.example_data import questions_path
+from retrieval_eval.example_data import corpus_path, questions_path
 from retrieval_eval.retrievers.config import load_config
 from retrieval_eval.retrievers.kinds.base import describe_kind
 from retrieval_eval.retrievers.resolve import KindSpec, list_retrievers, resolve
@@ -119,13 +119,19 @@ def test_bad_entries_name_file_entry_and_key(tmp_path: Path, entry: str, expecte
     assert "hunter2" not in message and "secret" not in message
 
 
-@pytest.mark.parametrize("command", ["eval", "check-retriever", "serve", "retrievers"])
+@pytest.mark.parametrize(
+    "command", ["eval", "diff", "sets draft", "check-retriever", "serve", "retrievers"]
+)
 def test_cli_exits_2_with_one_line_for_a_bad_entry(tmp_path: Path, command: str) -> None:
     path = write(
         tmp_path, '[retrievers.r]\nkind = "http"\nurl = "http://h/s"\nbody = "{question}"\n'
     )
     args = {
         "eval": ["eval", "--set", str(questions_path()), "--retriever", "r", "--no-save"],
+        "diff": ["diff", "--questions", str(questions_path()), "--retriever", "r",
+                 "--retriever", "bm25:nowhere"],
+        "sets draft": ["sets", "draft", str(questions_path()), "--corpus", str(corpus_path()),
+                       "--retriever", "r", "--out", str(tmp_path / "draft.yaml")],
         "check-retriever": ["check-retriever", "r"],
         "serve": ["serve", "r"],
         "retrievers": ["retrievers", "list"],
