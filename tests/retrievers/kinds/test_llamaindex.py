@@ -22,7 +22,12 @@ from support.cosine import DIMENSIONS, Reference, reference
 from support.env import installed
 from support.offline import Guard, sitecustomize
 
-from retrieval_eval.errors import ConfigError, RetrieverContractError, RetrieverInternal
+from retrieval_eval.errors import (
+    ConfigError,
+    RetrieverContractError,
+    RetrieverInternal,
+    RetrieverTimeout,
+)
 from retrieval_eval.evaluation.coordinator import evaluate
 from retrieval_eval.example_data import questions_path
 from retrieval_eval.questions.loading import load_question_set
@@ -72,6 +77,14 @@ def some_scored():
 class Broken:
     async def aretrieve(self, question):
         raise RuntimeError("index offline")
+
+class Slow:
+    async def aretrieve(self, question):
+        import asyncio
+        await asyncio.Event().wait()  # never answers
+
+def slow():
+    return Slow()
 
 def broken():
     return Broken()
@@ -242,6 +255,11 @@ async def test_a_missing_id_key_is_a_contract_error_naming_it(folder: Path, tmp_
     (tmp_path / "reval.toml").write_text(path)
     with pytest.raises(RetrieverContractError, match="no metadata key 'id'; keys: \\['doc_id'\\]"):
         await ask(tmp_path / "reval.toml")
+
+
+async def test_a_retriever_past_its_deadline_is_a_timeout(folder: Path, tmp_path: Path) -> None:
+    with pytest.raises(RetrieverTimeout, match=r"no answer within 0\.2 s"):
+        await ask(entry(folder, tmp_path, "slow", "timeout = 0.2\n"))
 
 
 async def test_a_failing_retriever_is_an_internal_error(folder: Path, tmp_path: Path) -> None:
