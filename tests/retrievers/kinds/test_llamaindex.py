@@ -407,3 +407,25 @@ def test_importing_llama_index_writes_nothing_outside_its_cache_folders(
     assert snapshot() == before
     written = sorted(str(p.relative_to(home)) for p in home.rglob("*")) if home.exists() else []
     assert all(w.startswith(".cache") for w in written), written
+
+
+def test_without_llama_index_the_error_names_the_pip_command(folder: Path, tmp_path: Path) -> None:
+    # A real interpreter in which llama_index.core cannot be imported (a None entry in
+    # sys.modules makes the import fail, as for an absent package).
+    script = (
+        "import sys; sys.modules['llama_index.core'] = None\n"
+        "from retrieval_eval.cli.main import main\n"
+        f"sys.argv = ['reval', 'eval', '--config', {str(entry(folder, tmp_path))!r}, "
+        f"'--set', {str(questions_path())!r}, '--retriever', 'index']\n"
+        "main()\n"
+    )
+    done = subprocess.run(
+        [sys.executable, "-c", script], capture_output=True, text=True, timeout=60,
+        env={**os.environ, "REVAL_HOME": str(tmp_path / "home")},
+    )  # fmt: skip
+    assert done.returncode == 2, done.stderr
+    [line] = done.stderr.strip().splitlines()
+    assert line.endswith(
+        "[retrievers.index]: llama-index-core is not installed; "
+        "pip install 'retrieval-eval[llamaindex]'"
+    )
