@@ -50,7 +50,7 @@ OWNERS: tuple[tuple[str, tuple[str, ...], tuple[str, ...]], ...] = (
     ("Jinja2 only in report/", ("jinja2", "markupsafe"), ("report",)),
     ("rich only in report/ and cli/", ("rich",), ("report", "cli")),
     ("vector-database and framework clients only in retrievers/ (their kinds)",
-     ("qdrant_client", "langchain_core"), ("retrievers",)),
+     ("qdrant_client", "langchain_core", "llama_index"), ("retrievers",)),
     ("the HTTP client and JMESPath only in retrievers/ (the http kind)",
      ("httpx2", "jmespath"), ("retrievers",)),
     ("psycopg only in retrievers/ (the postgres kind); store/ reaches it through SQLAlchemy",

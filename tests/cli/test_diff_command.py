@@ -52,3 +52,11 @@ def test_failures_are_reported_apart_and_usage_errors(questions, serve_table):
     assert doc["failed"] == 1 and doc["questions"][-1]["error_b"] == "internal"
     once = run_reval("diff", "--questions", str(questions), "--retriever", a)
     assert once.returncode == 2 and "exactly twice" in once.stderr
+
+
+def test_an_unset_token_variable_is_a_usage_error(questions, serve_table):
+    a, b = serve_table(GOOD, identifier="s"), serve_table(BAD, identifier="s")
+    result = run_reval("diff", "--questions", str(questions), "--retriever", a,
+                       "--retriever", b, "--token-env", "REVAL_NO_SUCH_TOKEN")  # fmt: skip
+    assert result.returncode == 2
+    assert "environment variable REVAL_NO_SUCH_TOKEN is not set" in result.stderr

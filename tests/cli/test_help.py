@@ -69,6 +69,30 @@ def test_the_regression_thresholds_are_one_definition_shared_by_every_command():
     assert drop[1] == "RATE" and "strictly greater" in str(drop[3])
 
 
+def test_every_command_that_opens_a_retriever_by_name_takes_one_config_option():
+    """``--config`` (the reval.toml naming retrievers) is one definition wherever a
+    retriever can be named: --retriever, a check or serve target, a fusion to tune."""
+    opens = {"reval eval", "reval diff", "reval sets draft", "reval check-retriever",
+             "reval serve", "reval retrievers list", "reval fusion tune"}  # fmt: skip
+    configs = {
+        path: (p.name, repr(p.type.to_info_dict()), p.help)
+        for path, command in commands()
+        for p in command.params
+        if isinstance(p, click.Option) and "--config" in p.opts
+    }
+    assert set(configs) >= opens, sorted(opens - set(configs))
+    # ``runs list/history --retriever`` filter stored runs: they open nothing.
+    with_retriever = {
+        path
+        for path, command in commands()
+        for p in command.params
+        if isinstance(p, click.Option) and "--retriever" in p.opts
+        if not path.startswith("reval runs ")
+    }
+    assert with_retriever <= set(configs), sorted(with_retriever - set(configs))
+    assert len(set(configs.values())) == 1, configs
+
+
 def test_the_listed_help_of_a_lazy_command_is_its_own():
     """``--help`` lists commands from their written one-line help without importing them;
     that line must be what the command itself says."""

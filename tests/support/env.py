@@ -23,3 +23,14 @@ def require(condition: bool, reason: str) -> None:
     if STRICT:
         pytest.fail(f"required in CI (REVAL_TEST_STRICT=1): {reason}")
     pytest.skip(reason)
+
+
+def installed(module: str) -> bool:
+    """Whether ``module`` can be imported, found without importing it (a framework such
+    as llama_index takes seconds to import: a skip check must not pay that)."""
+    import importlib.util
+
+    try:
+        return importlib.util.find_spec(module) is not None
+    except ModuleNotFoundError:
+        return False

@@ -8,7 +8,14 @@ from pathlib import Path
 
 import click
 
-from retrieval_eval.cli.options import format_option, rbo_p_option, timeout_option
+from retrieval_eval.cli.options import (
+    config_option,
+    format_option,
+    rbo_p_option,
+    read_token,
+    timeout_option,
+    token_env_option,
+)
 from retrieval_eval.cli.render import terminal_width, write_file
 from retrieval_eval.records import DEFAULT_CONCURRENCY
 
@@ -60,6 +67,8 @@ from retrieval_eval.records import DEFAULT_CONCURRENCY
     help="Calls in flight per retriever.",
 )
 @timeout_option
+@token_env_option("Send the bearer token held in environment variable VAR to gRPC retrievers.")
+@config_option
 @format_option("text", "json", "markdown")
 def diff_command(
     questions_path: Path,
@@ -70,6 +79,8 @@ def diff_command(
     write_moved: Path | None,
     concurrency: int,
     timeout_s: float | None,
+    token_env: str | None,
+    config_path: Path | None,
     fmt: str,
 ) -> None:
     """Ask two retrievers the same questions and show how much their rankings differ
@@ -81,7 +92,14 @@ def diff_command(
     if len(retrievers) != 2:
         raise click.UsageError(f"give --retriever exactly twice (A, then B), got {len(retrievers)}")
     questions = read_questions(questions_path)
-    kwargs = {"k": k, "rbo_p": rbo_p, "concurrency": concurrency, "timeout_s": timeout_s}
+    kwargs = {
+        "k": k,
+        "rbo_p": rbo_p,
+        "concurrency": concurrency,
+        "timeout_s": timeout_s,
+        "config_path": config_path,
+        "token": read_token(token_env),
+    }
     if wants_progress(fmt):
         with RichProgress() as progress:
             result = diff_retrievers(questions, *retrievers, progress=progress, **kwargs)  # type: ignore[arg-type]

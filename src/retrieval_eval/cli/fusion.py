@@ -7,7 +7,7 @@ from pathlib import Path
 
 import click
 
-from retrieval_eval.cli.options import format_option, timeout_option
+from retrieval_eval.cli.options import config_option, format_option, timeout_option
 from retrieval_eval.tuning import TuneOptions
 
 _DEFAULTS = TuneOptions()
@@ -45,12 +45,7 @@ def fusion() -> None:
     help="Calls in flight per member.",
 )
 @timeout_option
-@click.option(
-    "--config",
-    "config_path",
-    type=click.Path(dir_okay=False, path_type=Path),
-    help="Read named retrievers from this file instead of ./reval.toml.",
-)
+@config_option
 @format_option("text", "json")
 def tune_command(
     name: str,

@@ -32,6 +32,17 @@ def db_option(function: F) -> F:
     )(function)
 
 
+def config_option(function: F) -> F:
+    """``--config FILE``: the reval.toml naming retrievers, one definition for every
+    command that opens a retriever by name."""
+    return click.option(
+        "--config",
+        "config_path",
+        type=click.Path(dir_okay=False, path_type=Path),
+        help="Read named retrievers from this file instead of ./reval.toml.",
+    )(function)
+
+
 def format_option(*choices: str) -> Callable[[F], F]:
     def decorate(function: F) -> F:
         return click.option(

@@ -10,7 +10,13 @@ from pathlib import Path
 import click
 
 from retrieval_eval.cli import exit_codes
-from retrieval_eval.cli.options import format_option, read_token, timeout_option, token_env_option
+from retrieval_eval.cli.options import (
+    config_option,
+    format_option,
+    read_token,
+    timeout_option,
+    token_env_option,
+)
 
 TARGET_HELP = """\b
 TARGET is one of:
@@ -20,14 +26,6 @@ TARGET is one of:
   NAME                      a [retrievers.NAME] entry of ./reval.toml
   PLUGIN[:ARG]              an installed retriever plugin, served in-process
 """
-
-config_option = click.option(
-    "--config",
-    "config_path",
-    type=click.Path(dir_okay=False, path_type=Path),
-    help="Read named retrievers from this file instead of ./reval.toml.",
-)
-
 
 @click.group()
 def retrievers() -> None:

@@ -14,6 +14,7 @@ from pathlib import Path
 import click
 
 from retrieval_eval.cli.options import (
+    config_option,
     read_token,
     server_tls,
     server_tls_options,
@@ -30,12 +31,7 @@ from retrieval_eval.cli.options import (
     show_default=True,
     help="host:port to bind (port 0 picks a free port).",
 )
-@click.option(
-    "--config",
-    "config_path",
-    type=click.Path(dir_okay=False, path_type=Path),
-    help="Read named retrievers from this file instead of ./reval.toml.",
-)
+@config_option
 @timeout_option
 @token_env_option("Require 'authorization: Bearer <token>', the token read from $VAR.")
 @click.option(

@@ -155,9 +155,12 @@ def diff_retrievers(
     concurrency: int = 8,
     timeout_s: float | None = None,
     progress: Progress | None = None,
+    config_path: Path | None = None,
+    token: str | None = None,
 ) -> Diff:
     """Ask both retrievers every question (``k`` times the default overfetch, so that
-    chunks still leave k distinct documents) and diff their top k."""
+    chunks still leave k distinct documents) and diff their top k. Names resolve in
+    ``config_path`` (default ./reval.toml), as ``evaluate`` resolves them."""
     from retrieval_eval.evaluation.coordinator import EvalOptions, evaluate
 
     if k < 1:
@@ -170,6 +173,13 @@ def diff_retrievers(
                         for q in questions.questions),
     )  # fmt: skip
     options = EvalOptions(ks=(k,), concurrency=concurrency, timeout_s=timeout_s)
-    a, b = evaluate([unlabelled], [retriever_a, retriever_b], options, progress=progress)
+    a, b = evaluate(
+        [unlabelled],
+        [retriever_a, retriever_b],
+        options,
+        progress=progress,
+        config_path=config_path,
+        token=token,
+    )
     texts = {q.id: q.question for q in questions.questions}
     return diff_runs(a, b, texts, k=k, rbo_p=rbo_p)

@@ -282,6 +282,49 @@ def test_diff_reaches_kinds_from_reval_toml(tmp_path: Path) -> None:
     assert (report["compared"], report["failed"], report["identical"]) == (23, 0, 23)
 
 
+def test_diff_takes_its_kinds_from_config(tmp_path: Path) -> None:
+    """``reval diff --config FILE`` resolves names in FILE, not in ./reval.toml (which here
+    names a program that does not exist), like ``reval eval --config``."""
+    (tmp_path / "fixed.py").write_text(
+        "import json, sys\n"
+        "for _ in sys.stdin:\n"
+        "    print(json.dumps({'results': [{'document_id': 'overview'}]}), flush=True)\n"
+    )
+    config = tmp_path / "kinds.toml"
+    config.write_text(
+        "[retrievers.overlap]\n"
+        'kind = "command"\n'
+        f'command = ["{sys.executable}", "{EXAMPLES / "retriever.py"}", "{corpus_path()}"]\n'
+        "[retrievers.fixed]\n"
+        'kind = "command"\n'
+        f'command = ["{sys.executable}", "fixed.py"]\n'
+    )
+    elsewhere = tmp_path / "elsewhere"
+    elsewhere.mkdir()
+    (elsewhere / "reval.toml").write_text(
+        '[retrievers.overlap]\nkind = "command"\ncommand = ["no-such-program-anywhere"]\n'
+    )
+    reval = str(Path(sys.executable).parent / "reval")
+    diff = subprocess.run(
+        [reval, "diff", "--config", str(config), "--questions", str(questions_path()),
+         "--retriever", "overlap", "--retriever", "fixed", "--k", "5", "--format", "json"],
+        cwd=elsewhere, capture_output=True, text=True, timeout=120,
+    )  # fmt: skip
+    assert diff.returncode == 0, diff.stderr
+    report = json.loads(diff.stdout)
+    assert (report["compared"], report["failed"]) == (23, 0)
+    texts = {q.id: q.question for q in load_question_set(questions_path()).questions}
+    for question in report["questions"]:
+        assert question["top_b"] == ["overview"]
+        assert question["top_a"] == overlap_ranking(texts[question["id"]], 5)
+    without = subprocess.run(
+        [reval, "diff", "--questions", str(questions_path()), "--retriever", "overlap",
+         "--retriever", "fixed"],
+        cwd=elsewhere, capture_output=True, text=True, timeout=120,
+    )  # fmt: skip
+    assert without.returncode == 2  # ./reval.toml: a missing program, and no 'fixed'
+
+
 def test_sets_draft_pools_a_command_kind(tmp_path: Path) -> None:
     import yaml
 

@@ -11,7 +11,7 @@ from pathlib import Path
 import pytest
 
 from retrieval_eval.errors import ConfigError
-from retrieval_eval.example_data import questions_path
+from retrieval_eval.example_data import corpus_path, questions_path
 from retrieval_eval.retrievers.config import load_config
 from retrieval_eval.retrievers.kinds.base import describe_kind
 from retrieval_eval.retrievers.resolve import KindSpec, list_retrievers, resolve
@@ -93,9 +93,22 @@ def test_the_documented_http_entry_parses_and_resolves_to_its_kind(tmp_path: Pat
         ),
         (
             'kind = "postgres"\ndsn = "postgresql://h/db"\nquery = "select :embedding, :question"',
-            "key 'query': :embedding needs a query embedder",
+            "key 'query': uses :embedding, which needs 'embedder'",
         ),
-        ('kind = "postgres"\ndsn = "postgresql://u@h/db"\nquery = "select 1"', "does not use"),
+        (
+            'kind = "postgres"\ndsn = "postgresql://h/db"\nquery = "select :question"\n'
+            'embedder = "wordllama"',
+            "key 'embedder': is given but the query does not use :embedding",
+        ),
+        (
+            'kind = "postgres"\ndsn = "postgresql://h/db"\nquery = "select :embedding"\n'
+            'embedder = "wordllama"\nembedder_options = 64',
+            "key 'embedder_options': must be a table, got 64",
+        ),
+        (
+            'kind = "postgres"\ndsn = "postgresql://u@h/db"\nquery = "select 1"',
+            "key 'query': uses neither :question nor :embedding",
+        ),
         ('kind = "postgres"\nquery = "select :question"', "exactly one of 'dsn' and 'dsn_env'"),
     ],
 )
@@ -106,13 +119,19 @@ def test_bad_entries_name_file_entry_and_key(tmp_path: Path, entry: str, expecte
     assert "hunter2" not in message and "secret" not in message
 
 
-@pytest.mark.parametrize("command", ["eval", "check-retriever", "serve", "retrievers"])
+@pytest.mark.parametrize(
+    "command", ["eval", "diff", "sets draft", "check-retriever", "serve", "retrievers"]
+)
 def test_cli_exits_2_with_one_line_for_a_bad_entry(tmp_path: Path, command: str) -> None:
     path = write(
         tmp_path, '[retrievers.r]\nkind = "http"\nurl = "http://h/s"\nbody = "{question}"\n'
     )
     args = {
         "eval": ["eval", "--set", str(questions_path()), "--retriever", "r", "--no-save"],
+        "diff": ["diff", "--questions", str(questions_path()), "--retriever", "r",
+                 "--retriever", "bm25:nowhere"],
+        "sets draft": ["sets", "draft", str(questions_path()), "--corpus", str(corpus_path()),
+                       "--retriever", "r", "--out", str(tmp_path / "draft.yaml")],
         "check-retriever": ["check-retriever", "r"],
         "serve": ["serve", "r"],
         "retrievers": ["retrievers", "list"],

@@ -1,21 +1,28 @@
 """The ``postgres`` kind on the real PostgreSQL test server: full-text search (ts_rank)
-over the example corpus measures exactly what the query returns; wrong id types, SQL
-errors, refused passwords and an unreachable server are errors of their kind."""
+over the example corpus measures exactly what the query returns, and so does a ranking by
+``:embedding`` (a float8[] dot product, checked against numpy's cosine); wrong id types,
+SQL errors, refused passwords, an unreachable server and a failing embedder are errors of
+their kind."""
 
 from __future__ import annotations
 
 import json
+import os
+import subprocess
+import sys
 import uuid
 from collections.abc import Iterator
 from pathlib import Path
 
 import psycopg
 import pytest
+from support.cosine import DIMENSIONS, Reference, reference
 
 from retrieval_eval.errors import (
     ConfigError,
     RetrieverContractError,
     RetrieverRejected,
+    RetrieverUnauthenticated,
     RetrieverUnavailable,
 )
 from retrieval_eval.evaluation.coordinator import evaluate
@@ -24,6 +31,7 @@ from retrieval_eval.questions.loading import load_question_set
 from retrieval_eval.retrievers.resolve import open_retriever
 
 pytestmark = pytest.mark.postgres
+REVAL = str(Path(sys.executable).parent / "reval")
 
 #: Any question word matches (``|``), ranked by ts_rank, ties by id.
 QUERY = """
@@ -165,3 +173,109 @@ async def test_the_password_from_the_environment_is_used_and_never_shown(
         await retriever.close()
     assert ranking.document_ids == ("restore a deleted file",)
     assert "pw-from-env" not in repr(description) + retriever.target
+
+
+# --- :embedding: the question's vector as a float8[] parameter ----------------------------
+
+#: Dot product of two float8[] (the vectors are unit length: the cosine), in plain SQL, so
+#: that the test needs no extension; pgvector's ``<=>`` is the README's recipe.
+VECTOR_QUERY = """
+SELECT id, (SELECT sum(a * b) FROM unnest(embedding, :embedding) AS t(a, b)) AS score
+FROM {table}
+ORDER BY score DESC, id
+LIMIT :limit
+"""
+
+
+@pytest.fixture(scope="module")
+def dense() -> Reference:
+    return reference()
+
+
+@pytest.fixture(scope="module")
+def vectors(dsn: str, dense: Reference) -> Iterator[str]:
+    """The example corpus embedded by wordllama, one float8[] row per page."""
+    name = f"help_vectors_{uuid.uuid4().hex[:8]}"
+    with psycopg.connect(dsn, autocommit=True) as db:
+        db.execute(f"CREATE TABLE {name} (id text PRIMARY KEY, embedding float8[] NOT NULL)")
+        with db.cursor() as cursor:
+            cursor.executemany(
+                f"INSERT INTO {name} (id, embedding) VALUES (%s, %s)",
+                [(i, [float(x) for x in v]) for i, v in zip(dense.ids, dense.vectors, strict=True)],
+            )
+    yield name
+    with psycopg.connect(dsn, autocommit=True) as db:
+        db.execute(f"DROP TABLE {name}")
+
+
+def test_embedding_ranks_as_a_numpy_cosine_does(
+    tmp_path: Path, dsn: str, vectors: str, dense: Reference
+) -> None:
+    path = entry(
+        tmp_path,
+        dsn,
+        VECTOR_QUERY.format(table=vectors),
+        f'embedder = "wordllama"\nembedder_options = {{ dimensions = {DIMENSIONS} }}',
+    )
+    questions = load_question_set(questions_path())
+    [run] = evaluate([questions], ["pg"], config_path=path)
+    assert run.complete and run.retriever.pipeline.endswith(" by wordllama")
+    limit = run.parameters.limit
+    for question, outcome in zip(questions.questions, run.questions, strict=True):
+        ids, scores = dense.ranking(question.question, limit)
+        assert outcome.raw_ids == tuple(ids)
+        assert outcome.raw_scores == pytest.approx(tuple(scores), abs=1e-5)
+
+
+async def test_the_embedding_is_bound_as_a_float8_array(tmp_path: Path, dsn: str) -> None:
+    """What the query receives: a double precision[] of the embedder's dimensions."""
+    query = (
+        "SELECT pg_typeof(:embedding)::text || ' ' || array_length(:embedding, 1)::text "
+        "WHERE :limit > 0"
+    )
+    extra = 'embedder = "wordllama"\nembedder_options = { dimensions = 64 }'
+    ranking = await ask(entry(tmp_path, dsn, query, extra))
+    assert ranking.document_ids == ("double precision[] 64",)  # type: ignore[attr-defined]
+
+
+async def test_an_embedder_that_fails_is_unavailable_never_a_miss(
+    tmp_path: Path, dsn: str, vectors: str
+) -> None:
+    extra = (
+        'embedder = "openai"\n'
+        'embedder_options = { url = "http://127.0.0.1:1/v1", model = "m", dimensions = 4, '
+        "retries = 0 }"
+    )
+    path = entry(tmp_path, dsn, VECTOR_QUERY.format(table=vectors), extra)
+    with pytest.raises(RetrieverUnavailable, match=r"127\.0\.0\.1:1"):
+        await ask(path)
+
+
+def test_an_unknown_embedder_exits_2_with_one_line(tmp_path: Path, dsn: str) -> None:
+    path = entry(tmp_path, dsn, "SELECT :embedding::text LIMIT :limit", 'embedder = "nope"')
+    done = subprocess.run(
+        [REVAL, "eval", "--config", str(path), "--set", str(questions_path()),
+         "--retriever", "pg"],
+        capture_output=True, text=True, timeout=120,
+        env={**os.environ, "REVAL_HOME": str(tmp_path / "home")},
+    )  # fmt: skip
+    assert done.returncode == 2, done.stderr
+    [line] = done.stderr.strip().splitlines()
+    assert "'nope'" in line
+
+
+async def test_an_unknown_user_is_unauthenticated(tmp_path: Path, dsn: str) -> None:
+    from psycopg.conninfo import conninfo_to_dict, make_conninfo
+
+    info = conninfo_to_dict(dsn)
+    refused = make_conninfo(**{**info, "user": "reval_no_such_user"})
+    with pytest.raises(RetrieverUnauthenticated, match='role "reval_no_such_user"'):
+        await ask(entry(tmp_path, refused, "SELECT :question LIMIT :limit"))
+
+
+async def test_a_score_that_is_not_a_number_is_a_contract_error(
+    tmp_path: Path, dsn: str, table: str
+) -> None:
+    query = f"SELECT id, 'high' FROM {table} WHERE :question <> '' ORDER BY id LIMIT :limit"
+    with pytest.raises(RetrieverContractError, match="row 1: the score 'high' is not a number"):
+        await ask(entry(tmp_path, dsn, query))

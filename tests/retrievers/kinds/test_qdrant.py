@@ -1,7 +1,8 @@
 """The ``qdrant`` kind on qdrant-client's real embedded mode: a collection built here from
 the example corpus with wordllama, measured by ``reval eval``, gives the figures of a plain
 numpy cosine ranking over the same vectors; a missing collection, a wrong payload key and
-a missing storage folder are errors, never misses."""
+a missing storage folder are errors, never misses; so are a server's refusals and
+malformed answers (a local HTTP server speaking Qdrant's REST routes)."""
 
 from __future__ import annotations
 
@@ -13,11 +14,13 @@ from pathlib import Path
 
 import pytest
 from support.cosine import DIMENSIONS, Reference, reference
+from support.http_servers import ScriptedServer, json_answer
 
 from retrieval_eval.errors import (
     ConfigError,
     RetrieverContractError,
     RetrieverRejected,
+    RetrieverUnauthenticated,
     RetrieverUnavailable,
 )
 from retrieval_eval.evaluation.coordinator import evaluate
@@ -177,3 +180,47 @@ async def test_an_unreachable_server_is_unavailable(tmp_path: Path) -> None:
     )
     with pytest.raises(RetrieverUnavailable, match=r"127\.0\.0\.1:1/pages"):
         await ask(path)
+
+
+#: A point as Qdrant's REST API answers ``points/query``, with the payload given.
+def points(*payloads: object) -> dict[str, object]:
+    found = [{"id": n, "version": 0, "score": 0.5, "payload": p} for n, p in enumerate(payloads)]
+    return {"result": {"points": found}, "status": "ok", "time": 0.001}
+
+
+@pytest.mark.parametrize(
+    ("answer", "error", "message"),
+    [
+        (lambda r: json_answer({"status": {"error": "no"}}, 401), RetrieverUnauthenticated, "401"),
+        (lambda r: json_answer({"status": {"error": "no"}}, 403), RetrieverUnauthenticated, "403"),
+        (lambda r: json_answer({"status": {"error": "boom"}}, 500), RetrieverUnavailable, "500"),
+        (lambda r: (200, b"<html>a proxy page</html>"), RetrieverContractError, "not Qdrant's"),
+        (lambda r: json_answer({"result": "x"}), RetrieverContractError, "not Qdrant's"),
+        (lambda r: json_answer({"status": "ok"}), RetrieverContractError, "not Qdrant's"),
+        (
+            lambda r: json_answer(points({"doc_id": [7]})),
+            RetrieverContractError,
+            "is [7], not an id",
+        ),
+        (
+            lambda r: json_answer(points({"n": 1})),
+            RetrieverContractError,
+            "no payload key 'doc_id'",
+        ),
+    ],
+)
+async def test_each_failure_of_a_server_is_an_error_of_its_kind(  # type: ignore[no-untyped-def]
+    tmp_path: Path, answer, error, message
+) -> None:
+    """A local HTTP server answering Qdrant's REST routes as a broken server would."""
+    with ScriptedServer(answer) as server:
+        path = tmp_path / "reval.toml"
+        path.write_text(
+            f'[retrievers.vectors]\nkind = "qdrant"\nurl = "{server.url}"\n'
+            'collection = "pages"\nid_key = "doc_id"\nembedder = "wordllama"\n'
+            f"embedder_options = {{ dimensions = {DIMENSIONS} }}\n"
+        )
+        with pytest.raises(error) as raised:
+            await ask(path)
+    assert message in raised.value.details
+    assert server.requests[-1].path == "/collections/pages/points/query"

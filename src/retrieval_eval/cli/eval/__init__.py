@@ -20,6 +20,7 @@ import click
 from retrieval_eval.cli import exit_codes, signals
 from retrieval_eval.cli.eval.flow import load_sets, open_store_or_url
 from retrieval_eval.cli.options import (
+    config_option,
     db_option,
     format_option,
     label_option,
@@ -154,12 +155,7 @@ _THRESHOLDS = Thresholds()
     help="Exit 1 when a verdict is regression or incomparable.",
 )
 @token_env_option("Send the bearer token held in environment variable VAR to gRPC retrievers.")
-@click.option(
-    "--config",
-    "config_path",
-    type=click.Path(dir_okay=False, path_type=Path),
-    help="Read named retrievers from this file instead of ./reval.toml.",
-)
+@config_option
 @click.pass_context
 def eval_command(
     ctx: click.Context,

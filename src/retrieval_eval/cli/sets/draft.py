@@ -9,7 +9,7 @@ from pathlib import Path
 
 import click
 
-from retrieval_eval.cli.options import read_token, timeout_option, token_env_option
+from retrieval_eval.cli.options import config_option, read_token, timeout_option, token_env_option
 from retrieval_eval.labelling.pool import DEFAULT_POOL_DEPTH, PoolOptions
 
 
@@ -50,12 +50,7 @@ from retrieval_eval.labelling.pool import DEFAULT_POOL_DEPTH, PoolOptions
 @click.option("--name", help="The set's name [default: the output file's name].")
 @timeout_option
 @token_env_option("Send the bearer token held in environment variable VAR to gRPC retrievers.")
-@click.option(
-    "--config",
-    "config_path",
-    type=click.Path(dir_okay=False, path_type=Path),
-    help="reval.toml naming retrievers [default: ./reval.toml].",
-)
+@config_option
 def draft_command(
     questions: Path | None,
     corpus: Path,

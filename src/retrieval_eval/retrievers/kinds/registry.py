@@ -24,6 +24,7 @@ KINDS: dict[str, str] = {
     "postgres": "retrieval_eval.retrievers.kinds.postgres.config",
     "qdrant": "retrieval_eval.retrievers.kinds.qdrant.config",
     "langchain": "retrieval_eval.retrievers.kinds.langchain.config",
+    "llamaindex": "retrieval_eval.retrievers.kinds.llamaindex.config",
 }
 
 

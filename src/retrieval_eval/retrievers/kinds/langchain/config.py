@@ -15,50 +15,37 @@ or any object with ``ainvoke`` or ``invoke`` taking the question and returning
 
 from __future__ import annotations
 
-import hashlib
 import importlib.util
 from collections.abc import Mapping
 from dataclasses import dataclass
-from pathlib import Path
 from typing import TYPE_CHECKING
 
 from retrieval_eval.errors import ConfigError
 from retrieval_eval.retrievers.kinds.base import Common, KindEntry, TableReader
+from retrieval_eval.retrievers.kinds.factory import FACTORY_KEYS, Factory, parse_factory
 
 if TYPE_CHECKING:
     from retrieval_eval.retrievers.protocol import AsyncRetriever
 
-KEYS = ("factory", "id_key", "score_key", "limit_kwarg", "pythonpath")
+KEYS = (*FACTORY_KEYS, "id_key", "score_key", "limit_kwarg")
 INSTALL = "pip install 'retrieval-eval[langchain]'"
 
 
 @dataclass(frozen=True, slots=True)
 class LangChainConfig(KindEntry):
     common: Common
-    module: str
-    function: str
+    factory: Factory
     id_key: str
-    pythonpath: Path
     score_key: str = ""
     limit_kwarg: str = ""
 
     def detail(self) -> str:
-        return f"langchain {self.module}:{self.function}"
-
-    def module_file(self) -> Path | None:
-        """The factory module's source file, if it is a plain file under ``pythonpath``."""
-        candidate = self.pythonpath.joinpath(*self.module.split("."))
-        for path in (candidate.with_suffix(".py"), candidate / "__init__.py"):
-            if path.is_file():
-                return path
-        return None
+        return f"langchain {self.factory.path}"
 
     def identity(self) -> Mapping[str, object]:
-        source = self.module_file()
-        digest = hashlib.sha256(source.read_bytes()).hexdigest() if source else ""
         return {
-            "factory": f"{self.module}:{self.function}",
-            "module_sha256": digest,
+            "factory": self.factory.path,
+            "module_sha256": self.factory.module_sha256(),
             "id_key": self.id_key,
             "score_key": self.score_key,
             "limit_kwarg": self.limit_kwarg,
@@ -73,23 +60,13 @@ class LangChainConfig(KindEntry):
 
 
 def parse(common: Common, reader: TableReader) -> LangChainConfig:
-    factory = reader.string("factory", required=True)
-    module, _, function = factory.partition(":")
-    if (
-        not module
-        or not function
-        or not all(part.isidentifier() for part in (*module.split("."), function))
-    ):
-        raise reader.fail("factory", f"must be 'module:function', got {factory!r}")
     limit_kwarg = reader.string("limit_kwarg")
     if limit_kwarg and not limit_kwarg.isidentifier():
         raise reader.fail("limit_kwarg", f"must be a keyword name, got {limit_kwarg!r}")
     return LangChainConfig(
         common=common,
-        module=module,
-        function=function,
+        factory=parse_factory(reader),
         id_key=reader.string("id_key", required=True),
-        pythonpath=reader.directory("pythonpath"),
         score_key=reader.string("score_key"),
         limit_kwarg=limit_kwarg,
     )

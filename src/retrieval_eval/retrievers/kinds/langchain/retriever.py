@@ -14,8 +14,6 @@
 from __future__ import annotations
 
 import asyncio
-import importlib
-import sys
 from typing import TYPE_CHECKING, Any
 
 from retrieval_eval.errors import (
@@ -35,32 +33,12 @@ if TYPE_CHECKING:
 
 def build(config: LangChainConfig) -> Any:
     """The factory's retriever object; ``ConfigError`` naming ``factory`` if it fails."""
-    folder = str(config.pythonpath)
-    if folder not in sys.path:
-        sys.path.insert(0, folder)
-    factory = f"{config.module}:{config.function}"
-    try:
-        module = importlib.import_module(config.module)
-    except ImportError as e:
-        raise ConfigError(
-            f"{config.where}: key 'factory': cannot import {config.module!r} (from {folder}): {e}"
-        ) from None
-    function = getattr(module, config.function, None)
-    if not callable(function):
-        raise ConfigError(
-            f"{config.where}: key 'factory': {config.module!r} has no function {config.function!r}"
-        )
-    try:
-        retriever = function()
-    except Exception as e:
-        raise ConfigError(
-            f"{config.where}: key 'factory': {factory}() failed: {type(e).__name__}: {e}"
-        ) from None
+    retriever = config.factory.call(config.where)
     if not callable(getattr(retriever, "ainvoke", None)) and not callable(
         getattr(retriever, "invoke", None)
     ):
         raise ConfigError(
-            f"{config.where}: key 'factory': {factory}() returned "
+            f"{config.where}: key 'factory': {config.factory.path}() returned "
             f"{type(retriever).__name__}, which has neither ainvoke nor invoke"
         )
     return retriever

@@ -13,10 +13,22 @@
 
 The query's first column is the document id (text), the optional second its score; rows
 come in rank order. ``:question`` and ``:limit`` are bound as parameters (never spliced
-into the SQL); ``::casts`` are left alone. ``:embedding`` (pgvector) needs a query
-embedder, which this kind does not have yet: an entry that uses it is refused. A DSN that
-holds a password is refused: the password comes from the environment (``password_env``,
-or a DSN read whole from ``dsn_env``, which may hold one and is never shown).
+into the SQL); ``::casts`` are left alone. A DSN that holds a password is refused: the
+password comes from the environment (``password_env``, or a DSN read whole from
+``dsn_env``, which may hold one and is never shown).
+
+``:embedding`` is the question embedded by ``embedder`` (an embedder plugin, with
+``embedder_options``, as the ``qdrant`` kind's), bound as a ``float8[]`` (``double
+precision[]``) parameter of unit length; with pgvector, cast it: ``:embedding::vector``::
+
+    query = '''
+      SELECT id, 1 - (embedding <=> :embedding::vector) FROM docs
+      ORDER BY embedding <=> :embedding::vector LIMIT :limit'''
+    embedder = "wordllama"
+    embedder_options = { dimensions = 64 }
+
+A query that uses ``:embedding`` needs ``embedder``; an ``embedder`` the query does not
+use is refused too (it would be loaded, and fingerprinted, for nothing).
 """
 
 from __future__ import annotations
@@ -24,8 +36,8 @@ from __future__ import annotations
 import os
 import re
 from collections.abc import Mapping
-from dataclasses import dataclass
-from typing import TYPE_CHECKING
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Any
 
 from retrieval_eval.errors import ConfigError
 from retrieval_eval.retrievers.kinds.base import Common, KindEntry, TableReader, env_value
@@ -33,7 +45,7 @@ from retrieval_eval.retrievers.kinds.base import Common, KindEntry, TableReader,
 if TYPE_CHECKING:
     from retrieval_eval.retrievers.protocol import AsyncRetriever
 
-KEYS = ("dsn", "dsn_env", "password_env", "query", "pool_size")
+KEYS = ("dsn", "dsn_env", "password_env", "query", "pool_size", "embedder", "embedder_options")
 PARAMETER = re.compile(r"(?<![:\w]):(question|limit|embedding)\b")
 
 
@@ -46,6 +58,9 @@ class PostgresConfig(KindEntry):
     dsn_env: str | None = None
     password_env: str | None = None
     pool_size: int = 4
+    #: The embedder plugin that turns the question into ``:embedding`` ("" when unused).
+    embedder: str = ""
+    embedder_options: Mapping[str, Any] = field(default_factory=dict)
 
     def connection_string(self) -> str:
         """The DSN (read from ``dsn_env`` if that is how it is given); ``ConfigError``
@@ -57,18 +72,24 @@ class PostgresConfig(KindEntry):
     def detail(self) -> str:
         from psycopg.conninfo import conninfo_to_dict
 
+        by = f" by {self.embedder}" if self.embedder else ""
         if self.dsn_env is not None and not os.environ.get(self.dsn_env):
-            return f"postgres ${self.dsn_env}"
+            return f"postgres ${self.dsn_env}{by}"
         try:
             info = conninfo_to_dict(self.connection_string())
         except Exception:
-            return f"postgres ${self.dsn_env}"
+            return f"postgres ${self.dsn_env}{by}"
         where = f"{info.get('host', 'localhost')}:{info.get('port', 5432)}"
-        return f"postgres {where}/{info.get('dbname', '')}"
+        return f"postgres {where}/{info.get('dbname', '')}{by}"
 
     def identity(self) -> Mapping[str, object]:
         source = {"dsn": self.dsn} if self.dsn_env is None else {"dsn_env": self.dsn_env}
-        return {**source, "query": " ".join(self.query.split())}
+        embedding = (
+            {"embedder": self.embedder, "embedder_options": dict(self.embedder_options)}
+            if self.embedder
+            else {}
+        )
+        return {**source, "query": " ".join(self.query.split()), **embedding}
 
     def sql(self) -> str:
         """The query in psycopg's parameter style: ``%`` doubled, ``:name`` as
@@ -99,14 +120,22 @@ def parse(common: Common, reader: TableReader) -> PostgresConfig:
         )
     query = reader.string("query", required=True)
     names = set(PARAMETER.findall(query))
-    if "question" not in names:
-        raise reader.fail("query", "does not use :question")
-    if "embedding" in names:
+    if not names & {"question", "embedding"}:
+        raise reader.fail("query", "uses neither :question nor :embedding")
+    embedder = reader.string("embedder")
+    if "embedding" in names and not embedder:
         raise reader.fail(
             "query",
-            ":embedding needs a query embedder, which the postgres kind does not "
-            "have yet; rank with full-text search (:question) instead",
+            "uses :embedding, which needs 'embedder' (an embedder plugin such as "
+            '"wordllama") to embed the question',
         )
+    if embedder and "embedding" not in names:
+        raise reader.fail("embedder", "is given but the query does not use :embedding")
+    options = reader.table.get("embedder_options", {})
+    if not isinstance(options, dict):
+        raise reader.fail("embedder_options", f"must be a table, got {options!r}")
+    if options and not embedder:
+        raise reader.fail("embedder_options", "is given without 'embedder'")
     return PostgresConfig(
         common=common,
         dsn=dsn,
@@ -114,4 +143,6 @@ def parse(common: Common, reader: TableReader) -> PostgresConfig:
         dsn_env=reader.env_name("dsn_env"),
         password_env=reader.env_name("password_env"),
         pool_size=reader.integer("pool_size", 4, low=1, high=256),
+        embedder=embedder,
+        embedder_options=dict(options),
     )

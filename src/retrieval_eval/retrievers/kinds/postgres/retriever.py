@@ -4,20 +4,26 @@
   (each query is its own statement; nothing is written).
 - A call past its deadline is a ``timeout``; its connection is closed rather than reused
   (it may still be busy). A server that cannot be reached is ``unavailable``; refused
-  credentials ``unauthenticated``; an SQL error (a misspelt column) ``rejected`` with the
-  server's message; a row whose id is not text, or a score that is not a number,
-  ``contract``.
+  credentials (a wrong password, an unknown user) ``unauthenticated``; an SQL error (a
+  misspelt column) ``rejected`` with the server's message; a row whose id is not text,
+  or a score that is not a number, ``contract``.
+- With ``embedder``, the embedder is created when the retriever opens (an unknown one is a
+  configuration error) and the question is embedded in a worker thread inside the call's
+  deadline; its vector goes in as ``:embedding``, a ``float8[]``. An embedder that fails
+  (an embeddings endpoint down) makes the question ``unavailable``.
 """
 
 from __future__ import annotations
 
 import asyncio
 import logging
+import re
 from decimal import Decimal
 from typing import TYPE_CHECKING, Any
 
 from retrieval_eval.errors import (
     RetrieverContractError,
+    RetrieverInternal,
     RetrieverRejected,
     RetrieverTimeout,
     RetrieverUnauthenticated,
@@ -25,6 +31,7 @@ from retrieval_eval.errors import (
 )
 from retrieval_eval.records import RetrieverDescription
 from retrieval_eval.retrievers.contract.limits import response_breach
+from retrieval_eval.retrievers.embedding import Embedder, EmbeddingError, load_embedder
 from retrieval_eval.retrievers.kinds.base import admit, describe_kind, env_value
 from retrieval_eval.retrievers.protocol import Ranking
 
@@ -35,6 +42,8 @@ if TYPE_CHECKING:
     import psycopg
 
 log = logging.getLogger(__name__)
+#: The server refusing the user itself (no sqlstate comes with a refused connection).
+_UNKNOWN_ROLE = re.compile(r'role "[^"]*" does not exist')
 
 
 class PostgresRetriever:
@@ -51,6 +60,9 @@ class PostgresRetriever:
         )
         self._dsn = config.connection_string()
         self._sql = config.sql()
+        self.embedder: Embedder | None = (
+            load_embedder(config.embedder, config.embedder_options) if config.embedder else None
+        )
         self._idle: list[psycopg.AsyncConnection[Any]] = []
         self._free: asyncio.Semaphore | None = None
         self._loop: asyncio.AbstractEventLoop | None = None
@@ -67,7 +79,11 @@ class PostgresRetriever:
             return await psycopg.AsyncConnection.connect(self._dsn, autocommit=True, **extra)
         except psycopg.OperationalError as e:
             message = " ".join(str(e).split())
-            if "authentication" in message or "password" in message:
+            if (
+                "authentication" in message
+                or "password" in message
+                or _UNKNOWN_ROLE.search(message)
+            ):
                 raise RetrieverUnauthenticated(self.target, message) from e
             raise RetrieverUnavailable(self.target, message) from e
 
@@ -82,10 +98,12 @@ class PostgresRetriever:
             self._free = asyncio.Semaphore(self.config.pool_size)
         connection = None
         try:
-            async with asyncio.timeout(deadline), self._free:
-                connection = self._idle.pop() if self._idle else await self._connect()
-                cursor = await connection.execute(self._sql, {"question": question, "limit": limit})
-                rows = await cursor.fetchall()
+            async with asyncio.timeout(deadline):
+                parameters = await self._parameters(question, limit)
+                async with self._free:
+                    connection = self._idle.pop() if self._idle else await self._connect()
+                    cursor = await connection.execute(self._sql, parameters)
+                    rows = await cursor.fetchall()
         except TimeoutError as e:
             if connection is not None:
                 await _discard(connection)
@@ -104,6 +122,23 @@ class PostgresRetriever:
             ) from e
         self._idle.append(connection)
         return self._ranking(rows, limit)
+
+    async def _parameters(self, question: str, limit: int) -> dict[str, Any]:
+        """The query's parameters; ``embedding`` a list of Python floats, which psycopg
+        binds as ``float8[]``."""
+        parameters: dict[str, Any] = {"question": question, "limit": limit}
+        if self.embedder is not None:
+            try:
+                [vector] = await asyncio.to_thread(self.embedder.embed, [question])
+            except EmbeddingError as e:
+                raise RetrieverUnavailable(self.target, str(e)) from e
+            except Exception as e:
+                message = " ".join(str(e).split())
+                raise RetrieverInternal(
+                    self.target, f"embedding the question failed: {type(e).__name__}: {message}"
+                ) from e
+            parameters["embedding"] = [float(x) for x in vector]
+        return parameters
 
     def _ranking(self, rows: list[Any], limit: int) -> Ranking:
         if len(rows) > limit:

@@ -4,14 +4,16 @@
   configuration error); the client connects on first use, on the caller's loop. Embedding
   runs in a worker thread (it is synchronous), inside the call's deadline.
 - A collection that does not exist, or a vector name it does not have, is ``rejected``
-  with Qdrant's message; a server that cannot be reached ``unavailable``; a refused API
-  key ``unauthenticated``; a point without the ``id_key`` payload (or whose value is not
-  a string or integer) ``contract``.
+  with Qdrant's message; a server that cannot be reached (or a 5xx) ``unavailable``; a
+  refused API key ``unauthenticated``; an answer that is not JSON, or not the shape of
+  Qdrant's, and a point without the ``id_key`` payload (or whose value is not a string or
+  integer) ``contract``.
 """
 
 from __future__ import annotations
 
 import asyncio
+import json
 from typing import TYPE_CHECKING, Any
 
 from retrieval_eval.errors import (
@@ -106,6 +108,9 @@ class QdrantRetriever:
             if error.status_code is not None and error.status_code >= 500:
                 return RetrieverUnavailable(self.target, message)
             return RetrieverRejected(self.target, message, str(error.status_code))
+        source = error.source if isinstance(error, ResponseHandlingException) else error
+        if _malformed(source):
+            return RetrieverContractError(self.target, f"the answer is not Qdrant's: {message}")
         if isinstance(error, ResponseHandlingException | OSError):
             return RetrieverUnavailable(self.target, message)
         # The embedded mode raises ValueError for a missing collection or vector name.
@@ -152,3 +157,13 @@ class QdrantRetriever:
 
     def __repr__(self) -> str:
         return f"QdrantRetriever({self.target!r})"
+
+
+def _malformed(error: BaseException) -> bool:
+    """An answer that is not JSON, not the shape qdrant-client parses, or has no result
+    (qdrant-client asserts on that): what the server sent, not how it was reached."""
+    from pydantic import ValidationError
+
+    return isinstance(error, json.JSONDecodeError | ValidationError) or (
+        isinstance(error, AssertionError) and "returned None" in str(error)
+    )
