@@ -206,10 +206,10 @@ def resolve(
         if isinstance(entry, RetrieverConfig):
             return _from_config(entry, timeout_s=timeout_s, token=token)
         return KindSpec(spec, entry, timeout_s)
-    from retrieval_eval.plugins import RETRIEVERS, list_plugins
+    from retrieval_eval.plugins import RETRIEVERS, scan_plugins
 
     name, sep, argument = spec.partition(":")
-    plugins = [p.name for p in list_plugins(RETRIEVERS)]
+    plugins = [p.name for p in scan_plugins(RETRIEVERS)]
     if name in plugins:
         return PluginSpec(spec, name, argument if sep else None, timeout_s)
     suggestions = difflib.get_close_matches(name, [*configs, *plugins], n=3)
