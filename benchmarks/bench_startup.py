@@ -10,7 +10,11 @@ processes, ``--repeat`` each):
    ``reval eval`` loads that is not reval's own (the standard library's and SQLAlchemy,
    tantivy, rich, ...); goal: within 1.5x.
    ``python -X importtime`` attribution of that eval (by top-level package, and reval's
-   own heaviest modules) is printed after the figures.
+   own heaviest modules) is printed after the figures. ``reval --version`` and ``reval
+   runs list`` on an empty store are printed beside them.
+
+Every process keeps its bytecode under a temporary PYTHONPYCACHEPREFIX (the first runs
+write it), as an installed reval has it.
 
     python benchmarks/bench_startup.py
     python benchmarks/bench_startup.py --repeat 20
@@ -48,7 +52,13 @@ print(json.dumps(sorted({m.split(".")[0] for m in sys.modules})), file=sys.stder
 
 
 def environment(home: Path) -> dict[str, str]:
+    """A clean reval environment whose processes keep their bytecode (in ``home``), as an
+    installed reval does: without it an editable checkout under PYTHONDONTWRITEBYTECODE
+    compiles every reval module from source in every process, while the floor's packages
+    came with bytecode from pip."""
     env = {k: v for k, v in os.environ.items() if not k.startswith("REVAL_")}
+    env.pop("PYTHONDONTWRITEBYTECODE", None)
+    env["PYTHONPYCACHEPREFIX"] = str(home / "pycache")
     env["REVAL_HOME"] = str(home)
     env["COLUMNS"] = "100"
     return env
@@ -104,6 +114,9 @@ def main() -> None:
         help_ms = median_ms([REVAL, "--help"], env, repeat)
         version_ms = median_ms([REVAL, "--version"], env, repeat)
         group_ms = median_ms([REVAL, "runs", "--help"], env, repeat)
+        empty = ["runs", "list", "--db", f"sqlite:///{home / 'empty.sqlite'}"]
+        subprocess.run([REVAL, *empty], env=env, check=True, capture_output=True)  # created
+        list_ms = median_ms([REVAL, *empty], env, repeat)
 
         probe = subprocess.run([PY, "-c", PROBE, *eval_args], env=env, capture_output=True,
                                text=True, check=True)  # fmt: skip
@@ -122,6 +135,7 @@ def main() -> None:
           "(goal <= 2x)")  # fmt: skip
     print(f"reval --version              {version_ms:8.1f} ms   {version_ms / click_ms:.2f}x click")
     print(f"reval runs --help            {group_ms:8.1f} ms   {group_ms / click_ms:.2f}x click")
+    print(f"reval runs list (empty store){list_ms:8.1f} ms   {list_ms / click_ms:.2f}x click")
     outside = [p for p in packages if p not in sys.stdlib_module_names and not p.startswith("_")]
     print(f"import floor of reval eval   {floor_ms:8.1f} ms   ({len(packages)} top-level modules; "
           f"beyond the standard library: {', '.join(outside)})")  # fmt: skip

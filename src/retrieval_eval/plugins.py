@@ -120,7 +120,7 @@ def load_plugin(namespace: str, name: str, kind: str = "plugin") -> Any:
     """
     from stevedore import NamedExtensionManager
 
-    names = [p.name for p in list_plugins(namespace)]
+    names = [p.name for p in scan_plugins(namespace)]  # the cheap reader: stevedore scans too
     if name not in names:
         raise UnknownNameError(kind, name, difflib.get_close_matches(name, names, n=3))
     errors: list[str] = []

@@ -17,7 +17,7 @@ from retrieval_eval.regression import Thresholds, VerdictKind, judge
 from retrieval_eval.regression.record import judge_and_save
 from retrieval_eval.store import RunStore, serialize
 from retrieval_eval.store.bulk import insert_rows
-from retrieval_eval.store.models import OutcomeRow, RunRow
+from retrieval_eval.store.models import outcome_table, run_table
 from retrieval_eval.store.schema import alembic_config, current_revision, head_revision
 
 QS = question_set(10, forms=[Form.MATCH] * 10)
@@ -33,7 +33,7 @@ def _old_store(url: str, runs: list[tuple[str, str | None]]) -> list[str]:
         with engine.begin() as connection:
             config.attributes["connection"] = connection
             command.upgrade(config, "0003")
-        old_columns = {c.name for c in RunRow.__table__.columns} - NEW_COLUMNS
+        old_columns = {c.name for c in run_table.columns} - NEW_COLUMNS
         for minute, (codes, kind) in enumerate(runs):
             run_id = f"261130-09{minute:02d}00-old{minute}"
             run = make_run(codes, qs=QS, started=minute)
@@ -42,11 +42,11 @@ def _old_store(url: str, runs: list[tuple[str, str | None]]) -> list[str]:
             outcomes = serialize.outcome_rows(run.questions)
             with engine.begin() as connection:
                 pk = connection.execute(
-                    insert(RunRow.__table__).values({k: row[k] for k in old_columns})
+                    insert(run_table).values({k: row[k] for k in old_columns})
                 ).inserted_primary_key[0]
                 # question_text came after 0003 (migration 0005)
                 columns = ("run_pk", "position", *serialize.OUTCOME_ROW_COLUMNS[:-1])
-                insert_rows(connection, OutcomeRow.__tablename__, columns,
+                insert_rows(connection, outcome_table.name, columns,
                             [(pk, i, *o[:-1]) for i, o in enumerate(outcomes)])  # fmt: skip
             ids.append(run_id)
     finally:

@@ -1,4 +1,4 @@
-"""The schema is made by the Alembic migrations alone, and matches the ORM models."""
+"""The schema is made by the Alembic migrations alone, and matches the table definitions."""
 
 from __future__ import annotations
 
@@ -14,7 +14,7 @@ from support.factory import make_run
 
 from retrieval_eval.errors import StoreError
 from retrieval_eval.store import RunStore
-from retrieval_eval.store.models import Base
+from retrieval_eval.store.models import metadata
 from retrieval_eval.store.schema import HEAD, VERSION_TABLE, head_revision
 
 
@@ -29,7 +29,7 @@ def test_migration_from_an_empty_database(store_url):
             version = conn.execute(text(f"SELECT version_num FROM {VERSION_TABLE}")).scalar()
             assert version == head_revision()
             context = MigrationContext.configure(conn, opts={"version_table": VERSION_TABLE})
-            assert compare_metadata(context, Base.metadata) == []
+            assert compare_metadata(context, metadata) == []
     finally:
         engine.dispose()
 

@@ -10,7 +10,7 @@ from support.factory import make_run
 
 from retrieval_eval.store import RunStore, serialize
 from retrieval_eval.store.bulk import insert_rows
-from retrieval_eval.store.models import OutcomeRow, RunRow
+from retrieval_eval.store.models import outcome_table, run_table
 from retrieval_eval.store.schema import alembic_config, current_revision, head_revision
 
 
@@ -33,10 +33,10 @@ def test_a_run_stored_before_texts_were_kept_loads_without_them(store_url):
         run = make_run("13", started=0)
         row = serialize.run_row(run, "261130-090000-oldt")
         with engine.begin() as connection:
-            pk = connection.execute(insert(RunRow.__table__).values(row)).inserted_primary_key[0]
+            pk = connection.execute(insert(run_table).values(row)).inserted_primary_key[0]
             names = ("run_pk", "position", *serialize.OUTCOME_ROW_COLUMNS[:-1])
             rows = [(pk, i, *o[:-1]) for i, o in enumerate(serialize.outcome_rows(run.questions))]
-            insert_rows(connection, OutcomeRow.__tablename__, names, rows)
+            insert_rows(connection, outcome_table.name, names, rows)
     finally:
         engine.dispose()
     with RunStore.open(store_url) as store:

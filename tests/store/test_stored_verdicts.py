@@ -14,7 +14,7 @@ from retrieval_eval.regression import Thresholds, VerdictKind, judge
 from retrieval_eval.regression.stored import stored_verdict
 from retrieval_eval.store import RunStore, serialize
 from retrieval_eval.store.bulk import insert_rows
-from retrieval_eval.store.models import OutcomeRow, RunRow
+from retrieval_eval.store.models import outcome_table, run_table
 from retrieval_eval.store.schema import alembic_config, current_revision, head_revision
 
 QS = question_set(6, forms=[Form.MATCH] * 6)
@@ -71,16 +71,16 @@ def test_a_store_made_before_verdicts_upgrades_and_keeps_its_runs(store_url):
         assert current_revision(engine) == "0001"
         run = make_run("1E3", started=0)
         row = serialize.run_row(run, "261130-090000-abcd")
-        old_columns = {c.name for c in RunRow.__table__.columns} - {
+        old_columns = {c.name for c in run_table.columns} - {
             "verdict_kind", "baseline_run_id", "verdict_json", "pk", "lineage",
             "accepted_at", "accepted_by", "accepted_reason"}  # fmt: skip
         outcomes = serialize.outcome_rows(run.questions)
         with engine.begin() as connection:
             pk = connection.execute(
-                insert(RunRow.__table__).values({k: row[k] for k in old_columns})
+                insert(run_table).values({k: row[k] for k in old_columns})
             ).inserted_primary_key[0]
             columns = ("run_pk", "position", *serialize.OUTCOME_ROW_COLUMNS[:-3])
-            insert_rows(connection, OutcomeRow.__tablename__, columns,
+            insert_rows(connection, outcome_table.name, columns,
                         [(pk, i, *o[:-3]) for i, o in enumerate(outcomes)])  # fmt: skip
     finally:
         engine.dispose()

@@ -28,12 +28,14 @@ import tomllib
 from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any, TypeAlias
 
 from retrieval_eval.errors import ConfigError
-from retrieval_eval.retrievers.fusion.config import FusionConfig, parse_fusion
-from retrieval_eval.retrievers.kinds.base import KindConfig
-from retrieval_eval.retrievers.rerank.config import RerankConfig, parse_rerank
+
+if TYPE_CHECKING:  # parsed only when reval.toml has such entries: not on every start-up
+    from retrieval_eval.retrievers.fusion.config import FusionConfig
+    from retrieval_eval.retrievers.kinds.base import KindConfig
+    from retrieval_eval.retrievers.rerank.config import RerankConfig
 
 CONFIG_FILE_NAME = "reval.toml"
 SECTION = "retrievers"
@@ -71,7 +73,7 @@ class RetrieverConfig:
 
 
 #: What a ``[retrievers.NAME]`` table can be.
-Entry = RetrieverConfig | FusionConfig | KindConfig | RerankConfig
+Entry: TypeAlias = "RetrieverConfig | FusionConfig | KindConfig | RerankConfig"
 
 
 def default_config_path() -> Path:
@@ -150,8 +152,12 @@ def _parse_document(document: Mapping[str, Any], path: Path) -> dict[str, Entry]
         if not isinstance(table, dict):
             raise ConfigError(f"{where}: must be a table with at least 'address'")
         if "fuse" in table:
+            from retrieval_eval.retrievers.fusion.config import parse_fusion
+
             entries[name] = parse_fusion(name, table, path, where)
         elif "rerank" in table:
+            from retrieval_eval.retrievers.rerank.config import parse_rerank
+
             entries[name] = parse_rerank(name, table, path, where)
         elif "kind" in table:
             from retrieval_eval.retrievers.kinds.registry import parse_kind

@@ -30,16 +30,18 @@ from retrieval_eval.errors import (
     UnknownNameError,
 )
 from retrieval_eval.retrievers.config import RetrieverConfig, check_token, load_config
-from retrieval_eval.retrievers.fusion.config import FusionConfig
-from retrieval_eval.retrievers.kinds.base import KindConfig
 from retrieval_eval.retrievers.protocol import AsyncRetriever, RetrieverFactory
-from retrieval_eval.retrievers.rerank.config import RerankConfig
-from retrieval_eval.retrievers.rerank.open import RerankSpec, open_rerank
 
-if TYPE_CHECKING:
+if TYPE_CHECKING:  # reval.toml's fusions, kinds and rerank stages load when one is named
+    from typing import TypeAlias
+
     from retrieval_eval.retrievers.client.grpc_client import ClientOptions
+    from retrieval_eval.retrievers.fusion.config import FusionConfig
     from retrieval_eval.retrievers.fusion.retriever import FusedRetriever
     from retrieval_eval.retrievers.in_process import InProcessRetriever
+    from retrieval_eval.retrievers.kinds.base import KindConfig
+    from retrieval_eval.retrievers.rerank.config import RerankConfig
+    from retrieval_eval.retrievers.rerank.open import RerankSpec
 
 SCHEMES = ("grpc://", "grpcs://")
 RAW_TARGET_PREFIXES = ("dns:", "ipv4:", "ipv6:", "unix:", "unix-abstract:", "vsock:")
@@ -112,7 +114,7 @@ class KindSpec:
         return self.config.open(self.timeout_s)
 
 
-Resolved = Endpoint | PluginSpec | FusionSpec | KindSpec | RerankSpec
+Resolved: TypeAlias = "Endpoint | PluginSpec | FusionSpec | KindSpec | RerankSpec"
 
 
 @dataclass(frozen=True, slots=True)
@@ -189,20 +191,25 @@ def resolve(
         return _with_options(endpoint, timeout_s=timeout_s, token=token)
     configs = load_config(config_path)
     if spec in configs:
+        from retrieval_eval.retrievers.fusion.config import FusionConfig
+        from retrieval_eval.retrievers.rerank.config import RerankConfig
+
         entry = configs[spec]
         if isinstance(entry, FusionConfig):
             timeout_s = timeout_s if timeout_s is not None else entry.timeout_s
             return FusionSpec(spec, entry, timeout_s, token, config_path)
         if isinstance(entry, RerankConfig):
+            from retrieval_eval.retrievers.rerank.open import RerankSpec
+
             timeout_s = timeout_s if timeout_s is not None else entry.timeout_s
             return RerankSpec(spec, entry, timeout_s, token, config_path)
         if isinstance(entry, RetrieverConfig):
             return _from_config(entry, timeout_s=timeout_s, token=token)
         return KindSpec(spec, entry, timeout_s)
-    from retrieval_eval.plugins import RETRIEVERS, list_plugins
+    from retrieval_eval.plugins import RETRIEVERS, scan_plugins
 
     name, sep, argument = spec.partition(":")
-    plugins = [p.name for p in list_plugins(RETRIEVERS)]
+    plugins = [p.name for p in scan_plugins(RETRIEVERS)]
     if name in plugins:
         return PluginSpec(spec, name, argument if sep else None, timeout_s)
     suggestions = difflib.get_close_matches(name, [*configs, *plugins], n=3)
@@ -283,10 +290,10 @@ def _open_resolved(resolved: Resolved, chain: tuple[str, ...]) -> AsyncRetriever
         return open_plugin(resolved)
     if isinstance(resolved, FusionSpec):
         return open_fusion(resolved, chain)
-    if isinstance(resolved, RerankSpec):
-        return _open_rerank(resolved, chain)
     if isinstance(resolved, KindSpec):
         return resolved.open()
+    if not isinstance(resolved, Endpoint):
+        return _open_rerank(resolved, chain)  # the one kind left: a rerank stage
     from retrieval_eval.retrievers.client.grpc_client import GrpcRetrieverClient
 
     return GrpcRetrieverClient(
@@ -295,6 +302,8 @@ def _open_resolved(resolved: Resolved, chain: tuple[str, ...]) -> AsyncRetriever
 
 
 def _open_rerank(spec: RerankSpec, chain: tuple[str, ...] = ()) -> AsyncRetriever:
+    from retrieval_eval.retrievers.rerank.open import open_rerank
+
     entry = spec.config
 
     def open_candidate(opening: tuple[str, ...]) -> AsyncRetriever:
@@ -409,6 +418,9 @@ def list_retrievers(config_path: Path | None = None) -> list[RetrieverInfo]:
 def _config_info(
     entry: RetrieverConfig | FusionConfig | KindConfig | RerankConfig,
 ) -> RetrieverInfo:
+    from retrieval_eval.retrievers.fusion.config import FusionConfig
+    from retrieval_eval.retrievers.rerank.config import RerankConfig
+
     if isinstance(entry, FusionConfig):
         return RetrieverInfo(entry.name, KIND_FUSION, str(entry.source), _fusion_detail(entry))
     if isinstance(entry, RerankConfig):

@@ -10,14 +10,14 @@ from sqlalchemy import Connection, Select, select
 
 from retrieval_eval.records import QuestionOutcome
 from retrieval_eval.store import queries, serialize
-from retrieval_eval.store.models import LabelRow, OutcomeRow
+from retrieval_eval.store.models import label_table, outcome_table
 from retrieval_eval.store.summaries import StoredRun
 
-_OUTCOME_COLUMNS = [getattr(OutcomeRow, c) for c in serialize.OUTCOME_COLUMNS]
+_OUTCOME_COLUMNS = [outcome_table.c[c] for c in serialize.OUTCOME_COLUMNS]
 
 
 def stored_runs(conn: Connection, query: Select[Any]) -> list[StoredRun]:
-    """Every run ``query`` (a ``select(RunRow)``) returns, in its order, with labels,
+    """Every run ``query`` (a ``select(run_table)``) returns, in its order, with labels,
     outcomes in question order, stored verdict and pin."""
     rows = conn.execute(query).mappings().all()
     pks = [row["pk"] for row in rows]
@@ -43,8 +43,8 @@ def _chunks(pks: Sequence[int]) -> list[Sequence[int]]:
 def _labels(conn: Connection, pks: Sequence[int]) -> dict[int, dict[str, str]]:
     found: dict[int, dict[str, str]] = {}
     for chunk in _chunks(pks):
-        query = select(LabelRow.run_pk, LabelRow.key, LabelRow.value)
-        for run_pk, key, value in conn.execute(query.where(LabelRow.run_pk.in_(chunk))):
+        query = select(label_table.c.run_pk, label_table.c.key, label_table.c.value)
+        for run_pk, key, value in conn.execute(query.where(label_table.c.run_pk.in_(chunk))):
             found.setdefault(run_pk, {})[key] = value
     return found
 
@@ -53,9 +53,9 @@ def _outcomes(conn: Connection, pks: Sequence[int]) -> dict[int, list[QuestionOu
     found: dict[int, list[QuestionOutcome]] = {}
     for chunk in _chunks(pks):
         query = (
-            select(OutcomeRow.run_pk, *_OUTCOME_COLUMNS)
-            .where(OutcomeRow.run_pk.in_(chunk))
-            .order_by(OutcomeRow.run_pk, OutcomeRow.position)
+            select(outcome_table.c.run_pk, *_OUTCOME_COLUMNS)
+            .where(outcome_table.c.run_pk.in_(chunk))
+            .order_by(outcome_table.c.run_pk, outcome_table.c.position)
         )
         for row in conn.execute(query).all():
             found.setdefault(row[0], []).append(serialize.outcome_from_tuple(row[1:]))

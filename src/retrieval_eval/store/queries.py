@@ -9,7 +9,7 @@ from typing import Any
 from sqlalchemy import ColumnElement, Connection, Select, select
 
 from retrieval_eval.records import RunResult, RunState
-from retrieval_eval.store.models import LabelRow, RunRow
+from retrieval_eval.store.models import label_table, run_table
 from retrieval_eval.store.serialize import (
     acceptance_from_row,
     epoch,
@@ -19,7 +19,7 @@ from retrieval_eval.store.serialize import (
 from retrieval_eval.store.summaries import ACCEPTING_VERDICTS, RunSummary
 
 BATCH = 500  # ids per IN (...) clause
-_NEWEST_FIRST = (RunRow.started_ts.desc(), RunRow.pk.desc())
+_NEWEST_FIRST = (run_table.c.started_ts.desc(), run_table.c.pk.desc())
 
 
 def list_query(
@@ -30,47 +30,49 @@ def list_query(
     limit: int | None,
     verdict: str | None = None,
 ) -> Select[Any]:
-    query = select(RunRow)
+    query = select(run_table)
     if set_name is not None:
-        query = query.where(RunRow.set_name == set_name)
+        query = query.where(run_table.c.set_name == set_name)
     if retriever is not None:
         from retrieval_eval.retrievers.lineage import lineage_of
 
         query = query.where(
-            (RunRow.retriever_identifier == retriever)
-            | (RunRow.retriever_target == retriever)
-            | (RunRow.lineage == lineage_of(retriever, retriever))
+            (run_table.c.retriever_identifier == retriever)
+            | (run_table.c.retriever_target == retriever)
+            | (run_table.c.lineage == lineage_of(retriever, retriever))
         )
     if state is not None:
-        query = query.where(RunRow.state == state.value)
+        query = query.where(run_table.c.state == state.value)
     if verdict is not None:
         # "" selects runs saved without a regression check.
         query = (
-            query.where(RunRow.verdict_kind == verdict)
+            query.where(run_table.c.verdict_kind == verdict)
             if verdict
-            else query.where((RunRow.verdict_kind == "") | RunRow.verdict_kind.is_(None))
+            else query.where((run_table.c.verdict_kind == "") | run_table.c.verdict_kind.is_(None))
         )
     for key, value in (labels or {}).items():
-        labelled = select(LabelRow.run_pk).where(LabelRow.key == key, LabelRow.value == value)
-        query = query.where(RunRow.pk.in_(labelled))
+        labelled = select(label_table.c.run_pk).where(
+            label_table.c.key == key, label_table.c.value == value
+        )
+        query = query.where(run_table.c.pk.in_(labelled))
     query = query.order_by(*_NEWEST_FIRST)
     return query if limit is None else query.limit(limit)
 
 
 def accepted_clause() -> ColumnElement[bool]:
     """Runs that may be a baseline without a pin (``store.summaries.is_accepted``)."""
-    judged_ok = RunRow.verdict_kind.in_([k for k in ACCEPTING_VERDICTS if k])
-    unjudged = (RunRow.verdict_kind == "") | RunRow.verdict_kind.is_(None)
-    return (RunRow.state == RunState.COMPLETE.value) & (
-        RunRow.accepted_at.is_not(None) | judged_ok | unjudged
+    judged_ok = run_table.c.verdict_kind.in_([k for k in ACCEPTING_VERDICTS if k])
+    unjudged = (run_table.c.verdict_kind == "") | run_table.c.verdict_kind.is_(None)
+    return (run_table.c.state == RunState.COMPLETE.value) & (
+        run_table.c.accepted_at.is_not(None) | judged_ok | unjudged
     )
 
 
 def same_lineage(run: RunResult) -> ColumnElement[bool]:
     """Runs of the same set and lineage as ``run``, never ``run`` itself."""
-    same = (RunRow.set_name == run.set_name) & (RunRow.lineage == run_lineage(run))
+    same = (run_table.c.set_name == run.set_name) & (run_table.c.lineage == run_lineage(run))
     if run.run_id is not None:
-        same = same & (RunRow.run_id != run.run_id)
+        same = same & (run_table.c.run_id != run.run_id)
     return same
 
 
@@ -78,9 +80,9 @@ def baseline_queries(run: RunResult) -> tuple[Select[Any], Select[Any]]:
     """(pinned, newest accepted) run-id queries for the same set and lineage, never
     ``run`` itself; newest means started no later than ``run``."""
     same = same_lineage(run)
-    pinned = select(RunRow.run_id).where(same, RunRow.pinned.is_(True))
-    latest = select(RunRow.run_id).where(
-        same, accepted_clause(), RunRow.started_ts <= epoch(run.started_at)
+    pinned = select(run_table.c.run_id).where(same, run_table.c.pinned.is_(True))
+    latest = select(run_table.c.run_id).where(
+        same, accepted_clause(), run_table.c.started_ts <= epoch(run.started_at)
     )
     return pinned.order_by(*_NEWEST_FIRST).limit(1), latest.order_by(*_NEWEST_FIRST).limit(1)
 
@@ -89,27 +91,27 @@ def drift_reference_query(run: RunResult) -> Select[Any]:
     """The accepted run of ``run``'s lineage with the best top-1 rate since the newest
     run a person accepted (inclusive; else since the lineage began), started no later
     than ``run``: what slow drift is measured from."""
-    same = same_lineage(run) & accepted_clause() & (RunRow.started_ts <= epoch(run.started_at))
+    same = same_lineage(run) & accepted_clause() & (run_table.c.started_ts <= epoch(run.started_at))
     since = (
-        select(RunRow.started_ts)
-        .where(same, RunRow.accepted_at.is_not(None))
+        select(run_table.c.started_ts)
+        .where(same, run_table.c.accepted_at.is_not(None))
         .order_by(*_NEWEST_FIRST)
         .limit(1)
         .scalar_subquery()
     )
-    floor = select(RunRow.run_id).where(same, RunRow.top1_hit_rate.is_not(None))
-    floor = floor.where((RunRow.started_ts >= since) | since.is_(None))
-    return floor.order_by(RunRow.top1_hit_rate.desc(), *_NEWEST_FIRST).limit(1)
+    floor = select(run_table.c.run_id).where(same, run_table.c.top1_hit_rate.is_not(None))
+    floor = floor.where((run_table.c.started_ts >= since) | since.is_(None))
+    return floor.order_by(run_table.c.top1_hit_rate.desc(), *_NEWEST_FIRST).limit(1)
 
 
 def ids_matching(conn: Connection, prefix: str) -> list[str]:
     """The exact id if stored, else up to six ids starting with ``prefix`` (literally)."""
-    exact = conn.scalar(select(RunRow.run_id).where(RunRow.run_id == prefix))
+    exact = conn.scalar(select(run_table.c.run_id).where(run_table.c.run_id == prefix))
     if exact is not None:
         return [exact]
     pattern = prefix.replace("\\", "\\\\").replace("%", "\\%").replace("_", "\\_")
-    query = select(RunRow.run_id).where(RunRow.run_id.like(pattern + "%", escape="\\"))
-    return list(conn.scalars(query.order_by(RunRow.run_id).limit(6)))
+    query = select(run_table.c.run_id).where(run_table.c.run_id.like(pattern + "%", escape="\\"))
+    return list(conn.scalars(query.order_by(run_table.c.run_id).limit(6)))
 
 
 #: Why ``prune`` keeps a run beyond the ``keep`` newest of its lineage.
@@ -121,12 +123,13 @@ def prune_plan(conn: Connection, keep: int) -> tuple[list[int], dict[int, str]]:
     """(victims, kept beyond ``keep``): primary keys of runs beyond the ``keep`` newest of
     their set x lineage, except each lineage's pinned run and newest accepted run (its
     baseline, which pruning must never remove); those are returned with the reason."""
+    run = run_table.c
     accepted = accepted_clause().label("accepted")
     rows = conn.execute(
-        select(RunRow.pk, RunRow.set_name, RunRow.lineage, RunRow.retriever_identifier,
-               RunRow.pinned, accepted)
-        .order_by(*_NEWEST_FIRST)
-    ).all()  # fmt: skip
+        select(
+            run.pk, run.set_name, run.lineage, run.retriever_identifier, run.pinned, accepted
+        ).order_by(*_NEWEST_FIRST)
+    ).all()
     seen: dict[tuple[str, str], int] = {}
     has_accepted: set[tuple[str, str]] = set()
     victims: list[int] = []
@@ -158,8 +161,8 @@ def summaries(conn: Connection, query: Select[Any]) -> list[RunSummary]:
     labels: dict[int, dict[str, str]] = {}
     pks = [r["pk"] for r in rows]
     for i in range(0, len(pks), BATCH):
-        chunk = select(LabelRow.run_pk, LabelRow.key, LabelRow.value).where(
-            LabelRow.run_pk.in_(pks[i : i + BATCH])
+        chunk = select(label_table.c.run_pk, label_table.c.key, label_table.c.value).where(
+            label_table.c.run_pk.in_(pks[i : i + BATCH])
         )
         for run_pk, key, value in conn.execute(chunk):
             labels.setdefault(run_pk, {})[key] = value

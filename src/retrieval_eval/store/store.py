@@ -24,7 +24,7 @@ from retrieval_eval.store.bulk import insert_rows
 from retrieval_eval.store.engine import BEGIN_MODE, create_store_engine, translated, with_retry
 from retrieval_eval.store.ids import new_run_id
 from retrieval_eval.store.loading import stored_runs
-from retrieval_eval.store.models import LabelRow, OutcomeRow, RunRow
+from retrieval_eval.store.models import label_table, outcome_table, run_table
 from retrieval_eval.store.schema import ensure_schema
 from retrieval_eval.store.summaries import RunSummary, StoredRun
 from retrieval_eval.store.url import is_default_location, mask, resolve_url, sqlite_path
@@ -129,9 +129,13 @@ class RunStore:
         summary = self.resolve_baseline(run_id)
 
         def work(conn: Connection) -> None:
-            same = (RunRow.set_name == summary.set_name) & (RunRow.lineage == summary.lineage)
-            conn.execute(update(RunRow).where(same).values(pinned=False))
-            conn.execute(update(RunRow).where(RunRow.run_id == summary.run_id).values(pinned=True))
+            same = (run_table.c.set_name == summary.set_name) & (
+                run_table.c.lineage == summary.lineage
+            )
+            conn.execute(update(run_table).where(same).values(pinned=False))
+            conn.execute(
+                update(run_table).where(run_table.c.run_id == summary.run_id).values(pinned=True)
+            )
 
         self._write(f"pinning run {summary.run_id}", work)
         return summary.run_id
@@ -140,7 +144,9 @@ class RunStore:
         full = self.resolve_id(run_id)
         self._write(
             f"unpinning run {full}",
-            lambda c: c.execute(update(RunRow).where(RunRow.run_id == full).values(pinned=False)),
+            lambda c: c.execute(
+                update(run_table).where(run_table.c.run_id == full).values(pinned=False)
+            ),
         )
         return full
 
@@ -162,7 +168,7 @@ class RunStore:
         self._write(
             f"accepting run {summary.run_id}",
             lambda c: c.execute(
-                update(RunRow).where(RunRow.run_id == summary.run_id).values(**values)
+                update(run_table).where(run_table.c.run_id == summary.run_id).values(**values)
             ),
         )
         return self._summary(summary.run_id)
@@ -178,9 +184,9 @@ class RunStore:
             doomed = queries.prune_victims(conn, keep)
             for i in range(0, len(doomed), queries.BATCH):
                 chunk = doomed[i : i + queries.BATCH]
-                conn.execute(delete(OutcomeRow).where(OutcomeRow.run_pk.in_(chunk)))
-                conn.execute(delete(LabelRow).where(LabelRow.run_pk.in_(chunk)))
-                conn.execute(delete(RunRow).where(RunRow.pk.in_(chunk)))
+                conn.execute(delete(outcome_table).where(outcome_table.c.run_pk.in_(chunk)))
+                conn.execute(delete(label_table).where(label_table.c.run_pk.in_(chunk)))
+                conn.execute(delete(run_table).where(run_table.c.pk.in_(chunk)))
             return len(doomed)
 
         deleted: int = self._write("pruning runs", work)
@@ -204,7 +210,9 @@ class RunStore:
             found: dict[int, str] = {}
             for i in range(0, len(wanted), queries.BATCH):
                 chunk = wanted[i : i + queries.BATCH]
-                rows = conn.execute(select(RunRow.pk, RunRow.run_id).where(RunRow.pk.in_(chunk)))
+                rows = conn.execute(
+                    select(run_table.c.pk, run_table.c.run_id).where(run_table.c.pk.in_(chunk))
+                )
                 found.update((pk, run_id) for pk, run_id in rows)
             return [found[pk] for pk in doomed], [(found[pk], why) for pk, why in kept.items()]
 
@@ -241,7 +249,7 @@ class RunStore:
     def get_stored(self, run_id: str) -> StoredRun:
         """The run named by ``run_id`` (or a unique prefix) with its stored verdict."""
         full = self.resolve_id(run_id)
-        query = select(RunRow).where(RunRow.run_id == full)
+        query = select(run_table).where(run_table.c.run_id == full)
         found = self._read(f"loading run {full}", lambda conn: stored_runs(conn, query))
         if not found:  # deleted (pruned) since its id was resolved
             raise UnknownNameError("run", full)
@@ -306,7 +314,7 @@ class RunStore:
         return None if found is None else self.get(str(found))
 
     def _summary(self, run_id: str) -> RunSummary:
-        query = select(RunRow).where(RunRow.run_id == run_id)
+        query = select(run_table).where(run_table.c.run_id == run_id)
         return self._read(f"loading run {run_id}", lambda conn: queries.summaries(conn, query))[0]
 
 
@@ -327,7 +335,7 @@ SAVE_BATCH = 10_000
 
 
 def _insert_run(conn: Connection, row: dict[str, Any], run: RunResult) -> None:
-    key = conn.execute(insert(RunRow), row).inserted_primary_key
+    key = conn.execute(insert(run_table), row).inserted_primary_key
     assert key is not None
     pk = key[0]
     columns = ("run_pk", "position", *serialize.OUTCOME_ROW_COLUMNS)
@@ -335,10 +343,10 @@ def _insert_run(conn: Connection, row: dict[str, Any], run: RunResult) -> None:
     for start in range(0, len(questions), SAVE_BATCH):
         batch = serialize.outcome_rows(questions[start : start + SAVE_BATCH])
         rows = [(pk, start + i, *outcome) for i, outcome in enumerate(batch)]
-        insert_rows(conn, OutcomeRow.__tablename__, columns, rows)
+        insert_rows(conn, outcome_table.name, columns, rows)
     if run.labels:
         labels = [{"run_pk": pk, "key": k, "value": v} for k, v in run.labels.items()]
-        conn.execute(insert(LabelRow), labels)
+        conn.execute(insert(label_table), labels)
 
 
 def _id_taken(error: IntegrityError) -> bool:

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from alembic import context
 
-from retrieval_eval.store.models import Base
+from retrieval_eval.store.models import metadata
 
 connection = context.config.attributes.get("connection")
 if connection is None:
@@ -13,7 +13,7 @@ if connection is None:
 
 context.configure(
     connection=connection,
-    target_metadata=Base.metadata,
+    target_metadata=metadata,
     version_table=context.config.get_main_option("version_table") or "reval_alembic_version",
     render_as_batch=connection.dialect.name == "sqlite",
 )
