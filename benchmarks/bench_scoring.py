@@ -23,7 +23,7 @@ the libraries; the median round is printed with ratios to pytrec_eval measured i
 run, and the load average beside them (the machine may be shared: compare ratios and CPU
 time, not wall time across runs).
 
-    python benchmarks/bench_scoring.py                      # 100,000 questions x 100 results
+    python benchmarks/bench_scoring.py --questions 100000 --depth 100 --rounds 3  # README
     python benchmarks/bench_scoring.py --questions 20000 --rounds 1
 """
 

@@ -19,6 +19,7 @@ an error of kind ``contract``, never repaired by skipping or cutting results.
 
 from __future__ import annotations
 
+import itertools
 from collections.abc import Collection, Iterable, Mapping, Sequence
 from types import MappingProxyType
 
@@ -81,22 +82,23 @@ def target_ranks(ranked: Sequence[str], expected: Iterable[str], depth: int) -> 
     ``depth`` best of ``ranked`` (distinct documents).
 
     Labels are a handful of ids and rankings up to a thousand: each expected id is looked
-    up in the ranking by the sequence's own search (C for a tuple), instead of testing
-    every ranked document against the labels in Python.
+    up in the ranking by the sequence's own search (C for a tuple), which stops where the
+    id is, instead of testing every ranked document against the labels in Python.
     """
-    window = ranked if depth >= len(ranked) else ranked[:depth]
     targets = expected if isinstance(expected, tuple | list) else tuple(expected)
     if len(targets) > 1:
         targets = tuple(dict.fromkeys(targets))  # a label listed twice counts once
-        if len(targets) > 8:  # long label lists: one pass over the ranking instead
-            wanted = frozenset(targets)
-            return [rank for rank, doc in enumerate(window) if doc in wanted]
-        ranks = [window.index(t) for t in targets if t in window]
-        ranks.sort()
-        return ranks
-    if targets and targets[0] in window:
-        return [window.index(targets[0])]
-    return []
+        if len(targets) > 8:  # long label lists: one pass over the ranking, in C
+            flags = map(frozenset(targets).__contains__, ranked)
+            return list(itertools.compress(range(min(depth, len(ranked))), flags))
+    ranks = []
+    for target in targets:
+        try:
+            ranks.append(ranked.index(target, 0, depth))
+        except ValueError:  # not among the depth best
+            continue
+    ranks.sort()
+    return ranks
 
 
 #: Distinct ids one ``Shared`` keeps at most; past this, new ids are kept as they come.
@@ -130,6 +132,29 @@ class Shared:
         return hits
 
 
+#: Read-only ``{k: hit}`` mappings, one per cutoffs and pattern, which all outcomes share
+#: instead of a dict each; found by cutoffs and first hit (clipped to the deepest k).
+_HITS: dict[tuple[tuple[int, ...], int], Mapping[int, bool]] = {}
+_PATTERNS: dict[tuple[tuple[int, ...], tuple[bool, ...]], Mapping[int, bool]] = {}
+
+
+def _hits(ks: Sequence[int], first: int) -> Mapping[int, bool]:
+    """The hits of a question whose first expected document is at rank ``first``."""
+    key = (tuple(ks), first)
+    hits = _HITS.get(key)
+    if hits is None:
+        if len(_HITS) >= 10_000:  # cutoffs are fixed per run: only a long-lived caller
+            _HITS.clear()  # trying many gets here
+            _PATTERNS.clear()
+        pattern = tuple([first < k for k in ks])
+        hits = _PATTERNS.get((key[0], pattern))
+        if hits is None:
+            hits = MappingProxyType(dict(zip(ks, pattern, strict=True)))
+            _PATTERNS[key[0], pattern] = hits
+        _HITS[key] = hits
+    return hits
+
+
 def score_question(
     q: GoldenQuestion,
     items: Ranking | Sequence[RetrievedItem] | None,
@@ -145,7 +170,7 @@ def score_question(
     """Score one question's response; ``ks`` must already be normalized. ``items`` is
     read as columns (a ``Ranking``; records are taken apart first). Its ``notes``, if
     any, go on the outcome after ``notes``. With ``shared`` (one per run), the outcome
-    holds the run's shared ids and hits mappings.
+    holds the run's shared ids. Outcomes share their (read-only) hits mappings.
 
     An answer that breaks the contract (``contract.limits.response_breach``, the rules the
     client and ``check-retriever`` apply too) is scored as an error of kind ``contract``.
@@ -174,20 +199,22 @@ def score_question(
     if shared is not None:
         raw = shared.ids(raw)
     scores = ranking.scores
-    # The distinct documents as dict keys (rank order), so that each label is looked up
-    # in constant time; only a label that is there is then searched for its rank.
-    members = distinct_members(raw, separator)  # no empty id: the contract check ruled them out
-    if len(members) == len(raw) and not separator:
+    # The distinct documents as a set or dict keys, so that each label is looked up in
+    # constant time; only a label that is there is then searched for its rank. Without a
+    # separator, a set (cheaper to build than a dict) tells whether anything repeats.
+    members: Collection[str]
+    if not separator and len(members := set(raw)) == len(raw):
         ranked = raw  # no duplicate, no mapping: one tuple held for both
-    else:
+    else:  # no empty id: the contract check ruled them out
+        members = distinct_members(raw, separator)
         ranked = tuple(members) if shared is None else shared.ids(tuple(members))
     expected = q.expected_document_ids
+    deepest = max(ks)
     if expected:
         found = [ranked.index(t) for t in expected if t in members]
-        first = min(found) if found else None
-        pattern = tuple([first is not None and first < k for k in ks])
+        first = min(deepest, *found) if found else deepest  # hit at k: first < k
     else:
-        pattern = (not ranked,) * len(ks)
+        first = deepest if ranked else -1  # a hit at every k only when nothing came back
     return QuestionOutcome(
         question_id=q.id,
         question_text=q.question,
@@ -197,8 +224,8 @@ def score_question(
         raw_ids=raw,
         raw_scores=scores if any(s is not None for s in scores) else (),
         ranked_document_ids=ranked,
-        hits=dict(zip(ks, pattern, strict=True)) if shared is None else shared.hits(ks, pattern),
+        hits=_hits(ks, first),
         latency_ms=latency_ms,
-        underfilled=len(raw) >= limit and len(ranked) < max(ks),
+        underfilled=len(raw) >= limit and len(ranked) < deepest,
         notes=notes,
     )

@@ -107,9 +107,10 @@ def response_breach(ranking: Ranking | Sequence[RetrievedItem], limit: int) -> s
     """The first way an answer to ``limit`` breaks the contract, or ``None``: the one
     rule set the client, the server SDK and ``check-retriever`` all judge by.
 
-    Runs on the columns: a conforming answer is recognised by a few passes in C (no id
-    empty, blank or long enough to need measuring in bytes); only otherwise are results
-    judged one by one. The first breach by rank is reported (its id before its chunk).
+    Runs on the columns: a conforming answer is recognised by a few scans in C of its ids
+    joined (no id empty, blank or long enough to need measuring in bytes); only otherwise
+    are results judged one by one. The first breach by rank is reported (its id before
+    its chunk).
     """
     if not isinstance(ranking, Ranking):
         ranking = Ranking.of(ranking)
@@ -119,13 +120,23 @@ def response_breach(ranking: Ranking | Sequence[RetrievedItem], limit: int) -> s
         return breach
     id_room, chunk_room = MAX_ID_BYTES // 4, MAX_CHUNK_ID_BYTES // 4
     chunks = [c for c in ranking.chunk_ids if c]
-    # str.isspace is true for every blank id (and for a few that are not: U+001C..U+001F,
-    # judged one by one below), so no isspace id means no blank one.
-    if (  # the common case, judged in C: every id non-blank and short, chunk ids short
-        all(ids)
-        # all the ids together fit in one id's room (one join), else the longest must
-        and (len("".join(ids)) <= id_room or max(map(len, ids), default=0) <= id_room)
-        and not any(map(str.isspace, ids))
+    # The common case, judged in C on the ids joined with NULs between them: an empty id
+    # shows as two NULs in a row or one at either end, and an id holding a NUL may look
+    # like one (then every id is tested). str.isspace is true for every blank id (and a
+    # few that are not: U+001C..U+001F, judged one by one below), and for no id when no
+    # character is white space; when some is (ids with spaces), every id is tested.
+    joined = "\x00".join(ids)
+    if (
+        (
+            ("\x00\x00" not in joined and joined[:1] != "\x00" and joined[-1:] != "\x00")
+            if joined
+            else not ids
+        )
+        or all(ids)
+    ) and (
+        # all the ids together fit in one id's room, else the longest must
+        (len(joined) <= id_room or max(map(len, ids)) <= id_room)
+        and (joined.split(maxsplit=1) == [joined] or not any(map(str.isspace, ids)))
         and max(map(len, chunks), default=0) <= chunk_room
     ):
         return None
