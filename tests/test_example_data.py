@@ -1,4 +1,4 @@
-"""The shipped example data keeps the properties the quickstart and the README rely on."""
+"""The shipped example data keeps the properties the quickstart and the docs rely on."""
 
 from __future__ import annotations
 

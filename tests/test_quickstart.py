@@ -19,7 +19,8 @@ from support.env import require
 from retrieval_eval.example_data import EXAMPLE_SET_NAME, questions_path
 
 REVAL = str(Path(sys.executable).parent / "reval")
-README = Path(__file__).resolve().parent.parent / "README.md"
+#: The page that shows and explains the quickstart's report.
+GUIDE = Path(__file__).resolve().parent.parent / "docs" / "getting-started.md"
 RATE_ROW = re.compile(r"^\s*(top1_hit_rate|top3_hit_rate)\s+(\d\.\d{3})\s+\S.*?\s(\d+)/(\d+)\s*$")
 
 
@@ -49,19 +50,19 @@ def rates(report: str) -> dict[str, tuple[float, int, int]]:
     return found
 
 
-def readme_sample() -> list[str]:
-    """The report lines the README shows (the block marked ``doctest: quickstart-output``)."""
-    text = README.read_text(encoding="utf-8")
+def guide_sample() -> list[str]:
+    """The report lines the guide shows (the block marked ``doctest: quickstart-output``)."""
+    text = GUIDE.read_text(encoding="utf-8")
     after = text.split("<!-- doctest: quickstart-output -->", 1)[1]
     block = after.split("```text\n", 1)[1].split("```", 1)[0]
     return [" ".join(line.split()) for line in block.splitlines() if line.strip() != "..."]
 
 
-def readme_table() -> list[list[str]]:
-    """The README's side-by-side table of the quickstart: per retriever, top-1, top-3,
+def guide_table() -> list[list[str]]:
+    """The guide's side-by-side table of the quickstart: per retriever, top-1, top-3,
     GAP and MATCH hits, and the Holm-corrected McNemar p of top-1 against BM25."""
     rows = []
-    for line in README.read_text(encoding="utf-8").splitlines():
+    for line in GUIDE.read_text(encoding="utf-8").splitlines():
         cells = [c.strip() for c in line.strip().strip("|").split("|")]
         if len(cells) == 6 and re.fullmatch(r"\d+/23", cells[1]):
             rows.append(cells[1:])
@@ -123,15 +124,15 @@ def test_quickstart_measures_saves_and_compares(tmp_path: Path) -> None:
     assert f"open the HTML report of this run, {report}" in first.stdout
     assert report.read_text(encoding="utf-8").startswith("<!DOCTYPE html>")
     printed = {" ".join(line.split()) for line in first.stdout.splitlines()}
-    shown = readme_sample()
+    shown = guide_sample()
     assert len(shown) > 5
     stale = [line for line in shown if line not in printed]
-    assert not stale, f"README's sample report differs from the quickstart's: {stale}"
+    assert not stale, f"{GUIDE.name}'s sample report differs from the quickstart's: {stale}"
     prose = re.search(
         r"first for (\d+) of (\d+) questions and within the first three for (\d+)",
-        " ".join(README.read_text(encoding="utf-8").split()),
+        " ".join(GUIDE.read_text(encoding="utf-8").split()),
     )
-    assert prose is not None, "README no longer explains the quickstart's numbers"
+    assert prose is not None, f"{GUIDE.name} no longer explains the quickstart's numbers"
     hits = found["top1_hit_rate"][1], questions, found["top3_hit_rate"][1]
     assert tuple(map(int, prose.groups())) == hits
 
@@ -145,7 +146,7 @@ def test_quickstart_measures_saves_and_compares(tmp_path: Path) -> None:
         "verdicts against the previous quickstart: bm25 no-baseline, dense no-baseline, "
         "hybrid no-baseline, bm25-reranked no-baseline" in first.stdout
     )
-    assert readme_table() == printed_table(first.stdout)
+    assert guide_table() == printed_table(first.stdout)
     page = tmp_path / "quickstart-comparison.html"
     assert f"the four retrievers side by side, {page}" in first.stdout
     assert page.read_text(encoding="utf-8").startswith("<!DOCTYPE html>")

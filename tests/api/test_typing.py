@@ -91,13 +91,10 @@ def test_misuse_of_the_api_is_reported_by_mypy(tmp_path: Path) -> None:
     assert any('"NotARetriever"' in e and '"Retriever"' in e for e in errors)
 
 
-def test_the_readmes_python_files_pass_strict_mypy(tmp_path: Path) -> None:
-    from docs.readme_blocks import README, parse_blocks
+def test_the_docs_python_files_pass_strict_mypy(tmp_path: Path) -> None:
+    from docs.doc_blocks import all_blocks
 
-    files = [
-        b for b in parse_blocks(README.read_text(encoding="utf-8"))
-        if b.kind == "file" and b.language == "python"
-    ]  # fmt: skip
+    files = [b for b in all_blocks() if b.kind == "file" and b.language == "python"]
     assert {"my_retriever.py", "evaluate_it.py"} <= {b.argument for b in files}
     for block in files:
         (tmp_path / block.argument).write_text(block.body, encoding="utf-8")

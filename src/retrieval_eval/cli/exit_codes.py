@@ -1,4 +1,4 @@
-"""Documented exit codes of every ``reval`` command (see README, "Exit codes")."""
+"""Documented exit codes of every ``reval`` command (see docs/reference/exit-codes.md)."""
 
 from __future__ import annotations
 

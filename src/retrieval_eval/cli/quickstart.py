@@ -15,8 +15,8 @@ Next, try:
                                     on a regression, exit 3 when more questions fail to
                                     retrieve than --max-errors allows (default 0; errors
                                     are never counted as misses)
-The README shows a complete retriever server in a dozen lines of Python, and the golden-set
-format (start from {questions}).
+docs/how-to/serve-a-retriever.md shows a complete retriever server in a dozen lines of
+Python, and docs/how-to/write-a-set.md the golden-set format (start from {questions}).
 
 See it: open the HTML report of this run, {report}
 the four retrievers side by side, {comparison}

@@ -1,5 +1,6 @@
 """Lint on the example corpus: planted problems are found, clean questions are not, and
-the shipped example set gets the calibrated result documented in the README."""
+the shipped example set gets the calibrated result documented in
+docs/how-to/write-a-set.md."""
 
 from __future__ import annotations
 
@@ -79,7 +80,7 @@ def test_findings_come_in_kind_order(report) -> None:
 
 
 def test_the_shipped_example_set() -> None:
-    """The README quotes this: two GAP questions read as MATCH, 19 of 21 agree."""
+    """docs/how-to/write-a-set.md quotes this: two GAP questions read as MATCH, 19 of 21 agree."""
     report = lint(EXAMPLE_SET, EXAMPLE_CORPUS)
     assert found(report, FindingKind.FORM_MISMATCH) == [
         ("account-data-after-closing",),

@@ -12,8 +12,8 @@ over distinct analyzed terms (see ``analyzer``; the question's function words, s
 (navigation, a footer) weighs almost nothing, a term no page carries weighs most. With
 several expected documents the best one counts (any one answers the question).
 
-``DEFAULT_MATCH_CUTOFF`` splits MATCH from GAP; how it was calibrated is in the README
-("Writing a good set").
+``DEFAULT_MATCH_CUTOFF`` splits MATCH from GAP; how it was calibrated is in
+docs/reference/lint-findings.md ("The form check").
 """
 
 from __future__ import annotations

@@ -1,23 +1,27 @@
-"""The README's commands are run here, so that documentation cannot rot.
+"""The commands of the README and of the documentation pages are run here, so that
+documentation cannot rot.
 
-Conventions in README.md (an HTML comment on the line before a fenced block):
+The pages are README.md, then every page of mkdocs.yml's ``nav`` in nav order (a page
+generated from the code, ``doc_blocks.GENERATED``, is checked by its own test).
+Conventions (an HTML comment on the line before a fenced block):
 
-- ``<!-- doctest: run -->`` before a ``console`` block: its ``$ `` lines run, in README
+- ``<!-- doctest: run -->`` before a ``console`` block: its ``$ `` lines run, in that
   order, as one bash script per block (``set -euo pipefail``) in a shared temporary
   working directory with its own ``REVAL_HOME``. Lines without ``$ `` are output the
   block must print (in any order; ``...`` stands for any text, alone on a line for any
   lines).
-  A block may use a server an earlier block started (as a reader would), so select the
-  module as a whole rather than single blocks.
+  A block may use a server or a file an earlier block (of any earlier page) made, as a
+  reader would, so select the module as a whole rather than single blocks: the
+  workspace is one module-scoped fixture, and the blocks run in one process, in order.
 - ``<!-- doctest: skip REASON -->``: not run (the reason is required and shown); its
   ``reval`` commands are still checked against the CLI.
 - ``<!-- doctest: file NAME -->`` before any block: its text is written to NAME in the
-  working directory before the first block runs.
+  working directory before the first block runs (NAME is unique across the pages).
 - ``<!-- doctest: quickstart-output -->`` before a ``text`` block: lines of the
   quickstart's report, checked by tests/test_quickstart.py (``...`` elides lines).
 
 Every shell block must carry ``run`` or ``skip``: nothing is skipped silently. Ports
-50051-50059 in the README are replaced by free ports, and the example PostgreSQL URL
+50051-50059 in the pages are replaced by free ports, and the example PostgreSQL URL
 (``postgresql://reval@db.internal:5432/reval``) by a fresh database on the test server
 (``REVAL_TEST_POSTGRES_URL``; .ci/run provides one); a command that names
 ``127.0.0.1:PORT`` first waits (up to 30 s) until that port accepts connections, as a
@@ -47,37 +51,46 @@ import click
 import pytest
 from support.env import REPO_ROOT, require
 
-from .readme_blocks import (
+from .doc_blocks import (
     ADDRESS,
     EXAMPLE_DATABASE_URL,
     INSTALL_COMMAND,
     PORT,
-    README,
     TEST_COMMAND,
     Block,
+    all_blocks,
     missing_output,
-    parse_blocks,
+    page_text,
+    pages,
 )
 
-BLOCKS = parse_blocks(README.read_text(encoding="utf-8"))
+BLOCKS = all_blocks()
 RUN_BLOCKS = [b for b in BLOCKS if b.kind == "run"]
 
 
-# --- the README's shape ------------------------------------------------------------------
+# --- the pages' shape ----------------------------------------------------------------------
 
 
 def test_every_shell_block_is_run_or_skipped_with_a_reason() -> None:
-    unmarked = [b.line for b in BLOCKS if b.is_shell and b.kind not in ("run", "skip")]
-    assert not unmarked, f"README.md shell blocks without a doctest marker at lines {unmarked}"
-    no_reason = [b.line for b in BLOCKS if b.kind == "skip" and not b.argument]
-    assert not no_reason, f"README.md: 'doctest: skip' needs a reason (lines {no_reason})"
-    wrong = [b.line for b in RUN_BLOCKS if b.language != "console"]
-    assert not wrong, f"README.md: 'doctest: run' blocks must be console blocks (lines {wrong})"
-    assert RUN_BLOCKS, "README.md has no runnable blocks"
+    unmarked = [b.where for b in BLOCKS if b.is_shell and b.kind not in ("run", "skip")]
+    assert not unmarked, f"shell blocks without a doctest marker: {unmarked}"
+    no_reason = [b.where for b in BLOCKS if b.kind == "skip" and not b.argument]
+    assert not no_reason, f"'doctest: skip' needs a reason: {no_reason}"
+    wrong = [b.where for b in RUN_BLOCKS if b.language != "console"]
+    assert not wrong, f"'doctest: run' blocks must be console blocks: {wrong}"
+    assert any(b.page == "README.md" for b in RUN_BLOCKS), "README.md has no runnable block"
 
 
-def test_readme_gives_the_two_setup_commands() -> None:
-    commands = [c for b in BLOCKS if b.is_shell for c in b.commands()]
+def test_file_blocks_have_distinct_names() -> None:
+    """They share one working directory: a second block of the same name would replace
+    the first for every page."""
+    names = [b.argument for b in BLOCKS if b.kind == "file"]
+    assert len(names) == len(set(names)), sorted(n for n in names if names.count(n) > 1)
+
+
+@pytest.mark.parametrize("page", ["README.md", "getting-started.md"])
+def test_the_front_pages_give_the_two_setup_commands(page: str) -> None:
+    commands = [c for b in BLOCKS if b.page == page and b.is_shell for c in b.commands()]
     assert INSTALL_COMMAND in commands
     assert TEST_COMMAND in commands
 
@@ -95,7 +108,7 @@ def test_example_data_is_described_as_it_is() -> None:
 
     from retrieval_eval.example_data import corpus_path, questions_path
 
-    text = " ".join(README.read_text(encoding="utf-8").split())
+    text = " ".join(page_text("getting-started.md").split())
     pages = sum(1 for line in corpus_path().read_text(encoding="utf-8").splitlines() if line)
     questions = yaml.safe_load(questions_path().read_text(encoding="utf-8"))["questions"]
     assert f"{pages} pages" in text
@@ -106,7 +119,7 @@ def test_example_data_is_described_as_it_is() -> None:
 def test_exit_code_table_matches_the_cli() -> None:
     from retrieval_eval.cli import exit_codes
 
-    text = README.read_text(encoding="utf-8")
+    text = page_text("reference/exit-codes.md")
     documented = {int(m) for m in re.findall(r"^\| (\d+) \|", text, flags=re.MULTILINE)}
     actual = {
         exit_codes.OK,
@@ -119,12 +132,17 @@ def test_exit_code_table_matches_the_cli() -> None:
     assert documented == actual
 
 
-# --- every reval command and flag the README mentions exists ------------------------------
+# --- every reval command and flag the pages mention exists -------------------------------
+
+
+def prose() -> str:
+    """The text of every page outside its fenced blocks."""
+    text = "\n".join(path.read_text(encoding="utf-8") for _, path in pages())
+    return re.sub(r"```.*?```", "", text, flags=re.DOTALL)
 
 
 def mentioned_commands() -> list[str]:
     """``reval ...`` in code blocks (any language, e.g. a CI YAML) and in inline code."""
-    text = README.read_text(encoding="utf-8")
     found: list[str] = []
     for block in BLOCKS:
         if block.is_shell:
@@ -133,8 +151,7 @@ def mentioned_commands() -> list[str]:
                 found += [p.rstrip("&").strip() for p in parts if p.startswith("reval ")]
         else:  # e.g. a CI workflow: `- run: reval ...`
             found += re.findall(r"^\s*(?:-\s*)?run:\s*(reval\s.*)$", block.body, re.MULTILINE)
-    prose = re.sub(r"```.*?```", "", text, flags=re.DOTALL)
-    found += re.findall(r"`(reval\s[^`]*)`", prose)
+    found += re.findall(r"`(reval\s[^`]*)`", prose())
     return sorted(set(found))
 
 
@@ -196,15 +213,15 @@ def pytest_plugin_option_names() -> set[str]:
 def test_mentioned_command_exists_with_its_options(command: str) -> None:
     tokens = shlex.split(command)[1:]
     path, click_command = resolve(tokens)
-    assert path, f"README mentions {command!r}, but {tokens[0]!r} is not a reval command"
+    assert path, f"the docs mention {command!r}, but {tokens[0]!r} is not a reval command"
     rest = tokens[len(path) :]
     assert not (isinstance(click_command, click.Group) and rest and not rest[0].startswith("-")), (
-        f"README mentions {command!r}: no subcommand {rest[0]!r} in 'reval {' '.join(path)}'"
+        f"the docs mention {command!r}: no subcommand {rest[0]!r} in 'reval {' '.join(path)}'"
     )
     known = option_names(click_command)
     flags = [t.split("=", 1)[0] for t in rest if t.startswith("-") and t != "-"]
     unknown = [f for f in flags if f not in known]
-    assert not unknown, f"README mentions {command!r}: unknown option(s) {unknown}"
+    assert not unknown, f"the docs mention {command!r}: unknown option(s) {unknown}"
     returncode, stderr = _help(tuple(path))
     assert returncode == 0, stderr
 
@@ -219,10 +236,9 @@ def _help(path: tuple[str, ...]) -> tuple[int, str]:
 
 
 def test_every_flag_in_the_prose_exists() -> None:
-    prose = re.sub(r"```.*?```", "", README.read_text(encoding="utf-8"), flags=re.DOTALL)
-    flags = set(re.findall(r"`(--[a-z][a-z0-9-]*)", prose))
+    flags = set(re.findall(r"`(--[a-z][a-z0-9-]*)", prose()))
     missing = sorted(flags - all_option_names())
-    assert not missing, f"README mentions options no reval command has: {missing}"
+    assert not missing, f"the docs mention options no reval command has: {missing}"
 
 
 # --- running the runnable blocks ----------------------------------------------------------
@@ -282,7 +298,7 @@ def fresh_database() -> Iterator[str | None]:
 def workspace(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Workspace]:
     """A working directory that looks like a checkout (the package, examples/ and proto/
     linked read-only) plus every ``doctest: file`` block; its own run store."""
-    directory = tmp_path_factory.mktemp("readme")
+    directory = tmp_path_factory.mktemp("doc-blocks")
     for name in ("src", "examples", "proto"):
         (directory / name).symlink_to(REPO_ROOT / name, target_is_directory=True)
     env = {k: v for k, v in os.environ.items() if not k.startswith("REVAL_")}
@@ -325,12 +341,17 @@ def _stop_groups(groups: list[int], grace_s: float = 5.0) -> None:
             os.killpg(group, signal.SIGKILL)
 
 
+def _log_stem(block: Block) -> str:
+    """Where a block's background commands log: unique across the pages."""
+    return "background-" + re.sub(r"[^A-Za-z0-9]+", "-", block.where)
+
+
 def script_for(block: Block, space: Workspace) -> str:
     lines = ["set -euo pipefail", WAIT_FOR_PORT]
     for n, command in enumerate(block.commands()):
         command = space.localize(command)
         if command.endswith("&"):
-            log = f"background-{block.line}-{n}.log"
+            log = f"{_log_stem(block)}-{n}.log"
             lines.append(f"{command[:-1].rstrip()} >{log} 2>&1 &")
             lines.append("started+=($!)")
             continue
@@ -366,7 +387,7 @@ def _needs(block: Block) -> None:
         require(grpc_go.is_dir(), f"{grpc_go} missing: Debian's grpc-go (.ci/run installs it)")
 
 
-@pytest.mark.parametrize("block", RUN_BLOCKS, ids=[f"line{b.line}" for b in RUN_BLOCKS])
+@pytest.mark.parametrize("block", RUN_BLOCKS, ids=[b.where for b in RUN_BLOCKS])
 def test_runnable_block(block: Block, workspace: Workspace) -> None:
     _needs(block)
     process = subprocess.Popen(
@@ -384,15 +405,15 @@ def test_runnable_block(block: Block, workspace: Workspace) -> None:
     except subprocess.TimeoutExpired:
         _stop_groups([process.pid])
         output, _ = process.communicate()
-        pytest.fail(f"README.md line {block.line}: timed out\n{output}")
+        pytest.fail(f"{block.where}: timed out\n{output}")
     logs = "".join(
         f"\n--- {p.name}\n{p.read_text(errors='replace')}"
-        for p in sorted(workspace.directory.glob(f"background-{block.line}-*.log"))
+        for p in sorted(workspace.directory.glob(f"{_log_stem(block)}-*.log"))
     )
     assert process.returncode == 0, (
-        f"README.md block at line {block.line} failed (exit {process.returncode}):\n{output}{logs}"
+        f"the block at {block.where} failed (exit {process.returncode}):\n{output}{logs}"
     )
     if any(c.startswith("reval eval ") and "--format" not in c for c in block.commands()):
-        assert "top1_hit_rate" in output, f"README.md line {block.line}: no report\n{output}"
+        assert "top1_hit_rate" in output, f"{block.where}: no report\n{output}"
     missing = missing_output(block.sample_output(), output)
-    assert not missing, f"README.md line {block.line}: output shown but not printed: {missing}"
+    assert not missing, f"{block.where}: output shown but not printed: {missing}"

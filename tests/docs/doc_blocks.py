@@ -1,13 +1,22 @@
-"""The README's fenced blocks and their doctest markers (see test_readme.py for the rules)."""
+"""The fenced blocks of the README and the documentation pages, and their doctest markers
+(see test_doc_blocks.py for the rules)."""
 
 from __future__ import annotations
 
+import functools
 import re
+from collections.abc import Iterator
 from dataclasses import dataclass
+from pathlib import Path
 
+import yaml
 from support.env import REPO_ROOT
 
 README = REPO_ROOT / "README.md"
+DOCS = REPO_ROOT / "docs"
+MKDOCS_YML = REPO_ROOT / "mkdocs.yml"
+#: Pages written by a tool from the code (tools/cli_reference.py), checked by their own test.
+GENERATED = frozenset({"reference/cli.md"})
 SHELL_LANGUAGES = {"console", "bash", "sh", "shell"}
 KINDS = "run|skip|file|quickstart-output"
 MARKER = re.compile(rf"^<!--\s*doctest:\s*(?P<kind>{KINDS})\b\s*(?P<arg>.*?)\s*-->$")
@@ -26,11 +35,17 @@ TEST_COMMAND = (
 
 @dataclass(frozen=True, slots=True)
 class Block:
+    page: str  # "README.md", or a page's path under docs/ ("how-to/scale.md")
     line: int  # 1-based line of the opening fence
     language: str
     body: str
     kind: str | None  # run | skip | file | None
     argument: str
+
+    @property
+    def where(self) -> str:
+        """``page:line``, for messages and test ids."""
+        return f"{self.page}:{self.line}"
 
     @property
     def is_shell(self) -> bool:
@@ -82,7 +97,7 @@ def missing_output(shown: list[str], output: str) -> list[str]:
     return missing
 
 
-def parse_blocks(text: str) -> list[Block]:
+def parse_blocks(text: str, page: str = "README.md") -> list[Block]:
     blocks, lines, i = [], text.splitlines(), 0
     while i < len(lines):
         fence = FENCE.match(lines[i])
@@ -98,6 +113,7 @@ def parse_blocks(text: str) -> list[Block]:
         marker = MARKER.match(previous.strip())
         blocks.append(
             Block(
+                page=page,
                 line=start + 1,
                 language=fence["lang"],
                 body="\n".join(body) + "\n",
@@ -107,3 +123,40 @@ def parse_blocks(text: str) -> list[Block]:
         )
         i += 1
     return blocks
+
+
+def _nav_pages(nav: object) -> Iterator[str]:
+    """The page paths of a MkDocs ``nav``, in order (sections are walked depth first)."""
+    if isinstance(nav, str):
+        yield nav
+    elif isinstance(nav, list):
+        for item in nav:
+            yield from _nav_pages(item)
+    elif isinstance(nav, dict):
+        for value in nav.values():
+            yield from _nav_pages(value)
+
+
+@functools.cache
+def nav_pages() -> tuple[str, ...]:
+    """The documentation pages in the order of the site's navigation (paths under docs/)."""
+    config = yaml.safe_load(MKDOCS_YML.read_text(encoding="utf-8"))
+    return tuple(page for page in _nav_pages(config["nav"]) if page.endswith(".md"))
+
+
+@functools.cache
+def pages() -> tuple[tuple[str, Path], ...]:
+    """``(name, path)`` of README.md and then every page in nav order, generated ones
+    left out: the text the doc tests read and run."""
+    found = [("README.md", README)]
+    found += [(page, DOCS / page) for page in nav_pages() if page not in GENERATED]
+    return tuple(found)
+
+
+def page_text(name: str) -> str:
+    return dict(pages())[name].read_text(encoding="utf-8")
+
+
+def all_blocks() -> list[Block]:
+    """Every fenced block of README.md and the pages, in reading order."""
+    return [b for name, path in pages() for b in parse_blocks(path.read_text("utf-8"), name)]
