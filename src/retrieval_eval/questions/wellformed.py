@@ -6,6 +6,7 @@ valid line as it reads, so a big set never holds all of its raw mappings at once
 
 from __future__ import annotations
 
+from sys import intern
 from typing import Any
 
 from retrieval_eval.questions.model import GoldenQuestion
@@ -43,7 +44,8 @@ def well_formed(data: Any) -> GoldenQuestion | None:
     for doc in ids:
         if type(doc) is not str or doc == "" or doc.isspace():
             return None
-    expected = tuple(ids)
+    # Labels recur across questions (many questions, fewer documents): one string each.
+    expected = tuple(map(intern, ids))
     if len(set(expected)) != len(expected):
         return None
     return GoldenQuestion(qid, text, form, expected, hard_class, gist)
