@@ -36,7 +36,7 @@ LAYERS: tuple[str, ...] = (
     "stats",
     "outcomes",
     "records | errors | version | atomic",
-    "metric_keys",
+    "metric_keys | text",
 )
 
 #: Third-party (or generated) code and the only packages that may import it directly.
@@ -52,6 +52,10 @@ OWNERS: tuple[tuple[str, tuple[str, ...], tuple[str, ...]], ...] = (
     ("rich only in report/ and cli/", ("rich",), ("report", "cli")),
     ("vector-database and framework clients only in retrievers/ (their kinds)",
      ("qdrant_client", "langchain_core"), ("retrievers",)),
+    ("the HTTP client and JMESPath only in retrievers/ (the http kind)",
+     ("httpx2", "jmespath"), ("retrievers",)),
+    ("psycopg only in retrievers/ (the postgres kind); store/ reaches it through SQLAlchemy",
+     ("psycopg",), ("retrievers",)),
 )  # fmt: skip
 
 #: What the reference plugins may use: the package root's names and these modules (the
