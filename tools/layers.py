@@ -34,6 +34,7 @@ LAYERS: tuple[str, ...] = (
     "questions | retrievers",
     "plugins | example_data | v1 | corpus",
     "stats",
+    "outcomes",
     "records | errors | version | atomic",
     "metric_keys | text",
 )

@@ -13,7 +13,7 @@ can never disagree.
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from datetime import datetime
 from enum import StrEnum
@@ -220,7 +220,9 @@ class RunResult:
     by_form: Mapping[str, GroupMetrics]
     by_hard_class: Mapping[str, GroupMetrics]
     latency: LatencySummary | None
-    questions: tuple[QuestionOutcome, ...]
+    #: In question order. A run the coordinator or the store made holds them by column
+    #: (``retrieval_eval.outcomes.CompactOutcomes``); any sequence of outcomes will do.
+    questions: Sequence[QuestionOutcome]
     underfilled_count: int = 0
     labels: Mapping[str, str] = field(default_factory=dict)
     #: Assigned by the run store when saved.
@@ -235,15 +237,15 @@ class RunResult:
 
     @property
     def error_count(self) -> int:
-        return sum(1 for q in self.questions if q.error is not None)
+        return sum(1 for _ in _failures(self.questions))
 
     @property
     def skipped_members(self) -> dict[str, int]:
         """A fused run's members by the number of scored questions each was skipped on
         (``on_member_error = "skip"``), from the questions' notes; empty otherwise."""
         counts: dict[str, int] = {}
-        for q in self.questions:
-            for note in q.notes:
+        for notes in _notes(self.questions):
+            for note in notes:
                 if note.startswith(SKIPPED_MEMBER_NOTE):
                     name = note[len(SKIPPED_MEMBER_NOTE) :].split(": ", 1)[0]
                     counts[name] = counts.get(name, 0) + 1
@@ -254,7 +256,7 @@ class RunResult:
         """Questions never asked: the run stopped asking once its errors exceeded the
         budget (they are among ``error_count``)."""
         kind = FailureKind.NOT_ASKED
-        return sum(1 for q in self.questions if q.error is not None and q.error.kind == kind)
+        return sum(1 for error in _failures(self.questions) if error.kind == kind)
 
     def to_dict(self) -> dict[str, Any]:
         """The run as the JSON report holds it (``regression`` is null: a verdict is not
@@ -273,6 +275,25 @@ class RunResult:
             f"{self.state.value} {rates} errors={self.error_count} "
             f"questions={len(self.questions)} run_id={self.run_id}>"
         )
+
+
+def _failures(questions: Sequence[QuestionOutcome]) -> Iterable[RetrievalFailure]:
+    """The errors among ``questions``; read from the column when they are held by column,
+    without building every outcome."""
+    failures = getattr(questions, "failures", None)
+    if failures is not None:
+        found: Iterator[RetrievalFailure] = failures()
+        return found
+    return (q.error for q in questions if q.error is not None)
+
+
+def _notes(questions: Sequence[QuestionOutcome]) -> Iterable[tuple[str, ...]]:
+    """The notes of ``questions`` that have any (by column when they are held so)."""
+    all_notes = getattr(questions, "all_notes", None)
+    if all_notes is not None:
+        found: Iterator[tuple[str, ...]] = all_notes()
+        return found
+    return (q.notes for q in questions if q.notes)
 
 
 def _rate_text(metrics: GroupMetrics, key: str) -> str:

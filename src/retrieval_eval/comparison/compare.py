@@ -170,7 +170,7 @@ Pair = tuple[QuestionOutcome, QuestionOutcome]
 def _deltas(
     reference: RunResult,
     run: RunResult,
-    pairs: list[Pair],
+    pairs: Sequence[Pair],
     metric_names: tuple[str, ...],
     settings: ComparisonSettings,
 ) -> tuple[RunDelta, ...]:
@@ -193,7 +193,7 @@ def _deltas(
 
 
 def _bootstrap_intervals(
-    pairs: list[Pair], metric_names: tuple[str, ...], settings: ComparisonSettings
+    pairs: Sequence[Pair], metric_names: tuple[str, ...], settings: ComparisonSettings
 ) -> dict[str, Interval | None]:
     """Metrics over the same paired questions share their resamples (hit rates over all
     of them, rank metrics over those with expected documents)."""
@@ -244,7 +244,7 @@ def question_value(metric: str) -> Callable[[QuestionOutcome], float | None]:
     return hit
 
 
-def _overlap(pairs: list[Pair], settings: ComparisonSettings) -> OverlapSummary:
+def _overlap(pairs: Sequence[Pair], settings: ComparisonSettings) -> OverlapSummary:
     k, p = settings.overlap_k, settings.rbo_p
     jaccards, rbos, identical = [], [], 0
     for current, base in pairs:

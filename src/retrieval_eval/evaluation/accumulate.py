@@ -4,22 +4,23 @@ Each response is scored as soon as it arrives (``record``), so that only the com
 outcome is kept, not the retriever's result records; aggregates, breakdowns and latency
 percentiles are computed once, in ``result``.
 
-Memory: a run holds every question's ranking until it is saved and reported. The ids
-in those rankings repeat across questions (a corpus has far fewer documents than a big
-run has results), so each run keeps one string per distinct id and one hits mapping per
-distinct pattern, shared by every outcome: about a quarter of the memory per question.
+Memory: a run holds every question's ranking until it is saved and reported. Each
+outcome is packed by column as soon as it is scored (``outcomes.CompactOutcomes``: one
+string per distinct id, rankings as 4-byte indices), so a run keeps about 140 bytes per
+question instead of an object and two tuples (about 400).
 """
 
 from __future__ import annotations
 
+from array import array
 from collections.abc import Mapping
 from datetime import UTC, datetime
 
 from retrieval_eval.evaluation.latency import run_latency
+from retrieval_eval.outcomes import CompactOutcomeBuilder
 from retrieval_eval.questions.model import GoldenQuestionSet
 from retrieval_eval.records import (
     LatencySummary,
-    QuestionOutcome,
     RetrievalFailure,
     RetrieverDescription,
     RunParameters,
@@ -28,14 +29,14 @@ from retrieval_eval.records import (
 )
 from retrieval_eval.retrievers.protocol import Ranking
 from retrieval_eval.scoring.metrics import summarize_with_breakdowns
-from retrieval_eval.scoring.protocol import Shared, score_question
+from retrieval_eval.scoring.protocol import score_question
 
 
 class RunAccumulator:
     """Collects one (set, retriever) pair's outcomes, in any order, by question index."""
 
     __slots__ = (
-        "_shared",
+        "_packed",
         "description",
         "done",
         "outcomes",
@@ -59,14 +60,15 @@ class RunAccumulator:
         self.description = description
         #: Fixed for the run; ``doc_id_separator`` is the one actually used.
         self.parameters = parameters
-        self.outcomes: list[QuestionOutcome | None] = [None] * len(qs.questions)
+        #: Question index -> its row among the packed outcomes; -1 until it is measured.
+        self.outcomes = array("i", [-1]) * len(qs.questions)
+        self._packed = CompactOutcomeBuilder()
         self.done = 0
         self.started_at = datetime.now(UTC)
         #: The progress handle returned by ``Progress.start`` (None without progress).
         self.task: object = None
         #: Unloaded latency from ``probe_latency`` (None without a probe).
         self.probe: LatencySummary | None = None
-        self._shared = Shared()
 
     @property
     def finished(self) -> bool:
@@ -81,7 +83,7 @@ class RunAccumulator:
     ) -> None:
         """Score question ``index``'s response (or failure) and keep the outcome."""
         parameters = self.parameters
-        self.outcomes[index] = score_question(
+        outcome = score_question(
             self.qs.questions[index],
             items,
             ks=parameters.ks,
@@ -89,17 +91,17 @@ class RunAccumulator:
             separator=parameters.doc_id_separator,
             latency_ms=latency_ms,
             error=error,  # the ranking's notes (a fused retriever's skipped member) are kept
-            shared=self._shared,
         )
+        self.outcomes[index] = self._packed.add(outcome)
         self.done += 1
 
     def result(self, labels: Mapping[str, str]) -> RunResult:
         """The run's record. A run stopped before its last question is INTERRUPTED and
         holds only the measured questions; one with failures is INCOMPLETE."""
-        outcomes = [o for o in self.outcomes if o is not None]
+        outcomes = self._packed.build(row for row in self.outcomes if row >= 0)
         if not self.finished:
             state = RunState.INTERRUPTED
-        elif any(o.error is not None for o in outcomes):
+        elif next(iter(outcomes.failures()), None) is not None:
             state = RunState.INCOMPLETE
         else:
             state = RunState.COMPLETE
@@ -117,8 +119,8 @@ class RunAccumulator:
             by_form=by_form,
             by_hard_class=by_hard_class,
             latency=run_latency(outcomes),
-            questions=tuple(outcomes),
-            underfilled_count=sum(o.underfilled for o in outcomes),
+            questions=outcomes,
+            underfilled_count=outcomes.underfilled_count(),
             labels=dict(labels),
             latency_probe=self.probe,
         )

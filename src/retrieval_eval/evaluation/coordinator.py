@@ -227,6 +227,13 @@ def _start_pool(
         group.create_task(work)
 
 
+#: A worker lets the event loop run after this many questions even when every call
+#: answered without waiting (an in-process retriever that never suspends): otherwise the
+#: loop never runs during the run, every call's cancelled deadline timer stays queued
+#: (about 200 bytes a question), and Ctrl-C and progress wait for the last question.
+YIELD_EVERY = 256
+
+
 async def _work(
     call: Call,
     jobs: Iterator[tuple[RunAccumulator, int]],
@@ -237,7 +244,9 @@ async def _work(
 ) -> None:
     """Pull jobs from the shared iterator until it is exhausted; one call at a time."""
     clock = time.perf_counter
-    for acc, index in jobs:
+    for done, (acc, index) in enumerate(jobs, 1):
+        if not done % YIELD_EVERY:
+            await asyncio.sleep(0)
         skipped = watch.not_asked(acc) if watch is not None else None
         if skipped is not None:
             acc.record(index, None, skipped, 0.0)

@@ -248,6 +248,8 @@ class _JsonlReader:
         self.header: dict[str, Any] = {}
         self.header_line: int | None = None
         self.questions: list[Any] = []
+        #: Label lists seen so far, so that questions with the same labels share one tuple.
+        self.labels: dict[tuple[str, ...], tuple[str, ...]] = {}
         self.lines: array[int] = array("q")
         self.problems: list[Problem] = []
         self.dups: dict[int, list[tuple[str, int | None]]] = {}
@@ -289,7 +291,7 @@ class _JsonlReader:
             return
         if isinstance(obj, DuplicateKeys):
             self.dups[len(self.questions)] = [(k, number) for k in obj.duplicates]
-        self.questions.append(well_formed(obj) or obj)
+        self.questions.append(well_formed(obj, self.labels) or obj)
         self.lines.append(number)
 
 

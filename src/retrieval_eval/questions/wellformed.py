@@ -6,6 +6,7 @@ valid line as it reads, so a big set never holds all of its raw mappings at once
 
 from __future__ import annotations
 
+from sys import intern
 from typing import Any
 
 from retrieval_eval.questions.model import GoldenQuestion
@@ -23,9 +24,16 @@ def _text(value: Any) -> bool:
     return type(value) is str and value != "" and not value.isspace()
 
 
-def well_formed(data: Any) -> GoldenQuestion | None:
+#: Distinct label lists a reader shares at most (past this, new ones are kept as they come).
+MAX_SHARED_LABELS = 65_536
+
+
+def well_formed(
+    data: Any, labels: dict[tuple[str, ...], tuple[str, ...]] | None = None
+) -> GoldenQuestion | None:
     """The question when it is plainly valid (the common case, fast); ``None`` means "check
-    it field by field" — never that it is wrong."""
+    it field by field" — never that it is wrong. With ``labels`` (one per set read), equal
+    label lists share one tuple."""
     if type(data) is not dict or not data.keys() <= FIELDS:
         return None
     qid: Any = data.get("id")
@@ -43,7 +51,14 @@ def well_formed(data: Any) -> GoldenQuestion | None:
     for doc in ids:
         if type(doc) is not str or doc == "" or doc.isspace():
             return None
-    expected = tuple(ids)
+    # Labels recur across questions (many questions, fewer documents): one string each.
+    expected = tuple(map(intern, ids))
     if len(set(expected)) != len(expected):
         return None
+    if labels is not None:
+        shared = labels.get(expected)
+        if shared is not None:
+            expected = shared
+        elif len(labels) < MAX_SHARED_LABELS:
+            labels[expected] = expected
     return GoldenQuestion(qid, text, form, expected, hard_class, gist)

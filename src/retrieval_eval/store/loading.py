@@ -1,5 +1,8 @@
 """Whole runs out of the store, many at a time: the runs a query selects, their labels
-and their outcomes in a few queries (batches of ids), not a round trip per run."""
+and their outcomes in a few queries (batches of ids), not a round trip per run.
+
+Outcomes are packed by column as they are read (``outcomes.CompactOutcomes``), so a
+reloaded run (a baseline, ``runs show``) takes the memory of the run that was saved."""
 
 from __future__ import annotations
 
@@ -8,11 +11,14 @@ from typing import Any
 
 from sqlalchemy import Connection, Select, select
 
-from retrieval_eval.records import QuestionOutcome
+from retrieval_eval.outcomes import CompactOutcomeBuilder, CompactOutcomes
 from retrieval_eval.store import queries, serialize
 from retrieval_eval.store.models import label_table, outcome_table
 from retrieval_eval.store.summaries import StoredRun
 
+#: Outcome rows fetched from the database at a time: a big run's rows are never all
+#: in the driver's buffers at once.
+_ROWS_AT_ONCE = 10_000
 _OUTCOME_COLUMNS = [outcome_table.c[c] for c in serialize.OUTCOME_COLUMNS]
 
 
@@ -25,7 +31,7 @@ def stored_runs(conn: Connection, query: Select[Any]) -> list[StoredRun]:
     outcomes = _outcomes(conn, pks)
     return [
         StoredRun(
-            serialize.run_from_row(row, labels.get(pk, {}), tuple(outcomes.get(pk, ()))),
+            serialize.run_from_row(row, labels.get(pk, {}), _built(outcomes.get(pk))),
             row["verdict_json"],
             bool(row["pinned"]),
             row["lineage"] or "",
@@ -33,6 +39,10 @@ def stored_runs(conn: Connection, query: Select[Any]) -> list[StoredRun]:
         )
         for pk, row in zip(pks, rows, strict=True)
     ]
+
+
+def _built(packed: CompactOutcomeBuilder | None) -> CompactOutcomes:
+    return (packed or CompactOutcomeBuilder()).build()
 
 
 def _chunks(pks: Sequence[int]) -> list[Sequence[int]]:
@@ -49,14 +59,18 @@ def _labels(conn: Connection, pks: Sequence[int]) -> dict[int, dict[str, str]]:
     return found
 
 
-def _outcomes(conn: Connection, pks: Sequence[int]) -> dict[int, list[QuestionOutcome]]:
-    found: dict[int, list[QuestionOutcome]] = {}
+def _outcomes(conn: Connection, pks: Sequence[int]) -> dict[int, CompactOutcomeBuilder]:
+    found: dict[int, CompactOutcomeBuilder] = {}
     for chunk in _chunks(pks):
         query = (
             select(outcome_table.c.run_pk, *_OUTCOME_COLUMNS)
             .where(outcome_table.c.run_pk.in_(chunk))
             .order_by(outcome_table.c.run_pk, outcome_table.c.position)
+            .execution_options(yield_per=_ROWS_AT_ONCE)  # PostgreSQL: a server-side cursor
         )
-        for row in conn.execute(query).all():
-            found.setdefault(row[0], []).append(serialize.outcome_from_tuple(row[1:]))
+        for row in conn.execute(query):
+            packed = found.get(row[0])
+            if packed is None:
+                packed = found[row[0]] = CompactOutcomeBuilder()
+            packed.add(serialize.outcome_from_tuple(row[1:]))
     return found

@@ -5,7 +5,7 @@ from __future__ import annotations
 import json
 import json.encoder
 import json.scanner
-from collections.abc import Iterable, Mapping
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import fields
 from datetime import UTC, datetime
 from functools import lru_cache
@@ -275,7 +275,7 @@ def outcome_from_tuple(row: tuple[Any, ...]) -> QuestionOutcome:
 
 
 def run_from_row(
-    row: Mapping[Any, Any], labels: Mapping[str, str], outcomes: tuple[QuestionOutcome, ...]
+    row: Mapping[Any, Any], labels: Mapping[str, str], outcomes: Sequence[QuestionOutcome]
 ) -> RunResult:
     latency, probe = _latency_from_json(row["latency_json"])
     return RunResult(

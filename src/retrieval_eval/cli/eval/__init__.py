@@ -233,6 +233,7 @@ def eval_command(
             # With --output the file gets --format and the terminal the text report.
             shown = "text" if output is not None else fmt
             runs, interrupted = _evaluate(question_sets, specs, options, shown, config_path, token)
+            del question_sets  # the runs keep what they need: free the sets' records
             with signals.finishing():
                 recorded = judge_and_save(
                     runs, store=store, thresholds=thresholds, baseline_id=baseline_id,

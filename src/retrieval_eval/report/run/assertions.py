@@ -9,6 +9,8 @@ pass on fewer answered questions than it seems.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+
 from retrieval_eval.metric_keys import KEY_FORMS, parse_metric_key
 from retrieval_eval.records import GroupMetrics, QuestionOutcome, RunResult
 from retrieval_eval.regression.verdict_records import Verdict
@@ -130,7 +132,7 @@ def _misses(missed: list[QuestionOutcome], k: int) -> list[str]:
     return lines
 
 
-def _errors(questions: tuple[QuestionOutcome, ...] | list[QuestionOutcome]) -> list[str]:
+def _errors(questions: Sequence[QuestionOutcome]) -> list[str]:
     errored = [q for q in questions if q.error is not None]
     if not errored:
         return []

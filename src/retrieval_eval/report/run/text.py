@@ -193,7 +193,13 @@ def _questions(console: Console, report: RunReport, style: Style) -> None:
     run = report.run
     flips = question_flips(report)
     everything = len(run.questions) <= ALL_QUESTIONS_UP_TO
-    rows = [q for q in run.questions if everything or _noteworthy(q) or q.question_id in flips]
+    rows: list[QuestionOutcome] = []  # the first rows shown; the others only counted
+    listed = 0
+    for q in run.questions:
+        if everything or _noteworthy(q) or q.question_id in flips:
+            listed += 1
+            if len(rows) < MAX_QUESTION_ROWS:
+                rows.append(q)
     if not rows:
         console.print(f"questions: all {len(run.questions)} hit at top-1")
         return
@@ -201,7 +207,7 @@ def _questions(console: Console, report: RunReport, style: Style) -> None:
     table = style.table(title=title)
     for column in ("question", "form", "class", "top-1", "top-3", "ms", "detail"):
         table.add_column(column, justify="right" if column == "ms" else "left", overflow="fold")
-    for q in rows[:MAX_QUESTION_ROWS]:
+    for q in rows:
         table.add_row(
             escape(q.question_id, SHOWN_ID_CHARS),
             q.form.value,
@@ -212,8 +218,8 @@ def _questions(console: Console, report: RunReport, style: Style) -> None:
             _detail(q, flips.get(q.question_id), style),
         )
     console.print(table)
-    if len(rows) > MAX_QUESTION_ROWS:
-        console.print(f"... {len(rows) - MAX_QUESTION_ROWS} more (see --format json)")
+    if listed > MAX_QUESTION_ROWS:
+        console.print(f"... {listed - MAX_QUESTION_ROWS} more (see --format json)")
 
 
 def _noteworthy(q: QuestionOutcome) -> bool:
