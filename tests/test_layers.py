@@ -72,27 +72,37 @@ def test_a_forbidden_import_planted_in_any_package_breaks_lint_imports(tmp_path)
     clean = _lint(tree)
     assert clean.returncode == 0, clean.stdout + clean.stderr  # the copy alone passes
 
-    planted: dict[str, str] = {}
+    planted: list[tuple[str, str]] = []
     for package in layers.packages():
         module, name = _a_module_of(tree, package)
         forbidden = "click" if package == "store" else "sqlalchemy"
         _plant(module, f"import {forbidden}  # planted")
-        planted[name] = forbidden
+        planted.append((name, forbidden))
+    # Every owned dependency, each planted in a package that does not own it (a different
+    # one each time, so the plants spread over the tree).
+    turn = 0
+    for _, modules, owners in layers.OWNERS:
+        others = [p for p in layers.packages() if p not in owners]
+        for forbidden in modules:
+            module, name = _a_module_of(tree, others[turn % len(others)])
+            turn += 1
+            _plant(module, f"import {forbidden}  # planted")
+            planted.append((name, forbidden))
     # Independent siblings and the order of the layers are checked too.
     module, name = _a_module_of(tree, "comparison")
     _plant(module, "import retrieval_eval.tuning.grid  # planted")
-    planted[name + " "] = "retrieval_eval.tuning"
+    planted.append((name, "retrieval_eval.tuning"))
     module, name = _a_module_of(tree, "stats")
     _plant(module, "import retrieval_eval.report.plural  # planted")
-    planted[name + "  "] = "retrieval_eval.report"
+    planted.append((name, "retrieval_eval.report"))
     _plant(tree / "reval_bm25" / "__init__.py", "import retrieval_eval.store  # planted")
-    planted["reval_bm25"] = "retrieval_eval.store"
+    planted.append(("reval_bm25", "retrieval_eval.store"))
 
     broken = _lint(tree)
     assert broken.returncode != 0
     report = broken.stdout
-    missed = [f"{name.strip()} -> {target}" for name, target in planted.items()
-              if f"{name.strip()} -> {target}" not in report]  # fmt: skip
+    missed = [f"{name} -> {target}" for name, target in planted
+              if f"{name} -> {target}" not in report]  # fmt: skip
     assert missed == [], report[-3000:]
 
 

@@ -35,7 +35,7 @@ LAYERS: tuple[str, ...] = (
     "plugins | example_data | v1 | corpus",
     "stats",
     "records | errors | version | atomic",
-    "metric_keys",
+    "metric_keys | text",
 )
 
 #: Third-party (or generated) code and the only packages that may import it directly.
@@ -51,6 +51,10 @@ OWNERS: tuple[tuple[str, tuple[str, ...], tuple[str, ...]], ...] = (
     ("rich only in report/ and cli/", ("rich",), ("report", "cli")),
     ("vector-database and framework clients only in retrievers/ (their kinds)",
      ("qdrant_client", "langchain_core"), ("retrievers",)),
+    ("the HTTP client and JMESPath only in retrievers/ (the http kind)",
+     ("httpx2", "jmespath"), ("retrievers",)),
+    ("psycopg only in retrievers/ (the postgres kind); store/ reaches it through SQLAlchemy",
+     ("psycopg",), ("retrievers",)),
 )  # fmt: skip
 
 #: What the reference plugins may use: the package root's names and these modules (the

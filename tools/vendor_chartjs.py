@@ -4,7 +4,7 @@
 
 Packs ``chart.js@VERSION`` with npm, checks the tarball against the registry's published
 integrity, and copies ``dist/chart.umd.min.js`` and the licence into
-``retrieval_eval/report/html/assets/``, recording version and checksums in
+``src/retrieval_eval/report/html/assets/``, recording version and checksums in
 ``VENDORED.json`` (``tests/report/test_html_assets.py`` checks the file against it).
 Building or installing reval never needs this: the file is checked in.
 """

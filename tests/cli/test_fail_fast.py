@@ -18,7 +18,9 @@ from support.cli import REVAL, write_set
 from retrieval_eval.store import RunStore
 
 #: A retriever server that answers ``question q-i`` with ``d{i}`` and stops its own
-#: process (SIGSTOP: every thread, as a hung host would) on the HANG_AT-th call.
+#: process (SIGSTOP: every thread, as a hung host would) on the HANG_AT-th call. That call
+#: and every later one never answer, even in the instant before the stop reaches all
+#: threads: on a loaded machine a later call could otherwise slip an answer out.
 SERVER = """
 import os, signal, sys, threading
 from retrieval_eval.records import RetrieverDescription
@@ -26,15 +28,18 @@ from retrieval_eval.retrievers.server.sdk import serve
 from retrieval_eval.retrievers.protocol import RetrievedItem
 
 HANG_AT = int(sys.argv[1])
-lock, calls = threading.Lock(), [0]
+lock, calls, never = threading.Lock(), [0], threading.Event()
 
 
 class Hanging:
     def retrieve(self, question, limit):
         with lock:
             calls[0] += 1
-            if calls[0] == HANG_AT:
+            call = calls[0]
+        if call >= HANG_AT:
+            if call == HANG_AT:
                 os.kill(os.getpid(), signal.SIGSTOP)
+            never.wait()
         return [RetrievedItem("d" + question.rsplit("-", 1)[1])]
 
     def describe(self):
@@ -100,7 +105,9 @@ def test_a_hung_retriever_stops_the_run_once_its_errors_exceed_the_budget(hangin
         else:
             assert q["top1_hit"] is True
     answered = 200 - run["errors"]
-    assert answered >= 19  # everything measured before the hang is kept
+    # Nothing answers from the hang on; what was measured before it is kept (an answer
+    # still on its way out when the process stopped, at most 3 with 4 in flight, is lost).
+    assert 19 - 3 <= answered <= 19
     assert 1 <= kinds["timeout"] <= 4  # only the calls already in flight waited
     assert kinds["not_asked"] == run["not_asked"] == 200 - answered - kinds["timeout"]
     assert set(kinds) == {"timeout", "not_asked"}
@@ -114,11 +121,10 @@ def test_keep_asking_asks_every_question(hanging_server, tmp_path):
     assert code == 3, output
     errors = [q["error"]["kind"] for q in run["questions"] if q["error"] is not None]
     assert errors and set(errors) == {"timeout"} and run["not_asked"] == 0
-    # the calls before the hang are kept (the hanging call's own answer may get out
-    # before its process stops)
-    assert 12 - 5 <= len(errors) <= 12 - 4
+    # nothing answers from the 5th call on; answers before it are kept
+    assert 12 - 4 <= len(errors) <= 12 - 1
 
 
 def test_within_the_budget_every_question_is_asked(hanging_server, tmp_path):
     code, output, run = _eval(tmp_path, hanging_server(5), 8, "--max-errors", "100%")
-    assert run["not_asked"] == 0 and 3 <= run["errors"] <= 4 and code == 0, output
+    assert run["not_asked"] == 0 and 4 <= run["errors"] <= 7 and code == 0, output

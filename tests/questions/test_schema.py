@@ -42,6 +42,8 @@ def test_the_example_sets_are_valid(repo_root: Path) -> None:
         {"id": 3},
         {"id": ""},
         {"question": "  "},
+        {"question": "\x85\u3000"},  # White_Space, some of it not ECMAScript's \\s
+        {"expected_document_ids": ["\u2007"]},
         {"form": "MACTH"},
         {"expected_document_ids": ["d1", "d1"]},
         {"expected_document_ids": [1]},
@@ -58,7 +60,17 @@ def test_schema_and_loader_both_reject(tmp_path: Path, change: dict[str, object]
 
 
 @pytest.mark.parametrize(
-    "change", [{}, {"form": "Gap"}, {"form": None}, {"expected_document_ids": []}]
+    "change",
+    [
+        {},
+        {"form": "Gap"},
+        {"form": None},
+        {"expected_document_ids": []},
+        # Not White_Space, though str.strip() and ECMAScript's \\s take some of them for it.
+        {"question": "\x1c\x1f"},
+        {"question": "\ufeff"},
+        {"expected_document_ids": ["\x1e"]},
+    ],
 )
 def test_schema_and_loader_both_accept(tmp_path: Path, change: dict[str, object]) -> None:
     good = {**GOOD, **change}

@@ -1,13 +1,11 @@
-"""A run and a regression verdict for the report tests (built by ``support.runs``)."""
+"""A run and a regression verdict for the report tests (built by ``support.factory``)."""
 
 from __future__ import annotations
 
 import pytest
-from support.runs import build_run, outcome
+from support.factory import outcome, run_of
 
-from retrieval_eval.records import (
-    RunResult,
-)
+from retrieval_eval.records import RetrieverDescription, RunResult
 from retrieval_eval.regression.verdict_records import (
     Flip,
     FlipDirection,
@@ -20,15 +18,26 @@ from retrieval_eval.regression.verdict_records import (
 
 @pytest.fixture
 def current_run() -> RunResult:
-    return build_run(
+    return run_of(
         [
             outcome("q1", ["d1"], ["d1#0", "d1#1", "d2"], hard_class="near-duplicate"),
-            outcome("q2", ["d5"], ["d2", "d3", "d4", "d5"], form="GAP"),
-            outcome("q3", ["d7", "d8"], ["d9", "d8"], form="GAP", hard_class="near-duplicate"),
-            outcome("q4", [], [], hard_class="no-answer"),
-            outcome("q5", [], ["d1"], hard_class="no-answer"),
-            outcome("q6", ["d1"], error="timeout"),
-        ]
+            outcome("q2", ["d5"], ["d2", "d3", "d4", "d5"], form="GAP", latency=4.0),
+            outcome(
+                "q3",
+                ["d7", "d8"],
+                ["d9", "d8"],
+                form="GAP",
+                hard_class="near-duplicate",
+                latency=6.0,
+            ),
+            outcome("q4", [], [], hard_class="no-answer", latency=7.0),
+            outcome("q5", [], ["d1"], hard_class="no-answer", latency=9.0),
+            outcome("q6", ["d1"], error="timeout", latency=10.0),
+        ],
+        description=RetrieverDescription("bm25", "1.2", chunk_separator="#", corpus_revision="c1"),
+        target="grpc://127.0.0.1:5000",
+        labels={"git_sha": "abc123"},
+        run_id="r-current",
     )
 
 

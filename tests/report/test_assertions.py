@@ -4,7 +4,7 @@ says why; a check that passes says nothing."""
 from __future__ import annotations
 
 import pytest
-from support.runs import build_run, outcome
+from support.factory import outcome, run_of
 
 from retrieval_eval.regression.verdict_records import Verdict, VerdictKind
 from retrieval_eval.report.run.assertions import rate_failure, regression_failure
@@ -12,7 +12,7 @@ from retrieval_eval.report.run.assertions import rate_failure, regression_failur
 
 @pytest.fixture
 def run():
-    return build_run(
+    return run_of(
         [
             outcome("q1", ["a"], ["a#0", "b#0"], form="MATCH", hard_class="normal"),
             outcome("q2", ["b"], ["c#0", "b#0"], form="GAP", hard_class="normal"),
@@ -62,7 +62,7 @@ def test_a_check_that_cannot_be_made_fails(run, kwargs, expected) -> None:
 
 
 def test_errored_questions_fail_the_rate_of_their_group_only() -> None:
-    run = build_run(
+    run = run_of(
         [
             outcome("q1", ["a"], ["a#0"], form="MATCH"),
             outcome("q2", ["b"], error="timeout", form="GAP"),

@@ -73,11 +73,13 @@ def test_run_shape_carries_every_documented_key(current_run):
     assert d["regression"] is None
     assert d["state"] == "incomplete" and d["complete"] is False
     assert d["errors"] == 1
-    assert d["latency_ms"]["p95"] == 9.0 and set(d["latency_ms"]) >= {"p50", "p95", "p99"}
+    latency = current_run.latency
+    assert latency is not None and latency.p50_ms < latency.p95_ms  # five different ones
+    assert d["latency_ms"]["p95"] == latency.p95_ms and set(d["latency_ms"]) >= {"p50", "p99"}
     assert d["latency_ms"]["concurrency"] == 8 and d["latency_probe_ms"] is None
     assert d["parameters"]["ks"] == [1, 3] and d["parameters"]["limit"] == 12
     assert d["labels"] == {"git_sha": "abc123"}
-    assert d["duration_s"] == 2.5
+    assert d["duration_s"] == 3.0
 
 
 def test_metrics_are_numbers_with_intervals_beside_them(current_run):
@@ -150,12 +152,12 @@ def test_document_summary_and_round_trip_through_json(current_run, regression_ve
 
 
 def test_big_documents_are_compact_with_the_same_shape():
-    from support.runs import build_run, outcome
+    from support.factory import outcome, run_of
 
     from retrieval_eval.report.run.json_format import PRETTY_UP_TO
 
-    small = build_run([outcome("q0", ["d1"], ["d1"])])
-    big = build_run([outcome(f"q{i}", ["d1"], ["d1"]) for i in range(PRETTY_UP_TO + 1)])
+    small = run_of([outcome("q0", ["d1"], ["d1"])])
+    big = run_of([outcome(f"q{i}", ["d1"], ["d1"]) for i in range(PRETTY_UP_TO + 1)])
     small_text, big_text = render_json([RunReport(small)]), render_json([RunReport(big)])
     assert "\n  " in small_text and big_text.count("\n") == 1
     small_doc, big_doc = json.loads(small_text), json.loads(big_text)
@@ -166,16 +168,16 @@ def test_big_documents_are_compact_with_the_same_shape():
 def test_write_json_streams_the_same_text_as_render_json(monkeypatch):
     import io
 
-    from support.runs import build_run, outcome
+    from support.factory import outcome, run_of
 
     from retrieval_eval.report.run import json_format as json_report
 
     monkeypatch.setattr(json_report, "WRITE_BATCH", 7)  # several batches, a partial last
-    first = build_run(
+    first = run_of(
         [outcome(f"q{i}", ["d1"], ["d2", "d1"]) for i in range(json_report.PRETTY_UP_TO)]
     )
-    second = build_run([outcome(f"r{i}", ["d\u00e9"], ["d\u00e9"]) for i in range(23)])
-    empty = build_run([])
+    second = run_of([outcome(f"r{i}", ["d\u00e9"], ["d\u00e9"]) for i in range(23)])
+    empty = run_of([])
     for reports in ([RunReport(first), RunReport(empty), RunReport(second)], [RunReport(second)]):
         out = io.StringIO()
         json_report.write_json(reports, out, warnings=['not saved: "store" down'])

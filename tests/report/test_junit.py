@@ -3,7 +3,7 @@ from __future__ import annotations
 import xml.etree.ElementTree as ET
 from dataclasses import replace
 
-from support.runs import build_run, outcome
+from support.factory import outcome, run_of
 
 from retrieval_eval.regression.verdict_records import Verdict, VerdictKind
 from retrieval_eval.report import RunReport
@@ -81,7 +81,7 @@ def test_pass_no_baseline_and_incomparable(current_run):
 
 
 def test_control_characters_in_messages_still_give_valid_xml():
-    run = build_run([outcome("q\x01", ["d1"], error="internal")])
+    run = run_of([outcome("q\x01", ["d1"], error="internal")])
     root = ET.fromstring(render_junit([RunReport(run)]))
     names = [c.get("name") for c in root.iter("testcase")]
     assert names == [VERDICT_CASE, "q\ufffd"]

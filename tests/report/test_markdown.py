@@ -16,9 +16,10 @@ def test_regression_summary_has_a_row_per_run_and_folded_flips(current_run, regr
     assert lines[0] == "### reval: ❌ 1 of 2 runs failed the gate (1 regression)"
     rows = [line for line in lines if line.startswith("| ")]
     assert len(rows) == 3  # header + two runs
+    p95 = current_run.latency.p95_ms
     assert rows[1] == (
         "| faq | bm25 1.2 | 6 (1 error) | 0.400 | 0.600 | -0.200 ❌ | +0.000 | 1.000 "
-        "| 9.0 at 8 in flight | ❌ regression |"
+        f"| {p95:.1f} at 8 in flight | ❌ regression |"
     )
     assert rows[2].startswith("| a\\|b | bm25 1.2 |") and rows[2].endswith("| ✅ pass |")
     assert "<details><summary>faq × bm25 1.2: regression</summary>" in text

@@ -5,7 +5,7 @@ import random
 import ir_measures
 import pytest
 from ir_measures import RR, P, R, Success, nDCG
-from support.runs import build_run, outcome
+from support.factory import outcome, run_of
 
 from retrieval_eval.errors import InputError
 from retrieval_eval.questions.model import GoldenQuestion
@@ -25,8 +25,8 @@ def test_lines_follow_the_trec_formats(current_run):
 
 
 def test_no_answer_and_errored_questions_leave_both_files():
-    run = build_run([outcome("q1", ["d1"], ["d1", "d2"]), outcome("q2", [], ["d3"]),
-                     outcome("q3", ["d3"], error="timeout")])  # fmt: skip
+    run = run_of([outcome("q1", ["d1"], ["d1", "d2"]), outcome("q2", [], ["d3"]),
+                  outcome("q3", ["d3"], error="timeout")])  # fmt: skip
     exported = trec_export(run)
     assert {line.split()[0] for line in exported.run_lines} == {"q1"}
     assert {line.split()[0] for line in exported.qrels_lines} == {"q1"}
@@ -50,7 +50,7 @@ def test_the_retrievers_scores_of_each_documents_best_chunk_are_exported():
     assert retriever_scores(tie, "#") is None  # a re-sorting tool could swap them
     missing = scored("q3", ["b"], [RetrievedItem("a", 2.0), RetrievedItem("b")])
     assert retriever_scores(missing, "#") is None
-    run = build_run([q, tie])
+    run = run_of([q, tie])
     exported = trec_export(run, "bm25")
     assert exported.run_lines[:2] == ("q1 Q0 a 1 9.5 bm25", "q1 Q0 b 2 4.25 bm25")
     assert exported.run_lines[2:] == ("q2 Q0 a 1 2 bm25", "q2 Q0 b 2 1 bm25")
@@ -66,7 +66,7 @@ def test_ir_measures_gets_revals_mrr_ndcg_recall_and_hit_rates_back(tmp_path):
         items = [RetrievedItem(f"{d}#c{rng.randint(0, 2)}", 100.0 - r + rng.random() / 2)
                  for r, d in enumerate(ids)]  # fmt: skip
         outcomes.append(scored(f"q{i}", expected, items))
-    run = build_run(outcomes)
+    run = run_of(outcomes)
     exported = trec_export(run, "bm25")
     assert exported.rank_scored == 0 and exported.no_answer_left_out
     run_path, qrels_path = tmp_path / "run.txt", tmp_path / "qrels.txt"
@@ -90,6 +90,6 @@ def test_ir_measures_gets_revals_mrr_ndcg_recall_and_hit_rates_back(tmp_path):
 
 
 def test_whitespace_in_an_id_is_a_clear_error():
-    run = build_run([outcome("q 1", ["d1"], ["d1"])])
+    run = run_of([outcome("q 1", ["d1"], ["d1"])])
     with pytest.raises(InputError, match="question id 'q 1'"):
         trec_export(run)

@@ -24,7 +24,7 @@ from retrieval_eval.retrievers.contract.check import (
     check_contract,
     probe_questions,
 )
-from retrieval_eval.retrievers.contract.limits import MAX_QUESTION_BYTES, is_blank
+from retrieval_eval.retrievers.contract.limits import MAX_QUESTION_BYTES
 from retrieval_eval.retrievers.contract.rules import (
     judge_ids,
     judge_limit,
@@ -33,6 +33,7 @@ from retrieval_eval.retrievers.contract.rules import (
 )
 from retrieval_eval.retrievers.protocol import RetrievedItem
 from retrieval_eval.retrievers.server.sdk import serve
+from retrieval_eval.text import is_blank
 from retrieval_eval.v1 import retriever_pb2 as pb
 from retrieval_eval.v1 import retriever_pb2_grpc as pb_grpc
 

@@ -31,9 +31,9 @@ from retrieval_eval.retrievers.contract.limits import (
     MAX_LIMIT,
     MAX_QUESTION_BYTES,
     MIN_LIMIT,
-    WHITE_SPACE,
 )
 from retrieval_eval.retrievers.protocol import RetrievedItem
+from retrieval_eval.text import WHITE_SPACE
 from retrieval_eval.v1 import retriever_pb2 as pb
 from retrieval_eval.v1 import retriever_pb2_grpc as pb_grpc
 

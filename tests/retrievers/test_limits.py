@@ -16,13 +16,12 @@ from retrieval_eval.retrievers.contract.limits import (
     MAX_QUESTION_BYTES,
     MAX_RESPONSE_BYTES,
     MIN_LIMIT,
-    WHITE_SPACE,
     id_breach,
-    is_blank,
     request_problem,
     response_breach,
 )
 from retrieval_eval.retrievers.protocol import Ranking
+from retrieval_eval.text import WHITE_SPACE, is_blank
 from retrieval_eval.v1 import retriever_pb2 as pb
 from retrieval_eval.v1 import retriever_pb2_grpc as pb_grpc
 

@@ -1,13 +1,17 @@
-"""Build real RunResults for store and regression tests: real questions, real scoring
-(the engine's protocol and metrics), with each question's outcome given as a one-letter code.
+"""Build real RunResults for the tests: real questions, real scoring (the engine's protocol
+and metrics, themselves cross-checked against pytrec_eval and ir_measures elsewhere).
 
-Codes: "1" top-1 hit, "3" hit at 3 but not at 1, "0" miss, "E" failed retrieval,
-"-" not measured (interrupted run). Question ``qN`` expects document ``dN``.
+Two ways in. ``make_run`` gives each question's outcome as a one-letter code, for tests of
+what happens across runs (store, regression, comparison): "1" top-1 hit, "3" hit at 3 but
+not at 1, "0" miss, "E" failed retrieval, "-" not measured (interrupted run); question
+``qN`` expects document ``dN``. ``run_of`` holds hand-written rankings (``outcome``), for
+tests of how one run is shown (reports): every figure can be checked by hand.
 """
 
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
+from dataclasses import replace
 from datetime import UTC, datetime, timedelta
 
 from retrieval_eval.evaluation.latency import run_latency
@@ -15,6 +19,7 @@ from retrieval_eval.questions.model import GoldenQuestion, GoldenQuestionSet
 from retrieval_eval.records import (
     FailureKind,
     Form,
+    QuestionOutcome,
     RetrievalFailure,
     RetrieverDescription,
     RunParameters,
@@ -61,51 +66,74 @@ def _ranking(i: int, code: str, expects_nothing: bool) -> list[RetrievedItem]:
     return others
 
 
-def make_run(
-    codes: str,
+def outcome(
+    qid: str,
+    expected: Sequence[str],
+    ranking: Sequence[str | RetrievedItem] | None = None,
+    *,
+    form: str = "MATCH",
+    hard_class: str | None = None,
+    error: str | None = None,
+    latency: float = 5.0,
+    text: str | None = None,
+    parameters: RunParameters | None = None,
+) -> QuestionOutcome:
+    """Question ``qid`` scored by the engine's protocol: ``ranking`` is what the retriever
+    returned, raw ids (chunk ids such as ``d1#0`` allowed) or items with scores; ``error``
+    a failure kind (``"timeout"``...) instead of a ranking. Without ``text`` the outcome
+    carries no question text, as a run stored before texts were kept."""
+    p = parameters or RunParameters(doc_id_separator="#")
+    q = GoldenQuestion(qid, text or f"question {qid}?", Form(form), tuple(expected), hard_class)
+    failure = (
+        None
+        if error is None
+        else RetrievalFailure(FailureKind(error), f"{error} while answering {qid}")
+    )
+    items = (
+        None
+        if failure
+        else [r if isinstance(r, RetrievedItem) else RetrievedItem(r) for r in ranking or ()]
+    )
+    scored = score_question(q, items, ks=p.ks, limit=p.limit, separator=p.doc_id_separator,
+                            latency_ms=latency, error=failure)  # fmt: skip
+    return scored if text is not None else replace(scored, question_text=None)
+
+
+def run_of(
+    outcomes: Sequence[QuestionOutcome],
     *,
     qs: GoldenQuestionSet | None = None,
+    set_name: str = "faq",
     identifier: str = "bm25",
     started: datetime | int = 0,
-    latency_ms: float | Sequence[float] = 5.0,
     parameters: RunParameters | None = None,
     description: RetrieverDescription | None = None,
     labels: Mapping[str, str] | None = None,
     run_id: str | None = None,
     target: str | None = None,
+    state: RunState | None = None,
 ) -> RunResult:
-    """A run of ``qs`` (default: ``len(codes)`` questions) scored by the engine's own
-    protocol and metrics, one code per question.
+    """A run holding ``outcomes``, its figures computed by the engine's metrics. The set
+    is ``qs``, else the one the outcomes answer; the state follows from the outcomes
+    (an errored question makes it incomplete) unless given.
 
     ``started`` as an int is minutes after T0, so tests order runs explicitly.
     """
-    qs = qs or question_set(len(codes))
-    assert len(codes) == len(qs.questions)
+    qs = qs or GoldenQuestionSet(
+        name=set_name,
+        questions=tuple(
+            GoldenQuestion(o.question_id, o.question_text or "", o.form,
+                           o.expected_document_ids, o.hard_class)
+            for o in outcomes
+        ),
+    )  # fmt: skip
     description = description or RetrieverDescription(
         identifier=identifier, version="1.0", chunk_separator="#", metadata={"k": "v"}
     )
     p = parameters or RunParameters(doc_id_separator="#")
-    outcomes = []
-    for i, (q, code) in enumerate(zip(qs.questions, codes, strict=True)):
-        latency = float(latency_ms if isinstance(latency_ms, float | int) else latency_ms[i])
-        if code == "-":
-            continue
-        failure = (
-            RetrievalFailure(FailureKind.TIMEOUT, f"deadline exceeded on {q.id}")
-            if code == "E"
-            else None
-        )
-        items = None if failure else _ranking(i, code, q.expects_nothing)
-        outcomes.append(
-            score_question(q, items, ks=p.ks, limit=p.limit, separator=p.doc_id_separator,
-                           latency_ms=latency, error=failure)
-        )  # fmt: skip
-    if "-" in codes:
-        state = RunState.INTERRUPTED
-    elif "E" in codes:
-        state = RunState.INCOMPLETE
-    else:
-        state = RunState.COMPLETE
+    if state is None:
+        errors = any(not o.answered for o in outcomes)
+        state = RunState.INCOMPLETE if errors else RunState.COMPLETE
     by_form, by_hard_class = breakdowns(outcomes, p.ks)
     start = T0 + timedelta(minutes=started) if isinstance(started, int) else started
     return RunResult(
@@ -125,4 +153,53 @@ def make_run(
         underfilled_count=sum(o.underfilled for o in outcomes),
         labels=dict(labels or {}),
         run_id=run_id,
+    )
+
+
+def make_run(
+    codes: str,
+    *,
+    qs: GoldenQuestionSet | None = None,
+    identifier: str = "bm25",
+    started: datetime | int = 0,
+    latency_ms: float | Sequence[float] = 5.0,
+    parameters: RunParameters | None = None,
+    description: RetrieverDescription | None = None,
+    labels: Mapping[str, str] | None = None,
+    run_id: str | None = None,
+    target: str | None = None,
+) -> RunResult:
+    """A run of ``qs`` (default: ``len(codes)`` questions), one code per question.
+
+    ``started`` as an int is minutes after T0, so tests order runs explicitly.
+    """
+    qs = qs or question_set(len(codes))
+    assert len(codes) == len(qs.questions)
+    p = parameters or RunParameters(doc_id_separator="#")
+    outcomes = []
+    for i, (q, code) in enumerate(zip(qs.questions, codes, strict=True)):
+        latency = float(latency_ms if isinstance(latency_ms, float | int) else latency_ms[i])
+        if code == "-":
+            continue
+        failure = (
+            RetrievalFailure(FailureKind.TIMEOUT, f"deadline exceeded on {q.id}")
+            if code == "E"
+            else None
+        )
+        items = None if failure else _ranking(i, code, q.expects_nothing)
+        outcomes.append(
+            score_question(q, items, ks=p.ks, limit=p.limit, separator=p.doc_id_separator,
+                           latency_ms=latency, error=failure)
+        )  # fmt: skip
+    return run_of(
+        outcomes,
+        qs=qs,
+        identifier=identifier,
+        started=started,
+        parameters=p,
+        description=description,
+        labels=labels,
+        run_id=run_id,
+        target=target,
+        state=RunState.INTERRUPTED if "-" in codes else None,
     )

@@ -20,6 +20,7 @@ from retrieval_eval.questions.formats import read_text
 from retrieval_eval.questions.model import GoldenQuestion, GoldenQuestionSet
 from retrieval_eval.questions.problems import Problem, QuestionSetProblems
 from retrieval_eval.records import Form
+from retrieval_eval.text import is_blank
 
 
 def _find(directory: Path, relative: str) -> Path | None:
@@ -105,7 +106,7 @@ def import_beir(directory: Path, split: str = "test", name: str | None = None) -
         docs = relevant.get(qid)
         if not docs:
             continue
-        if not text.strip():
+        if is_blank(text):
             problems.append(Problem(str(queries_path), line, "empty query text", qid))
         questions.append(GoldenQuestion(qid, text, Form.UNLABELLED, tuple(docs)))
     if problems:

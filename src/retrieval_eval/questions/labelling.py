@@ -40,6 +40,8 @@ from collections.abc import Iterable
 from enum import StrEnum
 from typing import Any
 
+from retrieval_eval.text import is_blank
+
 LABELLING_KEY = "labelling"
 POOL_KEY = "pool"
 
@@ -117,7 +119,7 @@ def _candidate_verdicts(candidates: Any, problems: list[str]) -> dict[str, bool 
         return verdicts
     for position, candidate in enumerate(candidates, 1):
         doc = candidate.get("document_id") if isinstance(candidate, dict) else None
-        if not isinstance(candidate, dict) or not isinstance(doc, str) or not doc.strip():
+        if not isinstance(candidate, dict) or not isinstance(doc, str) or is_blank(doc):
             problems.append(f"candidate {position} needs a document_id")
             continue
         unknown = [k for k in candidate if k not in CANDIDATE_FIELDS]

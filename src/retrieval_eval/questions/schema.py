@@ -15,6 +15,7 @@ from typing import Any
 from retrieval_eval.questions.formats import FORMAT_VERSION, HEADER_KEY
 from retrieval_eval.questions.labelling import LABELLING_KEY, POOL_KEY, JudgementState
 from retrieval_eval.records import Form
+from retrieval_eval.text import WHITE_SPACE
 
 
 def _forms() -> list[str]:
@@ -22,8 +23,15 @@ def _forms() -> list[str]:
     return values + [v.lower() for v in values] + [v.capitalize() for v in values]
 
 
+#: Some character outside Unicode's White_Space: the loader's rule for question text and
+#: document ids (``retrieval_eval.text``), spelt with escapes that ECMAScript and Python
+#: regular expressions read alike (their own ``\\S`` each differ from it).
+NOT_BLANK = "[^" + "".join(f"\\u{ord(c):04x}" for c in WHITE_SPACE) + "]"
+
+
 def question_schema() -> dict[str, Any]:
     text = {"type": "string", "pattern": r"\S"}
+    not_blank = {"type": "string", "pattern": NOT_BLANK}
     return {
         "type": "object",
         "description": "One golden question.",
@@ -31,7 +39,7 @@ def question_schema() -> dict[str, Any]:
         "additionalProperties": False,
         "properties": {
             "id": {**text, "description": "Unique in the set."},
-            "question": {**text, "description": "The question as a user would ask it."},
+            "question": {**not_blank, "description": "The question as a user would ask it."},
             "form": {
                 "enum": [*_forms(), None],
                 "description": "MATCH (phrased like the answering text), GAP (in the user's "
@@ -39,7 +47,7 @@ def question_schema() -> dict[str, Any]:
             },
             "expected_document_ids": {
                 "type": "array",
-                "items": text,
+                "items": not_blank,
                 "uniqueItems": True,
                 "description": "Every document that answers the question (any one counts); "
                 "[] declares that no document answers it.",
@@ -67,7 +75,7 @@ def labelling_schema() -> dict[str, Any]:
         "required": ["document_id"],
         "additionalProperties": False,
         "properties": {
-            "document_id": {"type": "string", "pattern": r"\S"},
+            "document_id": {"type": "string", "pattern": NOT_BLANK},
             "title": {"type": ["string", "null"]},
             "snippet": {"type": ["string", "null"]},
             "found_by": {

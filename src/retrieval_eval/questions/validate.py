@@ -1,10 +1,11 @@
 """Checking a parsed set and building the model: every problem at once, or nothing.
 
 Rules (see ``formats`` for the layout): ``id`` is a non-empty string unique in the set;
-``question`` is non-empty text; ``form`` is MATCH, GAP or UNLABELLED in any case, and a
+``question`` is text that is not blank (the retriever contract's rule,
+``retrieval_eval.text``); ``form`` is MATCH, GAP or UNLABELLED in any case, and a
 missing (or null) form means UNLABELLED — a label never made is not invented;
 ``expected_document_ids`` must be present (``[]`` says no document answers) and hold
-distinct non-empty strings; ``hard_class`` and ``answer_gist`` are optional strings.
+distinct strings that are not blank; ``hard_class`` and ``answer_gist`` are optional strings.
 Unknown keys are errors, with a "did you mean" suggestion, because a misspelt key would
 otherwise silently drop a label.
 """
@@ -28,6 +29,7 @@ from retrieval_eval.questions.model import GoldenQuestion, GoldenQuestionSet
 from retrieval_eval.questions.problems import Problem, QuestionSetProblems
 from retrieval_eval.questions.wellformed import FIELDS, well_formed
 from retrieval_eval.records import Form
+from retrieval_eval.text import is_blank
 
 QUESTION_KEYS = (
     "id",
@@ -227,7 +229,7 @@ class _Checker:
             self.add(index, None, label, "missing 'question' text")
         elif not isinstance(text, str):
             self.add(index, "question", label, f"'question' must be text, got {kind(text)}")
-        elif not text.strip():
+        elif is_blank(text):
             self.add(index, "question", label, "empty 'question' text")
         form = self.form(index, label, data.get("form"))
         expected = self.expected(index, label, data)
@@ -293,7 +295,7 @@ class _Checker:
                 message = f"{key} item {position} must be a string, got {kind(doc)}; quote it"
                 self.add(index, key, label, message)
                 ok = False
-            elif not doc.strip():
+            elif is_blank(doc):
                 self.add(index, key, label, f"{key} item {position} is an empty id")
                 ok = False
             elif doc in seen:

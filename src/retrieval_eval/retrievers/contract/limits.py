@@ -3,7 +3,8 @@
 Servers we ship refuse requests that break them (INVALID_ARGUMENT) and never send answers
 that break them; the client turns a breaching answer into an error of kind ``contract``;
 ``reval check-retriever`` fails on the same rules. The values are written in the
-``.proto`` comments too (a test keeps both in step).
+``.proto`` comments too (a test keeps both in step). What "blank" means is
+``retrieval_eval.text``'s rule, shared with the question sets.
 """
 
 from __future__ import annotations
@@ -12,6 +13,7 @@ from collections.abc import Iterable, Sequence
 
 from retrieval_eval.records import RetrieverDescription
 from retrieval_eval.retrievers.protocol import Ranking, RetrievedItem
+from retrieval_eval.text import is_blank
 
 #: Inclusive bounds of ``RetrieveRequest.limit``.
 MIN_LIMIT = 1
@@ -27,25 +29,10 @@ MAX_CHUNK_ID_BYTES = 4 * 1024
 #: largest conforming answer (1000 results with ids and chunk ids at their limits, about
 #: 8.2 MB) fits; anything larger is refused by the transport before it is parsed.
 MAX_RESPONSE_BYTES = 16 * 1024 * 1024
-#: What "blank" means everywhere in the contract (questions, document ids, the Describe
-#: identifier): the characters with Unicode's White_Space property (PropList.txt), the
-#: set Go's ``unicode.IsSpace`` tests. Not ``str.isspace``/``str.strip()`` (which also
-#: count U+001C..U+001F), JavaScript's ``trim()`` (U+FEFF, not U+0085) or Java's
-#: ``isBlank()`` (U+001C..U+001F, not U+0085, U+00A0, U+2007, U+202F). The proto lists it.
-WHITE_SPACE = (
-    "\t\n\v\f\r \x85\xa0\u1680"
-    + "".join(map(chr, range(0x2000, 0x200B)))
-    + "\u2028\u2029\u202f\u205f\u3000"
-)
 
 
 class ContractBreach(ValueError):
     """An answer breaks the contract; raised by the SDK's own checks of user code."""
-
-
-def is_blank(text: str) -> bool:
-    """Empty, or only ``WHITE_SPACE``: the one rule for questions and ids."""
-    return not text.strip(WHITE_SPACE)
 
 
 def request_problem(question: str, limit: int) -> str | None:
