@@ -1,0 +1,77 @@
+"""The pytest plugin, run the way users run it: suites written to a temporary directory
+and run by pytest in a subprocess, which loads the plugin through its installed
+``pytest11`` entry point. Runs go to a real SQLite store; the failure text is asserted.
+This module: baselines across runs (a retried job, slow drift, a lineage shared with
+the CLI)."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+from support.plugin_suite import BAD, GOOD, PASSING
+
+from retrieval_eval.store import RunStore
+
+
+def test_a_regression_fails_again_when_the_job_is_retried(suite) -> None:
+    suite(PASSING).assert_outcomes(passed=1)
+    regressing = f"""
+        def test_quality(reval):
+            run = reval.evaluate("faq.yaml", Table({BAD!r}))
+            reval.assert_no_regression(run)
+    """
+    for _ in range(2):  # the failed job, then its retry: the regressed run is no baseline
+        suite(regressing).assert_outcomes(failed=1)
+    with RunStore.open(suite.db) as store:
+        runs = store.list_runs()
+    assert [r.verdict_kind for r in runs] == ["regression", "regression", "no-baseline"]
+    assert runs[0].baseline_run_id == runs[1].baseline_run_id == runs[2].run_id
+
+
+def test_slow_drift_fails_the_fixture_with_max_drift(suite, pytester: pytest.Pytester) -> None:
+    """Each step loses one top-1 hit (0.25, allowed by max_top1_drop 0.3); the second step
+    has drifted 0.5 from the best accepted run, more than max_drift 0.4."""
+    (pytester.path / "reval.toml").write_text("[pytest]\nmax_top1_drop = 0.3\nmax_drift = 0.4\n")
+    step1 = {**GOOD, "q1": ["d9", "d1"]}
+    step2 = {**step1, "q2": ["d9", "d2"]}
+    for answers, outcome in ((GOOD, "passed"), (step1, "passed"), (step2, "failed")):
+        result = suite(f"""
+            def test_quality(reval):
+                reval.assert_no_regression(reval.evaluate("faq.yaml", Table({answers!r})))
+        """)
+        result.assert_outcomes(**{outcome: 1})
+    result.stdout.fnmatch_lines(
+        ["*drift measured from run *", "*top-1 hit rate drifted 0.500 since run *"]
+    )
+
+
+def test_the_fixture_and_the_cli_share_a_plugin_lineage(suite, pytester: pytest.Pytester) -> None:
+    """The fixture names the index by absolute path, the CLI by a relative one: the same
+    retriever, so the CLI's run is judged against the fixture's."""
+    example = Path(__file__).resolve().parents[2] / "src" / "retrieval_eval" / "example_data"
+    index = pytester.path / "pages"
+    built = subprocess.run(
+        [str(Path(sys.executable).parent / "reval"), "bm25", "index",
+         str(example / "corpus.jsonl"), "--out", str(index)],
+        capture_output=True, text=True, timeout=120,
+    )  # fmt: skip
+    assert built.returncode == 0, built.stderr
+    questions = example / "questions.yaml"
+    suite(f"""
+        def test_quality(reval):
+            reval.assert_no_regression(reval.evaluate({str(questions)!r}, "bm25:{index}"))
+    """).assert_outcomes(passed=1)
+    done = subprocess.run(
+        [str(Path(sys.executable).parent / "reval"), "eval", "--set", str(questions),
+         "--retriever", "bm25:pages", "--db", suite.db, "--format", "json"],
+        capture_output=True, text=True, timeout=120, cwd=pytester.path,
+    )  # fmt: skip
+    assert done.returncode == 0, done.stderr
+    with RunStore.open(suite.db) as store:
+        fixture_run = [r for r in store.list_runs() if r.labels.get("source") == "pytest"]
+    cli_run = json.loads(done.stdout)["runs"][0]
+    assert cli_run["regression"]["baseline_run_id"] == fixture_run[0].run_id
