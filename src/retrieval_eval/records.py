@@ -72,6 +72,8 @@ class RetrieverDescription:
 
 
 class RunState(StrEnum):
+    """How far a run got; only a complete run can become a baseline by itself."""
+
     COMPLETE = "complete"  # every question answered
     INCOMPLETE = "incomplete"  # some retrievals failed; rates are over answered questions
     INTERRUPTED = "interrupted"  # stopped by the user; what was measured is kept
@@ -109,6 +111,10 @@ class RetrievalFailure:
 
 @dataclass(frozen=True, slots=True)
 class QuestionOutcome:
+    """One question's result in a run: its ranking (distinct documents), hits at each
+    cut-off, latency, or the retrieval error that kept it from being scored (an error is
+    never a miss)."""
+
     question_id: str
     form: Form
     hard_class: str | None
@@ -208,6 +214,10 @@ class RunParameters:
 
 @dataclass(frozen=True, slots=True, repr=False)
 class RunResult:
+    """One set measured against one retriever: what was asked, every question's outcome,
+    the aggregate rates with their intervals, breakdowns by form and hard class, and
+    latency. Runs are what the store keeps and verdicts compare."""
+
     set_name: str
     set_fingerprint: str
     retriever_target: str

@@ -62,6 +62,10 @@ RetrieverSpec: TypeAlias = "str | Retriever | AsyncRetriever"
 
 @dataclass(frozen=True, slots=True)
 class EvalOptions:
+    """How a run asks and scores: the cut-offs, how many results to ask for, how many
+    calls at once, the per-call deadline and the error budget. The defaults are the
+    scoring protocol's."""
+
     ks: tuple[int, ...] = DEFAULT_KS
     #: Results requested per question = max(ks) * overfetch.
     overfetch: int = DEFAULT_OVERFETCH

@@ -135,6 +135,9 @@ class PairedTest:
 
 @dataclass(frozen=True, slots=True)
 class Verdict:
+    """A run judged against its baseline: the kind (pass, regression, no-baseline,
+    incomparable, incomplete), the baseline it was compared with, and the reasons."""
+
     kind: VerdictKind
     baseline_run_id: str | None = None
     #: One line each, for humans: why the verdict is what it is.
