@@ -3,7 +3,7 @@ embeds with the shipped wordllama model (whose import configures the root logger
 each check is printed once, on standard output, and standard error stays empty.
 
 The children run offline (a guard refuses and records any non-loopback connection) with
-fresh caches, as in ``test_llamaindex.py``."""
+fresh caches, as in the llamaindex kind's tests (``support.llamaindex_kind``)."""
 
 from __future__ import annotations
 
