@@ -28,10 +28,9 @@ branch_labels = None
 depends_on = None
 
 #: Who accepted the unjudged runs kept as baselines (``Acceptance.by``).
-LEGACY_ACCEPTED_BY = "reval store upgrade"
+LEGACY_ACCEPTED_BY = "the run store upgrade"
 LEGACY_REASON = (
-    "saved without a regression check when such runs were baselines; "
-    "kept as one by the store upgrade (revision 0006)"
+    "saved without a regression check, when such runs were baselines (before revision 0006)"
 )
 
 _runs = sa.table(
