@@ -40,7 +40,7 @@ SHOWN_DOCUMENTS = 3
 SHOWN_MESSAGE_CHARS = 300
 #: Under a stored complete run saved without a regression check (``RunStore.save(run)``).
 UNJUDGED_NOTE = (
-    "unjudged: saved without a regression check, so it is no baseline unless a person "
+    "unjudged: saved without a regression check, so it is a baseline only if a person "
     "accepts it (reval runs accept) or pins it (reval runs pin)"
 )
 
