@@ -101,12 +101,16 @@ def test_a_signal_keeps_the_measured_part_as_an_interrupted_run(
     deadline = time.monotonic() + 30
     while len(calls) < 4 and time.monotonic() < deadline:  # 3 answered, 1 in flight
         time.sleep(0.05)
-    process.send_signal(signals[0])
-    for signum in signals[1:]:
-        # Only once the first signal has stopped measuring and the save has begun.
-        assert output.wait_for_stderr(STOPPED), "".join(output.stderr)
-        process.send_signal(signum)
-    process.wait(timeout=30)
+    try:
+        process.send_signal(signals[0])
+        for signum in signals[1:]:
+            # Only once the first signal has stopped measuring and the save has begun.
+            assert output.wait_for_stderr(STOPPED), "".join(output.stderr)
+            process.send_signal(signum)
+        process.wait(timeout=30)
+    finally:
+        if process.poll() is None:  # a failed wait: leave nothing running
+            process.kill()
     stdout, stderr = output.join()
     assert process.returncode == code, stderr
     assert STOPPED in stderr and "interrupted" in stderr
