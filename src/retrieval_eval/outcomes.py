@@ -36,6 +36,14 @@ _FORM_INDEX = {form: i for i, form in enumerate(_FORMS)}
 _UNDERFILLED, _RANKED_IS_RAW, _NO_LATENCY = 1, 2, 4
 
 
+#: A ``QuestionOutcome``'s field values, in field order (``QuestionOutcome(*values)``).
+OutcomeValues = tuple[
+    str, Form, str | None, tuple[str, ...], tuple[str, ...], tuple[str, ...],
+    Mapping[int, bool], float | None, RetrievalFailure | None, bool,
+    tuple[float | None, ...], tuple[str, ...], str | None,
+]  # fmt: skip
+
+
 class Question(Protocol):
     """What an outcome takes from its question (a ``GoldenQuestion``)."""
 
@@ -120,6 +128,17 @@ class CompactOutcomes(Sequence[QuestionOutcome]):
 
     # --- what a whole-run figure needs, without building every outcome -------------------
 
+    def values(self) -> Iterator[OutcomeValues]:
+        """Each outcome's field values, in ``QuestionOutcome``'s field order (what the
+        store encodes, without an object per question)."""
+        values = self._columns.values
+        return map(values, range(self._count) if self._order is None else self._order)
+
+    def ids_and_classes(self) -> Iterator[tuple[str, str | None]]:
+        """Each outcome's question id and hard class, in question order."""
+        of = self._columns.question_of_row
+        return map(of, range(self._count) if self._order is None else self._order)
+
     def underfilled_count(self) -> int:
         flags = self._columns.flags
         rows = range(self._count) if self._order is None else self._order
@@ -201,6 +220,17 @@ class _Columns:
         self.notes: dict[int, tuple[str, ...]] = {}
 
     def outcome(self, row: int) -> QuestionOutcome:
+        return QuestionOutcome(*self.values(row))
+
+    def question_of_row(self, row: int) -> tuple[str, str | None]:
+        """The row's question id and hard class."""
+        if self.questions is not None:
+            q = self.questions[self.question_of[row]]
+            return q.id, q.hard_class
+        return self.question_ids[row], self.classes[self.class_of[row]]
+
+    def values(self, row: int) -> OutcomeValues:
+        """The row's outcome as its fields' values, in ``QuestionOutcome``'s field order."""
         ids = self.ids
         raw_start = self.raw_end[row - 1] if row else 0
         raw = tuple([ids[i] for i in self.raw[raw_start : self.raw_end[row]]])
@@ -218,20 +248,20 @@ class _Columns:
         else:
             qid, text, form = self.question_ids[row], self.texts[row], _FORMS[self.forms[row]]
             hard_class, expected = self.classes[self.class_of[row]], self.expected[row]
-        return QuestionOutcome(
-            question_id=qid,
-            form=form,
-            hard_class=hard_class,
-            expected_document_ids=expected,
-            raw_ids=raw,
-            ranked_document_ids=ranked,
-            hits=self.hit_maps[self.hits[row]],
-            latency_ms=None if flags & _NO_LATENCY else self.latency[row],
-            error=self.errors.get(row),
-            underfilled=bool(flags & _UNDERFILLED),
-            raw_scores=self._scores(row) if self.scores_end is not None else (),
-            notes=self.notes.get(row, ()),
-            question_text=text,
+        return (
+            qid,
+            form,
+            hard_class,
+            expected,
+            raw,
+            ranked,
+            self.hit_maps[self.hits[row]],
+            None if flags & _NO_LATENCY else self.latency[row],
+            self.errors.get(row),
+            bool(flags & _UNDERFILLED),
+            self._scores(row) if self.scores_end is not None else (),
+            self.notes.get(row, ()),
+            text,
         )
 
     def _scores(self, row: int) -> tuple[float | None, ...]:
