@@ -90,6 +90,10 @@ class CompactQuestions(Sequence[GoldenQuestion]):
         c = self._c
         return _text(c.id_bytes, c.id_end, index)
 
+    def fingerprint_records(self, rows: Iterable[int]) -> list[list[object]]:
+        """``fingerprint_record()`` of each of ``rows``' questions."""
+        return list(map(self._c.record, rows))
+
     def answer_gists(self) -> list[str]:
         return list(self._c.gists.values())
 
@@ -162,6 +166,18 @@ class _Columns:
         self.class_of = array("I")
         self.gists: dict[int, str] = {}
 
+    def record(self, row: int) -> list[object]:
+        """``GoldenQuestion.fingerprint_record`` of the row, without building the question."""
+        start = self.label_end[row - 1] if row else 0
+        table = self.table
+        return [
+            _text(self.id_bytes, self.id_end, row),
+            _text(self.text_bytes, self.text_end, row),
+            _FORMS[self.forms[row]].value,
+            self.classes[self.class_of[row]],
+            sorted([table[i] for i in self.labels[start : self.label_end[row]]]),
+        ]
+
     def question(self, row: int) -> GoldenQuestion:
         start = self.label_end[row - 1] if row else 0
         table = self.table
@@ -195,7 +211,11 @@ class CompactQuestionBuilder:
         qid = q.id.encode("utf-8", "surrogatepass")
         text = q.question.encode("utf-8", "surrogatepass")
         form = _FORM_INDEX[q.form]
-        labels = [self._label(doc) for doc in q.expected_document_ids]
+        index = self._label_index
+        found = [index.get(doc) for doc in q.expected_document_ids]
+        labels: list[int] = found  # type: ignore[assignment]  # unless a label is new:
+        if None in found:
+            labels = [self._label(doc) for doc in q.expected_document_ids]
         hard_class = self._class(q.hard_class)
         gist = q.answer_gist
         row = len(c.forms)

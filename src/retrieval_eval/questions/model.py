@@ -77,7 +77,7 @@ def _record_slices(questions: Sequence[GoldenQuestion]) -> Iterator[list[list[ob
     if isinstance(questions, CompactQuestions):
         rows = questions.by_id()
         for start in range(0, len(rows), _SLICE):
-            yield [questions[row].fingerprint_record() for row in rows[start : start + _SLICE]]
+            yield questions.fingerprint_records(rows[start : start + _SLICE])
         return
     ordered = sorted(questions, key=lambda q: str(q.id))
     for start in range(0, len(ordered), _SLICE):
