@@ -71,13 +71,14 @@ def label_fingerprint(questions: Sequence[GoldenQuestion]) -> str:
 
 
 def _record_slices(questions: Sequence[GoldenQuestion]) -> Iterator[list[list[object]]]:
-    """``fingerprint_record`` of every question in id order, ``_SLICE`` at a time."""
-    from retrieval_eval.questions.compact import CompactQuestions
-
-    if isinstance(questions, CompactQuestions):
-        rows = questions.by_id()
+    """``fingerprint_record`` of every question in id order, ``_SLICE`` at a time; a
+    ``CompactQuestions`` gives its id order and records from its columns."""
+    by_id = getattr(questions, "by_id", None)
+    if by_id is not None:
+        rows = by_id()
+        records = questions.fingerprint_records  # type: ignore[attr-defined]
         for start in range(0, len(rows), _SLICE):
-            yield questions.fingerprint_records(rows[start : start + _SLICE])
+            yield records(rows[start : start + _SLICE])
         return
     ordered = sorted(questions, key=lambda q: str(q.id))
     for start in range(0, len(ordered), _SLICE):
