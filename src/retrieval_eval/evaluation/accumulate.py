@@ -7,7 +7,7 @@ percentiles are computed once, in ``result``.
 Memory: a run holds every question's ranking until it is saved and reported. Each
 outcome is packed by column as soon as it is scored (``outcomes.CompactOutcomes``: one
 string per distinct id, rankings as 4-byte indices, the question as an index into the
-set), so a run keeps about 110 bytes per question instead of an object and two tuples
+set), so a run keeps about 125 bytes per question instead of an object and two tuples
 (about 400).
 """
 

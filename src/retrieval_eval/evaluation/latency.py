@@ -39,7 +39,6 @@ def summarize_latency(values_ms: Iterable[float]) -> LatencySummary | None:
     values = iter(values_ms)
     while chunk := sorted(islice(values, _CHUNK)):
         chunks.append(array("d", chunk))
-    del chunk
     ordered: Sequence[float] = chunks[0] if len(chunks) == 1 else _Ranks(chunks, _QUANTILES)
     if not ordered:
         return None
