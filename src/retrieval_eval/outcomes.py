@@ -104,6 +104,14 @@ class CompactOutcomes(Sequence[QuestionOutcome]):
         rows = range(self._count) if self._order is None else self._order
         return sum(1 for row in rows if flags[row] & _UNDERFILLED)
 
+    def latencies(self) -> list[float]:
+        """The latency of every answered question that has one, in question order (what
+        ``evaluation.latency.run_latency`` summarizes), read from the column."""
+        c = self._columns
+        latency, flags, errors = c.latency, c.flags, c.errors
+        rows = range(self._count) if self._order is None else self._order
+        return [latency[r] for r in rows if not flags[r] & _NO_LATENCY and r not in errors]
+
     def failures(self) -> Iterator[RetrievalFailure]:
         """The errors of the failed questions, in question order."""
         errors = self._columns.errors

@@ -166,7 +166,9 @@ async def _evaluate_adapted(
         raise EvaluationInterrupted([]) from None
     grid = [
         [
-            RunAccumulator(qs, r.target, d, _with_separator(b, d, options))
+            RunAccumulator(
+                qs, r.target, d, _with_separator(b, d, options), checked=_checks_answers(r)
+            )
             for r, b, d in zip(retrievers, bases, descriptions, strict=True)
         ]
         for qs in sets
@@ -193,6 +195,12 @@ async def _evaluate_adapted(
 
 def _results(grid: list[list[RunAccumulator]], options: EvalOptions) -> list[RunResult]:
     return [acc.result(options.labels) for row in grid for acc in row]
+
+
+def _checks_answers(retriever: AsyncRetriever) -> bool:
+    """Whether ``retriever`` judges its answers against the contract itself (our gRPC
+    client, the in-process adapter): then scoring does not judge them twice."""
+    return getattr(retriever, "checks_answers", False) is True
 
 
 def _parameters_for(retriever: AsyncRetriever, options: EvalOptions) -> RunParameters:
