@@ -149,9 +149,7 @@ def _wire_cases() -> st.SearchStrategy[bytes]:
             return wire + bytes([15 << 3, at & 0x7F])
         return wire
 
-    return st.builds(
-        damage, (ids_only | rows).map(encode), st.integers(0, 3), st.integers(0, 255)
-    )
+    return st.builds(damage, (ids_only | rows).map(encode), st.integers(0, 3), st.integers(0, 255))
 
 
 @settings(max_examples=400, deadline=None)
