@@ -7,8 +7,9 @@ percentiles from the latency column, once, in ``result``: no outcome is read bac
 
 Memory: a run holds every question's ranking until it is saved and reported. Each
 outcome is packed by column as soon as it is scored (``outcomes.CompactOutcomes``: one
-string per distinct id, rankings as 4-byte indices), so a run keeps about 140 bytes per
-question instead of an object and two tuples (about 400).
+string per distinct id, rankings as 4-byte indices, the question as an index into the
+set), so a run keeps about 125 bytes per question instead of an object and two tuples
+(about 400).
 """
 
 from __future__ import annotations
@@ -69,7 +70,7 @@ class RunAccumulator:
         self.parameters = parameters
         #: Question index -> its row among the packed outcomes; -1 until it is measured.
         self.outcomes = array("i", [-1]) * len(qs.questions)
-        self._packed = CompactOutcomeBuilder()
+        self._packed = CompactOutcomeBuilder(qs.questions)  # questions read from the set
         self._scorer = RunScorer(
             parameters.ks, parameters.limit, parameters.doc_id_separator, checked=checked
         )
@@ -97,7 +98,7 @@ class RunAccumulator:
         (a response that is not a ``Ranking`` of records) fails before anything is kept."""
         q = self.qs.questions[index]
         outcome, key = self._scorer.score(q, items, error, latency_ms)
-        self.outcomes[index] = self._packed.add(outcome)
+        self.outcomes[index] = self._packed.add(outcome, index)
         self._tally.add(q.form, q.hard_class, key)
         self.done += 1
 
