@@ -6,8 +6,11 @@ the time it takes is a benchmark figure, ``benchmarks/bench_startup.py``)."""
 from __future__ import annotations
 
 import json
+import os
 import subprocess
 import sys
+import time
+from pathlib import Path
 
 import click
 import pytest
@@ -141,3 +144,36 @@ def test_a_store_at_the_head_revision_opens_without_alembic_or_the_orm(tmp_path)
     again = loaded_by("runs", "list", "--db", db, "--ids", watch=watch)
     assert "sqlalchemy" in again and "retrieval_eval.store" in again
     assert [m for m in again if m.startswith(("alembic", "sqlalchemy.orm"))] == []
+
+
+def _distribution(site: Path, name: str, entry_points: str) -> None:
+    meta = site / f"{name}-1.0.dist-info"
+    meta.mkdir()
+    (meta / "METADATA").write_text(f"Metadata-Version: 2.1\nName: {name}\nSummary: {name} here\n\n")
+    (meta / "entry_points.txt").write_text(entry_points)
+
+
+def test_plugins_installed_while_the_process_runs_are_seen_and_loaded(tmp_path, monkeypatch):
+    """The entry points are read once per process, again when ``sys.path`` or one of its
+    directories changes; stevedore loads from what was read (the same lists)."""
+    from retrieval_eval.errors import PluginError, UnknownNameError
+    from retrieval_eval.plugins import RETRIEVERS, load_plugin, scan_plugins
+
+    site = tmp_path / "site"
+    site.mkdir()
+    (site / "reval_probe_a.py").write_text("def factory(argument=None):\n    return 'a'\n")
+    _distribution(site, "reval_probe_a", f"[{RETRIEVERS}]\nprobe-a = reval_probe_a:factory\n")
+    before = [p.name for p in scan_plugins(RETRIEVERS)]
+    assert "probe-a" not in before
+    monkeypatch.syspath_prepend(str(site))
+    assert [p.name for p in scan_plugins(RETRIEVERS)] == sorted([*before, "probe-a"])
+    assert load_plugin(RETRIEVERS, "probe-a")() == "a"
+    with pytest.raises(UnknownNameError):
+        load_plugin(RETRIEVERS, "probe-b")
+    # A second distribution appears in the same directory: the directory changed.
+    _distribution(site, "reval_probe_b", f"[{RETRIEVERS}]\nprobe-b = reval_probe_b:nowhere\n")
+    os.utime(site, (time.time() + 5, time.time() + 5))  # coarse file system clocks
+    assert "probe-b" in [p.name for p in scan_plugins(RETRIEVERS)]
+    with pytest.raises(PluginError, match="probe-b"):
+        load_plugin(RETRIEVERS, "probe-b")
+    assert load_plugin(RETRIEVERS, "bm25") is not None  # the installed plugins still load
