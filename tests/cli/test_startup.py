@@ -177,3 +177,32 @@ def test_plugins_installed_while_the_process_runs_are_seen_and_loaded(tmp_path, 
     with pytest.raises(PluginError, match="probe-b"):
         load_plugin(RETRIEVERS, "probe-b")
     assert load_plugin(RETRIEVERS, "bm25") is not None  # the installed plugins still load
+
+
+def test_an_eval_of_a_jsonl_set_on_a_store_at_head_loads_neither_yaml_nor_alembic(tmp_path):
+    """YAML is imported when a YAML set is read, Alembic when the schema must change: a
+    second ``reval eval`` of a JSONL set loads neither (the first, a YAML set that creates
+    the store, loads both, so the probe is seen to look in the right place)."""
+    from reval_bm25 import build_index
+
+    from retrieval_eval.example_data import __file__ as example_init
+    from retrieval_eval.questions.loading import load_question_sets
+
+    example = Path(example_init).parent
+    index = tmp_path / "index"
+    build_index(example / "corpus.jsonl", index, chunk_words=150, chunk_overlap=30)
+    jsonl = tmp_path / "questions.jsonl"
+    (asked,) = load_question_sets(str(example / "questions.yaml"))
+    lines = [{"reval_question_set": 1, "name": asked.name}]
+    lines += [{"id": q.id, "question": q.question, "form": q.form.value,
+               "expected_document_ids": list(q.expected_document_ids)}
+              for q in asked.questions]  # fmt: skip
+    jsonl.write_text("".join(json.dumps(line) + "\n" for line in lines))
+    db = f"sqlite:///{tmp_path / 'runs.sqlite'}"
+    watch = ("yaml", "alembic", "retrieval_eval.store", "reval_bm25")
+    common = ["--retriever", f"bm25:{index}", "--db", db, "--format", "json"]
+    first = loaded_by("eval", "--set", str(example / "questions.yaml"), *common, watch=watch)
+    assert {"yaml", "alembic", "retrieval_eval.store", "reval_bm25"} <= set(first)
+    again = loaded_by("eval", "--set", str(jsonl), *common, watch=watch)
+    assert "retrieval_eval.store" in again and "reval_bm25" in again
+    assert [m for m in again if m.startswith(("yaml", "alembic"))] == []
