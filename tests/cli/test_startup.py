@@ -206,3 +206,20 @@ def test_an_eval_of_a_jsonl_set_on_a_store_at_head_loads_neither_yaml_nor_alembi
     again = loaded_by("eval", "--set", str(jsonl), *common, watch=watch)
     assert "retrieval_eval.store" in again and "reval_bm25" in again
     assert [m for m in again if m.startswith(("yaml", "alembic"))] == []
+
+
+def test_listing_an_empty_store_loads_no_report_and_no_judge(tmp_path):
+    """``runs list`` says there is nothing to list without the table (rich), the report
+    records or the regression judge; the file width the CLI uses is the reports'."""
+    from retrieval_eval.cli.render import FILE_WIDTH
+    from retrieval_eval.report.run.render import FILE_WIDTH as REPORT_WIDTH
+
+    assert FILE_WIDTH == REPORT_WIDTH
+    db = f"sqlite:///{tmp_path / 'runs.sqlite'}"
+    watch = ("rich", "retrieval_eval.report.model", "retrieval_eval.report.runs_list",
+             "retrieval_eval.report.run", "retrieval_eval.regression.verdict",
+             "retrieval_eval.regression.class_checks", "retrieval_eval.store")  # fmt: skip
+    loaded_by("runs", "list", "--db", db, watch=watch)  # creates the store
+    mods = loaded_by("runs", "list", "--db", db, watch=watch)
+    assert "retrieval_eval.store" in mods
+    assert [m for m in mods if not m.startswith("retrieval_eval.store")] == []
