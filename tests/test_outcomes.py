@@ -8,11 +8,13 @@ import dataclasses
 import random
 from collections.abc import Sequence
 
+import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from retrieval_eval.evaluation.coordinator import EvalOptions, evaluate
 from retrieval_eval.outcomes import CompactOutcomes
+from retrieval_eval.questions.compact import CompactQuestions
 from retrieval_eval.questions.model import GoldenQuestion, GoldenQuestionSet
 from retrieval_eval.records import (
     SKIPPED_MEMBER_NOTE,
@@ -86,6 +88,40 @@ def test_any_outcomes_read_back_equal_in_any_order(
     assert packed.underfilled_count() == sum(q.underfilled for q in plain)
 
 
+@settings(max_examples=40, deadline=None)
+@given(st.lists(outcomes, max_size=12), st.randoms(use_true_random=False))
+def test_outcomes_read_their_question_from_the_set_they_index(
+    plain: list[QuestionOutcome], rng: random.Random
+) -> None:
+    """Given the run's questions, the builder keeps an index, not the question's fields."""
+    questions = [
+        GoldenQuestion(o.question_id, o.question_text or "?", o.form, o.expected_document_ids,
+                       o.hard_class)
+        for o in plain
+    ]  # fmt: skip
+    plain = [
+        dataclasses.replace(o, question_text=q.question)
+        for o, q in zip(plain, questions, strict=True)
+    ]
+    order = list(range(len(plain)))
+    rng.shuffle(order)
+    builder = CompactOutcomes.builder(CompactQuestions.of(questions))
+    rows = {i: builder.add(plain[i], i) for i in order}
+    assert_same(builder.build(rows[i] for i in range(len(plain))), plain)
+
+
+def test_a_builder_with_questions_refuses_an_outcome_without_its_index() -> None:
+    q = GoldenQuestion("q1", "what?", Form.MATCH, ("d1",))
+    builder = CompactOutcomes.builder((q,))
+    outcome = QuestionOutcome("q1", Form.MATCH, None, ("d1",), question_text="what?")
+    for index in (None, 1, -1):
+        with pytest.raises(ValueError, match="no question index"):
+            builder.add(outcome, index)
+    assert len(builder) == 0
+    builder.add(outcome, 0)
+    assert list(builder.build()) == [outcome]
+
+
 def test_a_built_view_keeps_its_length_when_more_is_added() -> None:
     builder = CompactOutcomes.builder()
     first = QuestionOutcome("q1", Form.MATCH, None, ("d1",), ("d1",), ("d1",), {1: True})
@@ -119,7 +155,7 @@ class Answers:
         return RetrieverDescription("answers", "1", chunk_separator="#")
 
 
-def question_set() -> GoldenQuestionSet:
+def question_set(compact: bool = False) -> GoldenQuestionSet:
     classes = (None, "near-duplicate", "prose-free")
     questions = tuple(
         GoldenQuestion(
@@ -131,7 +167,7 @@ def question_set() -> GoldenQuestionSet:
         )
         for n in range(120)
     )
-    return GoldenQuestionSet("answers", questions)
+    return GoldenQuestionSet("answers", CompactQuestions.of(questions) if compact else questions)
 
 
 def plain_outcomes(
@@ -154,8 +190,9 @@ def plain_outcomes(
     return plain
 
 
-def test_a_run_by_column_equals_the_run_scored_one_by_one(tmp_path) -> None:  # type: ignore[no-untyped-def]
-    qs = question_set()
+@pytest.mark.parametrize("compact", [False, True], ids=["tuple-set", "compact-set"])
+def test_a_run_by_column_equals_the_run_scored_one_by_one(tmp_path, compact: bool) -> None:  # type: ignore[no-untyped-def]
+    qs = question_set(compact)
     (run,) = evaluate([qs], [Answers()], EvalOptions(concurrency=5))
     assert isinstance(run.questions, CompactOutcomes)
     plain = plain_outcomes(qs, run.questions)

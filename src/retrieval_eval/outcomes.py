@@ -12,8 +12,10 @@ outcome when it is read, equal field by field to the one that was added:
   ranking itself (no separator, no duplicate);
 - latency and scores are C doubles; form, hard class and the hits mapping are small
   indices into tables of the few values a run holds (hits mappings are shared, read-only);
-- the question's id, text and labels are references to the strings the question set
-  already holds; errors and notes, rare, are kept by position.
+- the question's id, text, form, hard class and labels are read from the question set
+  when the builder was given it (``builder(questions)``, then ``add(outcome, question=i)``):
+  a 4-byte index per outcome; otherwise they are kept per outcome, as references to the
+  strings the outcome holds; errors and notes, rare, are kept by position.
 
 Built with ``CompactOutcomes.builder()`` in any order (the coordinator records answers as
 they arrive), then ``build(order)`` puts them in question order.
@@ -24,7 +26,7 @@ from __future__ import annotations
 from array import array
 from collections.abc import Iterable, Iterator, Mapping, Sequence
 from types import MappingProxyType
-from typing import overload
+from typing import Protocol, overload
 
 from retrieval_eval.records import Form, QuestionOutcome, RetrievalFailure
 
@@ -32,6 +34,33 @@ _FORMS = tuple(Form)
 _FORM_INDEX = {form: i for i, form in enumerate(_FORMS)}
 #: Bits of ``_flags``.
 _UNDERFILLED, _RANKED_IS_RAW, _NO_LATENCY = 1, 2, 4
+
+
+#: A ``QuestionOutcome``'s field values, in field order (``QuestionOutcome(*values)``).
+OutcomeValues = tuple[
+    str, Form, str | None, tuple[str, ...], tuple[str, ...], tuple[str, ...],
+    Mapping[int, bool], float | None, RetrievalFailure | None, bool,
+    tuple[float | None, ...], tuple[str, ...], str | None,
+]  # fmt: skip
+
+
+class Question(Protocol):
+    """What an outcome takes from its question (a ``GoldenQuestion``)."""
+
+    @property
+    def id(self) -> str: ...
+
+    @property
+    def question(self) -> str: ...
+
+    @property
+    def form(self) -> Form: ...
+
+    @property
+    def hard_class(self) -> str | None: ...
+
+    @property
+    def expected_document_ids(self) -> tuple[str, ...]: ...
 
 
 class CompactOutcomes(Sequence[QuestionOutcome]):
@@ -46,8 +75,8 @@ class CompactOutcomes(Sequence[QuestionOutcome]):
         self._count = count if order is None else len(order)
 
     @staticmethod
-    def builder() -> CompactOutcomeBuilder:
-        return CompactOutcomeBuilder()
+    def builder(questions: Sequence[Question] | None = None) -> CompactOutcomeBuilder:
+        return CompactOutcomeBuilder(questions)
 
     @classmethod
     def of(cls, outcomes: Iterable[QuestionOutcome]) -> CompactOutcomes:
@@ -99,6 +128,17 @@ class CompactOutcomes(Sequence[QuestionOutcome]):
 
     # --- what a whole-run figure needs, without building every outcome -------------------
 
+    def values(self) -> Iterator[OutcomeValues]:
+        """Each outcome's field values, in ``QuestionOutcome``'s field order (what the
+        store encodes, without an object per question)."""
+        values = self._columns.values
+        return map(values, range(self._count) if self._order is None else self._order)
+
+    def ids_and_classes(self) -> Iterator[tuple[str, str | None]]:
+        """Each outcome's question id and hard class, in question order."""
+        of = self._columns.question_of_row
+        return map(of, range(self._count) if self._order is None else self._order)
+
     def underfilled_count(self) -> int:
         flags = self._columns.flags
         rows = range(self._count) if self._order is None else self._order
@@ -135,6 +175,8 @@ class _Columns:
         "latency",
         "notes",
         "question_ids",
+        "question_of",
+        "questions",
         "ranked",
         "ranked_end",
         "raw",
@@ -146,8 +188,12 @@ class _Columns:
         "texts",
     )
 
-    def __init__(self) -> None:
+    def __init__(self, questions: Sequence[Question] | None = None) -> None:
         self.rows = 0
+        #: The run's questions, when given: each row's question is then an index into them
+        #: (``question_of``) and the five lists below stay empty.
+        self.questions = questions
+        self.question_of = array("I")
         self.question_ids: list[str] = []
         self.texts: list[str | None] = []
         self.expected: list[tuple[str, ...]] = []
@@ -174,6 +220,17 @@ class _Columns:
         self.notes: dict[int, tuple[str, ...]] = {}
 
     def outcome(self, row: int) -> QuestionOutcome:
+        return QuestionOutcome(*self.values(row))
+
+    def question_of_row(self, row: int) -> tuple[str, str | None]:
+        """The row's question id and hard class."""
+        if self.questions is not None:
+            q = self.questions[self.question_of[row]]
+            return q.id, q.hard_class
+        return self.question_ids[row], self.classes[self.class_of[row]]
+
+    def values(self, row: int) -> OutcomeValues:
+        """The row's outcome as its fields' values, in ``QuestionOutcome``'s field order."""
         ids = self.ids
         raw_start = self.raw_end[row - 1] if row else 0
         raw = tuple([ids[i] for i in self.raw[raw_start : self.raw_end[row]]])
@@ -183,20 +240,28 @@ class _Columns:
         else:
             start = self.ranked_end[row - 1] if row else 0
             ranked = tuple([ids[i] for i in self.ranked[start : self.ranked_end[row]]])
-        return QuestionOutcome(
-            question_id=self.question_ids[row],
-            form=_FORMS[self.forms[row]],
-            hard_class=self.classes[self.class_of[row]],
-            expected_document_ids=self.expected[row],
-            raw_ids=raw,
-            ranked_document_ids=ranked,
-            hits=self.hit_maps[self.hits[row]],
-            latency_ms=None if flags & _NO_LATENCY else self.latency[row],
-            error=self.errors.get(row),
-            underfilled=bool(flags & _UNDERFILLED),
-            raw_scores=self._scores(row) if self.scores_end is not None else (),
-            notes=self.notes.get(row, ()),
-            question_text=self.texts[row],
+        text: str | None
+        if self.questions is not None:
+            q = self.questions[self.question_of[row]]
+            qid, text, form = q.id, q.question, q.form
+            hard_class, expected = q.hard_class, q.expected_document_ids
+        else:
+            qid, text, form = self.question_ids[row], self.texts[row], _FORMS[self.forms[row]]
+            hard_class, expected = self.classes[self.class_of[row]], self.expected[row]
+        return (
+            qid,
+            form,
+            hard_class,
+            expected,
+            raw,
+            ranked,
+            self.hit_maps[self.hits[row]],
+            None if flags & _NO_LATENCY else self.latency[row],
+            self.errors.get(row),
+            bool(flags & _UNDERFILLED),
+            self._scores(row) if self.scores_end is not None else (),
+            self.notes.get(row, ()),
+            text,
         )
 
     def _scores(self, row: int) -> tuple[float | None, ...]:
@@ -213,12 +278,16 @@ class _Columns:
 
 
 class CompactOutcomeBuilder:
-    """Takes outcomes one at a time (each is packed at once, so only the columns stay)."""
+    """Takes outcomes one at a time (each is packed at once, so only the columns stay).
+
+    Given the run's ``questions``, every outcome is added with the index of its question
+    among them, whose id, text, form, hard class and labels it must carry (as
+    ``score_question`` makes it): they are read from there, not kept twice."""
 
     __slots__ = ("_class_index", "_columns", "_hit_index", "_id_index")
 
-    def __init__(self) -> None:
-        self._columns = _Columns()
+    def __init__(self, questions: Sequence[Question] | None = None) -> None:
+        self._columns = _Columns(questions)
         self._id_index: dict[str, int] = {}
         self._class_index: dict[str | None, int] = {None: 0}
         self._hit_index: dict[tuple[tuple[int, bool], ...], int] = {}
@@ -226,11 +295,16 @@ class CompactOutcomeBuilder:
     def __len__(self) -> int:
         return self._columns.rows
 
-    def add(self, outcome: QuestionOutcome) -> int:
+    def add(self, outcome: QuestionOutcome, question: int | None = None) -> int:
         """Pack ``outcome``; returns its row (rows count from 0 in the order added).
-        Whatever can fail (an id that is not a string) fails before a column changes."""
+        ``question``: its question's index in the builder's questions (required when the
+        builder has them, ignored otherwise). Whatever can fail (an id that is not a
+        string, a missing index) fails before a column changes."""
         c = self._columns
         row = c.rows
+        by_index = c.questions is not None
+        if by_index and (question is None or not 0 <= question < len(c.questions or ())):
+            raise ValueError(f"outcome {outcome.question_id!r}: no question index {question}")
         form = _FORM_INDEX[outcome.form]
         raw = outcome.raw_ids
         raw_indices = self._indices(raw)
@@ -246,11 +320,14 @@ class CompactOutcomeBuilder:
         flags = (_UNDERFILLED if outcome.underfilled else 0) | (_RANKED_IS_RAW if same else 0)
         flags |= _NO_LATENCY if latency is None else 0
         c.latency.append(0.0 if latency is None else latency)
-        c.question_ids.append(outcome.question_id)
-        c.texts.append(outcome.question_text)
-        c.expected.append(outcome.expected_document_ids)
-        c.forms.append(form)
-        c.class_of.append(hard_class)
+        if by_index:
+            c.question_of.append(question)  # type: ignore[arg-type]
+        else:
+            c.question_ids.append(outcome.question_id)
+            c.texts.append(outcome.question_text)
+            c.expected.append(outcome.expected_document_ids)
+            c.forms.append(form)
+            c.class_of.append(hard_class)
         c.raw.extend(raw_indices)
         c.raw_end.append(len(c.raw))
         c.ranked.extend(ranked_indices)

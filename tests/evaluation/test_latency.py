@@ -6,6 +6,7 @@ import random
 
 import pytest
 
+from retrieval_eval.evaluation import latency
 from retrieval_eval.evaluation.latency import percentile, run_latency, summarize_latency
 from retrieval_eval.records import FailureKind, Form, QuestionOutcome, RetrievalFailure
 
@@ -22,6 +23,22 @@ def test_percentiles_match_numpy(n: int) -> None:
         assert mine == pytest.approx(float(np.percentile(values, q)))
     assert summary.mean_ms == pytest.approx(float(np.mean(values)))
     assert (summary.count, summary.max_ms) == (n, max(values))
+
+
+@pytest.mark.parametrize("n", [6, 7, 8, 29, 1000])
+def test_sorting_in_chunks_gives_the_figures_of_one_sort(
+    n: int, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Chunks of 7 (one, several, a partial last): the merged ranks are exact, equal to
+    sorting everything at once, and still agree with numpy."""
+    rng = random.Random(n)
+    values = [rng.expovariate(0.1) * rng.choice([1e-3, 1, 1e3]) for _ in range(n)]
+    whole = summarize_latency(values)
+    monkeypatch.setattr(latency, "_CHUNK", 7)
+    chunked = summarize_latency(iter(values))
+    assert chunked == whole and chunked is not None
+    assert chunked.p95_ms == pytest.approx(float(np.percentile(values, 95)))
+    assert chunked.max_ms == max(values) and chunked.count == n
 
 
 def test_percentile_hand_worked() -> None:

@@ -1,5 +1,6 @@
 """The label fingerprint is hashed in slices; its value must stay what stored runs hold:
-the SHA-256 of the whole sorted record list as one compact JSON text."""
+the SHA-256 of the whole sorted record list as one compact JSON text, for a tuple of
+questions and for the same questions held by column."""
 
 from __future__ import annotations
 
@@ -9,6 +10,7 @@ import random
 
 import pytest
 
+from retrieval_eval.questions.compact import CompactQuestions
 from retrieval_eval.questions.model import GoldenQuestion, label_fingerprint
 from retrieval_eval.records import Form
 
@@ -34,3 +36,4 @@ def test_hashing_in_slices_gives_the_digest_of_the_whole_text(n: int) -> None:
         for i in range(n)
     ]
     assert label_fingerprint(questions) == at_once(questions)
+    assert label_fingerprint(CompactQuestions.of(questions)) == at_once(questions)

@@ -6,8 +6,9 @@ percentiles are computed once, in ``result``.
 
 Memory: a run holds every question's ranking until it is saved and reported. Each
 outcome is packed by column as soon as it is scored (``outcomes.CompactOutcomes``: one
-string per distinct id, rankings as 4-byte indices), so a run keeps about 140 bytes per
-question instead of an object and two tuples (about 400).
+string per distinct id, rankings as 4-byte indices, the question as an index into the
+set), so a run keeps about 125 bytes per question instead of an object and two tuples
+(about 400).
 """
 
 from __future__ import annotations
@@ -62,7 +63,7 @@ class RunAccumulator:
         self.parameters = parameters
         #: Question index -> its row among the packed outcomes; -1 until it is measured.
         self.outcomes = array("i", [-1]) * len(qs.questions)
-        self._packed = CompactOutcomeBuilder()
+        self._packed = CompactOutcomeBuilder(qs.questions)  # questions read from the set
         self.done = 0
         self.started_at = datetime.now(UTC)
         #: The progress handle returned by ``Progress.start`` (None without progress).
@@ -92,7 +93,7 @@ class RunAccumulator:
             latency_ms=latency_ms,
             error=error,  # the ranking's notes (a fused retriever's skipped member) are kept
         )
-        self.outcomes[index] = self._packed.add(outcome)
+        self.outcomes[index] = self._packed.add(outcome, index)
         self.done += 1
 
     def result(self, labels: Mapping[str, str]) -> RunResult:

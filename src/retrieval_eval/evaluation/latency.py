@@ -7,8 +7,12 @@ Failed retrievals are left out: a timeout's duration is the deadline, not a late
 
 from __future__ import annotations
 
+import heapq
+import itertools
 import math
+from array import array
 from collections.abc import Iterable, Sequence
+from itertools import islice
 
 from retrieval_eval.records import LatencySummary, QuestionOutcome
 
@@ -27,8 +31,15 @@ def percentile(sorted_values: Sequence[float], q: float) -> float:
 
 
 def summarize_latency(values_ms: Iterable[float]) -> LatencySummary | None:
-    """p50/p95/p99, mean and max; ``None`` when there is nothing to summarize."""
-    ordered = sorted(values_ms)
+    """p50/p95/p99, mean and max; ``None`` when there is nothing to summarize.
+
+    The values are sorted a chunk at a time into C doubles and merged, so a million
+    latencies never exist as a list of float objects (about 40 MB) beside the run."""
+    chunks = []
+    values = iter(values_ms)
+    while chunk := sorted(islice(values, _CHUNK)):
+        chunks.append(array("d", chunk))
+    ordered: Sequence[float] = chunks[0] if len(chunks) == 1 else _Ranks(chunks, _QUANTILES)
     if not ordered:
         return None
     return LatencySummary(
@@ -36,9 +47,36 @@ def summarize_latency(values_ms: Iterable[float]) -> LatencySummary | None:
         p50_ms=percentile(ordered, 50),
         p95_ms=percentile(ordered, 95),
         p99_ms=percentile(ordered, 99),
-        mean_ms=math.fsum(ordered) / len(ordered),
+        mean_ms=math.fsum(itertools.chain.from_iterable(chunks)) / len(ordered),
         max_ms=ordered[-1],
     )
+
+
+#: Latencies sorted at a time by ``summarize_latency``.
+_CHUNK = 65_536
+_QUANTILES = (50, 95, 99)
+
+
+class _Ranks(Sequence[float]):
+    """Sorted chunks read as one sorted sequence at the ranks that ``percentile`` reads
+    for ``quantiles`` and at the last rank: found in one merge of the chunks."""
+
+    def __init__(self, chunks: list[array[float]], quantiles: Iterable[float]) -> None:
+        self._count = count = sum(map(len, chunks))
+        wanted = {count - 1}
+        for q in quantiles:
+            low = math.floor((count - 1) * q / 100)
+            wanted |= {low, min(low + 1, count - 1)}
+        self._found: dict[int, float] = {}
+        for rank, value in enumerate(heapq.merge(*chunks)):
+            if rank in wanted:
+                self._found[rank] = value
+
+    def __len__(self) -> int:
+        return self._count
+
+    def __getitem__(self, rank: int) -> float:  # type: ignore[override]
+        return self._found[rank + self._count if rank < 0 else rank]
 
 
 def run_latency(outcomes: Iterable[QuestionOutcome]) -> LatencySummary | None:

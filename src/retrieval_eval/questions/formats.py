@@ -45,6 +45,7 @@ from retrieval_eval.questions.bounded import (
     open_set_file,
     read_bounded,
 )
+from retrieval_eval.questions.compact import CompactQuestions
 from retrieval_eval.questions.jsondecode import (
     KEY_END,
     PLAIN,
@@ -87,7 +88,8 @@ class RawSet:
     #: Keys given twice in one mapping: question index (-1: header) -> [(key, line)].
     duplicate_keys: dict[int, list[tuple[str, int | None]]] = field(default_factory=dict)
     #: ``questions`` may hold ``GoldenQuestion`` records the reader built from plainly
-    #: valid lines (JSONL, read line by line), besides raw mappings to check.
+    #: valid lines (JSONL, read line by line), besides raw mappings to check; or be a
+    #: ``CompactQuestions`` when every line was plainly valid.
     built: bool = False
 
 
@@ -245,9 +247,11 @@ class _JsonlReader:
         self.source, self.default_name = source, default_name
         self.header: dict[str, Any] = {}
         self.header_line: int | None = None
-        self.questions: list[Any] = []
-        #: Label lists seen so far, so that questions with the same labels share one tuple.
-        self.labels: dict[tuple[str, ...], tuple[str, ...]] = {}
+        #: Plainly valid questions, packed as they are read (``CompactQuestions``).
+        self.built = CompactQuestions.builder()
+        #: Position -> the raw value of a line that must be checked field by field.
+        self.unchecked: dict[int, Any] = {}
+        self.count = 0
         self.lines: array[int] = array("q")
         self.problems: list[Problem] = []
         self.dups: dict[int, list[tuple[str, int | None]]] = {}
@@ -263,9 +267,18 @@ class _JsonlReader:
             first = False
         locator = JsonlLines(self.lines, self.header_line)
         return RawSet(
-            self.source, self.default_name, self.header, self.questions, locator,
+            self.source, self.default_name, self.header, self.questions(), locator,
             self.problems, self.dups, built=True,
         )  # fmt: skip
+
+    def questions(self) -> Any:
+        """The compact questions when every line was plainly valid (the common case);
+        else a list of the built questions and the raw values, in file order."""
+        built = self.built.build()
+        if not self.unchecked and self.count:
+            return built
+        rows = iter(built)
+        return [self.unchecked[i] if i in self.unchecked else next(rows) for i in range(self.count)]
 
     def decode(self, number: int, line: str) -> Any:
         try:
@@ -288,8 +301,13 @@ class _JsonlReader:
                 self.dups[-1] = [(k, number) for k in obj.duplicates]
             return
         if isinstance(obj, DuplicateKeys):
-            self.dups[len(self.questions)] = [(k, number) for k in obj.duplicates]
-        self.questions.append(well_formed(obj, self.labels) or obj)
+            self.dups[self.count] = [(k, number) for k in obj.duplicates]
+        question = well_formed(obj)
+        if question is None:
+            self.unchecked[self.count] = obj
+        else:
+            self.built.add(question)
+        self.count += 1
         self.lines.append(number)
 
 

@@ -15,6 +15,7 @@ from __future__ import annotations
 from collections.abc import Sequence, Set
 from typing import Any
 
+from retrieval_eval.questions.compact import CompactQuestions
 from retrieval_eval.questions.did_you_mean import did_you_mean
 from retrieval_eval.questions.formats import FORMAT_VERSION, HEADER_KEY, RawSet
 from retrieval_eval.questions.labelling import (
@@ -105,19 +106,6 @@ def _texts(q: GoldenQuestion) -> list[tuple[str, str]]:
     return fields + [("expected_document_ids", doc) for doc in q.expected_document_ids]
 
 
-def _has_nul(questions: list[GoldenQuestion]) -> bool:
-    """Any NUL in the scored texts (answer gists are checked apart); allocation-free, as
-    it runs over every question of every set loaded."""
-    nul = "\x00"
-    for q in questions:
-        if nul in q.id or nul in q.question or (q.hard_class and nul in q.hard_class):
-            return True
-        for doc in q.expected_document_ids:
-            if nul in doc:
-                return True
-    return False
-
-
 class _Checker:
     """Collects problems for one raw set; locates lines only for problems found."""
 
@@ -171,7 +159,7 @@ class _Checker:
             description = ""
         return name, description
 
-    def questions(self) -> list[GoldenQuestion]:
+    def questions(self) -> Sequence[GoldenQuestion]:
         items = self.raw.questions
         if "" in self.raw.header:
             return []  # the top level is not a set at all; already reported
@@ -179,11 +167,13 @@ class _Checker:
             if not self.raw.problems:
                 self.add_header("questions", "no 'questions' list")
             return []
-        if not isinstance(items, list):
+        if not isinstance(items, list | CompactQuestions):
             self.add_header("questions", f"'questions' must be a list, got {kind(items)}")
             return []
         if not items and not self.raw.problems:
             self.add_header("questions", "the set has no questions")
+        if isinstance(items, CompactQuestions):  # every JSONL line was plainly valid
+            return self.compact(items)
         built: list[GoldenQuestion] = []
         first_index: dict[str, int] = {}
         careful = self.corpus is not None or bool(self.raw.duplicate_keys)
@@ -206,6 +196,19 @@ class _Checker:
             if question is not None:
                 built.append(question)
         return built
+
+    def compact(self, questions: CompactQuestions) -> CompactQuestions:
+        """The checks ``questions`` leaves to the whole set: ids unique, labels in the
+        corpus; without building every question."""
+        for row, first in questions.duplicates():
+            line = self.raw.locator.question_line(first)
+            where = f"line {line}" if line is not None else f"question #{first + 1}"
+            label = questions.id_of(row)
+            self.add(row, "id", label, f"duplicate question id (first at {where})")
+        if self.corpus is not None:
+            for index, q in enumerate(questions):
+                self.in_corpus(index, q.id, q.expected_document_ids)
+        return questions
 
     def question(self, index: int, data: Any, label: str | None) -> GoldenQuestion | None:
         if not isinstance(data, dict):
@@ -316,7 +319,7 @@ class _Checker:
                 message = f"expected document {doc!r} is not in the corpus {self.corpus_name}"
                 self.add(index, "expected_document_ids", label, message)
 
-    def unstorable(self, name: str, description: str, questions: list[GoldenQuestion]) -> None:
+    def unstorable(self, name: str, description: str, questions: Sequence[GoldenQuestion]) -> None:
         """Locate every text that ``_flaw`` refuses."""
         for key, value in (("name", name), ("description", description)):
             flaw = _flaw(value)
@@ -353,14 +356,15 @@ def check_raw_set(
     if checker.unjudged:
         checker.problems.append(Problem(raw.source, None, unjudged_message(checker.unjudged)))
     if not checker.problems:
-        gists = [q.answer_gist for q in questions if q.answer_gist is not None]
-        plain = not any(map(_flaw, [name, description, *gists])) and not _has_nul(questions)
+        compact = CompactQuestions.of(questions)
+        gists = compact.answer_gists()
+        plain = not any(map(_flaw, [name, description, *gists])) and not compact.holds("\x00")
         if plain:
             try:  # the fingerprint encodes every scored text: lone surrogates fail here
-                return GoldenQuestionSet(name, tuple(questions), description, raw.source), []
+                return GoldenQuestionSet(name, compact, description, raw.source), []
             except UnicodeEncodeError:
                 pass
-        checker.unstorable(name, description, questions)
+        checker.unstorable(name, description, compact)
     return None, sorted(checker.problems, key=lambda p: p.line or 0)
 
 

@@ -24,16 +24,9 @@ def _text(value: Any) -> bool:
     return type(value) is str and value != "" and not value.isspace()
 
 
-#: Distinct label lists a reader shares at most (past this, new ones are kept as they come).
-MAX_SHARED_LABELS = 65_536
-
-
-def well_formed(
-    data: Any, labels: dict[tuple[str, ...], tuple[str, ...]] | None = None
-) -> GoldenQuestion | None:
+def well_formed(data: Any) -> GoldenQuestion | None:
     """The question when it is plainly valid (the common case, fast); ``None`` means "check
-    it field by field" — never that it is wrong. With ``labels`` (one per set read), equal
-    label lists share one tuple."""
+    it field by field" — never that it is wrong."""
     if type(data) is not dict or not data.keys() <= FIELDS:
         return None
     qid: Any = data.get("id")
@@ -55,10 +48,4 @@ def well_formed(
     expected = tuple(map(intern, ids))
     if len(set(expected)) != len(expected):
         return None
-    if labels is not None:
-        shared = labels.get(expected)
-        if shared is not None:
-            expected = shared
-        elif len(labels) < MAX_SHARED_LABELS:
-            labels[expected] = expected
     return GoldenQuestion(qid, text, form, expected, hard_class, gist)

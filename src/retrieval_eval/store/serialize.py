@@ -13,6 +13,7 @@ from sys import intern
 from typing import Any
 
 from retrieval_eval.metric_keys import TOP1_HIT_RATE, TOP3_HIT_RATE
+from retrieval_eval.outcomes import CompactOutcomes, OutcomeValues
 from retrieval_eval.records import (
     FailureKind,
     Form,
@@ -158,9 +159,15 @@ def nul_problem(run: RunResult) -> str | None:
         ("retriever target", run.retriever_target),
     ]
     texts += [("label", f"{k}={v}") for k, v in run.labels.items()]
-    for q in run.questions:
-        if "\x00" in q.question_id or "\x00" in (q.hard_class or ""):
-            texts += [("question id", q.question_id), ("hard class", q.hard_class or "")]
+    questions = run.questions
+    pairs = (
+        questions.ids_and_classes()
+        if isinstance(questions, CompactOutcomes)
+        else ((q.question_id, q.hard_class) for q in questions)
+    )
+    for qid, hard_class in pairs:
+        if "\x00" in qid or "\x00" in (hard_class or ""):
+            texts += [("question id", qid), ("hard class", hard_class or "")]
     for what, text in texts:
         if "\x00" in text:
             return f"{what} {text!a} holds a NUL character (U+0000)"
@@ -227,26 +234,42 @@ OUTCOME_ROW_COLUMNS = (
 
 
 def outcome_rows(outcomes: Iterable[QuestionOutcome]) -> list[tuple[Any, ...]]:
-    """``reval_outcomes`` rows (without ``run_pk`` and ``position``), in question order."""
+    """``reval_outcomes`` rows (without ``run_pk`` and ``position``), in question order.
+    Outcomes held by column are encoded from their values, without an object each."""
+    values: Iterable[OutcomeValues]
+    if isinstance(outcomes, CompactOutcomes):
+        values = outcomes.values()
+    else:
+        values = (astuple_shallow(q) for q in outcomes)
     return [
         (
-            q.question_id,
-            q.form.value,
-            q.hard_class,
-            encode_ids(q.expected_document_ids),
-            encode_ids(q.raw_ids),
-            encode_ids(q.ranked_document_ids),
-            encode_hits(q.hits),
-            q.latency_ms,
-            None if q.error is None else str(q.error.kind),
-            None if q.error is None else q.error.message.replace("\x00", "\\x00"),
-            q.underfilled,
-            encode_scores(q.raw_scores),
-            encode_ids(q.notes) if q.notes else None,
-            None if q.question_text is None else q.question_text.replace("\x00", "\\x00"),
+            qid,
+            form.value,
+            hard_class,
+            encode_ids(expected),
+            encode_ids(raw),
+            encode_ids(ranked),
+            encode_hits(hits),
+            latency,
+            None if error is None else str(error.kind),
+            None if error is None else error.message.replace("\x00", "\\x00"),
+            underfilled,
+            encode_scores(scores),
+            encode_ids(notes) if notes else None,
+            None if text is None else text.replace("\x00", "\\x00"),
         )
-        for q in outcomes
-    ]
+        for (qid, form, hard_class, expected, raw, ranked, hits, latency, error, underfilled,
+             scores, notes, text) in values
+    ]  # fmt: skip
+
+
+_OUTCOME_FIELDS = tuple(f.name for f in fields(QuestionOutcome))
+
+
+def astuple_shallow(q: QuestionOutcome) -> OutcomeValues:
+    """An outcome's field values in field order (``dataclasses.astuple`` would copy them
+    deeply)."""
+    return tuple(getattr(q, name) for name in _OUTCOME_FIELDS)
 
 
 #: Column order expected by :func:`outcome_from_tuple`.

@@ -360,7 +360,7 @@ def _prepare_directory(url: URL, path: Path) -> None:
 
 
 #: Outcome rows encoded and sent per batch: a big run is never encoded whole at once.
-SAVE_BATCH = 10_000
+SAVE_BATCH = 5_000
 
 
 def _insert_run(conn: Connection, row: dict[str, Any], run: RunResult) -> None:

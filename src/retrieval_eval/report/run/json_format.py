@@ -163,7 +163,7 @@ def render_json(reports: Sequence[RunReport], warnings: Sequence[str] = ()) -> s
 
 
 #: Questions encoded per ``json.dumps`` call by ``write_json``.
-WRITE_BATCH = 10_000
+WRITE_BATCH = 2_000
 
 
 def write_json(reports: Sequence[RunReport], out: TextIO, warnings: Sequence[str] = ()) -> None:
