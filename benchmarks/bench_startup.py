@@ -14,10 +14,13 @@ processes, ``--repeat`` each):
    runs list`` on an empty store are printed beside them.
 
 Every process keeps its bytecode under a temporary PYTHONPYCACHEPREFIX (the first runs
-write it), as an installed reval has it.
+write it), as an installed reval has it. ``--instructions`` counts instructions instead
+(one run of each process under valgrind's callgrind): the same ratios, which a loaded
+machine does not disturb.
 
     python benchmarks/bench_startup.py
     python benchmarks/bench_startup.py --repeat 20
+    python benchmarks/bench_startup.py --instructions
 """
 
 from __future__ import annotations
@@ -25,6 +28,7 @@ from __future__ import annotations
 import argparse
 import json
 import os
+import re
 import statistics
 import subprocess
 import sys
@@ -73,6 +77,15 @@ def median_ms(args: list[str], env: dict[str, str], repeat: int) -> float:
     return statistics.median(times) * 1000
 
 
+def million_instructions(args: list[str], env: dict[str, str]) -> float:
+    """Instructions one run of ``args`` executes (valgrind's callgrind), in millions."""
+    done = subprocess.run(["valgrind", "--tool=callgrind", "--callgrind-out-file=/dev/null",
+                           *args], env=env, capture_output=True, text=True, check=True)  # fmt: skip
+    found = re.search(r"Collected : (\d+)", done.stderr)
+    assert found is not None, done.stderr
+    return int(found.group(1)) / 1e6
+
+
 def not_ours(names: list[str]) -> list[str]:
     """Top-level modules that are not reval's own (standard library included: an import
     reval makes costs the same whoever makes it)."""
@@ -97,7 +110,10 @@ def importtime(args: list[str], env: dict[str, str]) -> list[tuple[str, int, int
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--repeat", type=int, default=10)
-    repeat = parser.parse_args().repeat
+    parser.add_argument("--instructions", action="store_true",
+                        help="count instructions (valgrind) instead of timing")  # fmt: skip
+    options = parser.parse_args()
+    repeat = options.repeat
     load = os.getloadavg()[0]
     with tempfile.TemporaryDirectory() as tmp:
         home = Path(tmp)
@@ -110,6 +126,9 @@ def main() -> None:
                      f"bm25:{index}", "--format", "json"]  # fmt: skip
         subprocess.run([REVAL, *eval_args], env=env, check=True, capture_output=True)  # store made
 
+        if options.instructions:
+            count(env, eval_args, home, load)
+            return
         click_ms = median_ms([PY, "-c", "import click"], env, repeat)
         help_ms = median_ms([REVAL, "--help"], env, repeat)
         version_ms = median_ms([REVAL, "--version"], env, repeat)
@@ -118,13 +137,7 @@ def main() -> None:
         subprocess.run([REVAL, *empty], env=env, check=True, capture_output=True)  # created
         list_ms = median_ms([REVAL, *empty], env, repeat)
 
-        probe = subprocess.run([PY, "-c", PROBE, *eval_args], env=env, capture_output=True,
-                               text=True, check=True)  # fmt: skip
-        packages = not_ours(json.loads(probe.stderr.strip().splitlines()[-1]))
-        floor_code = (
-            f"import importlib\nfor name in {packages!r}:\n    try:\n"
-            "        importlib.import_module(name)\n    except Exception:\n        pass\n"
-        )
+        packages, floor_code = floor(eval_args, env)
         floor_ms = median_ms([PY, "-c", floor_code], env, repeat)
         eval_ms = median_ms([REVAL, *eval_args], env, repeat)
         rows = importtime(eval_args, env)
@@ -154,6 +167,40 @@ def main() -> None:
     print("reval's own heaviest modules (self time):")
     for name, us in sorted(own, key=lambda r: -r[1])[:8]:
         print(f"  {name:50s} {us / 1000:6.1f} ms")
+
+
+def floor(eval_args: list[str], env: dict[str, str]) -> tuple[list[str], str]:
+    """The top-level modules ``reval eval`` loads that are not reval's own, and a program
+    importing only them."""
+    probe = subprocess.run([PY, "-c", PROBE, *eval_args], env=env, capture_output=True,
+                           text=True, check=True)  # fmt: skip
+    packages = not_ours(json.loads(probe.stderr.strip().splitlines()[-1]))
+    code = (
+        f"import importlib\nfor name in {packages!r}:\n    try:\n"
+        "        importlib.import_module(name)\n    except Exception:\n        pass\n"
+    )
+    return packages, code
+
+
+def count(env: dict[str, str], eval_args: list[str], home: Path, load: float) -> None:
+    """The same ratios in instructions, one process each (the bytecode is already cached)."""
+    empty = ["runs", "list", "--db", f"sqlite:///{home / 'empty.sqlite'}"]
+    subprocess.run([REVAL, *empty], env=env, check=True, capture_output=True)  # created
+    _, floor_code = floor(eval_args, env)
+    click = million_instructions([PY, "-c", "import click"], env)
+    rows = [
+        ("reval --help", million_instructions([REVAL, "--help"], env), click, "click"),
+        ("reval runs list (empty store)", million_instructions([REVAL, *empty], env), click,
+         "click"),
+    ]  # fmt: skip
+    floor_m = million_instructions([PY, "-c", floor_code], env)
+    rows.append(("reval eval (23 questions, BM25)", million_instructions([REVAL, *eval_args],
+                 env), floor_m, "the floor"))  # fmt: skip
+    print(f"load average {load:.2f}; millions of instructions (valgrind), one process each")
+    print(f"python -c 'import click'         {click:8.0f}")
+    print(f"import floor of reval eval       {floor_m:8.0f}")
+    for name, value, base, base_name in rows:
+        print(f"{name:32s} {value:8.0f}   {value / base:.2f}x {base_name}")
 
 
 if __name__ == "__main__":

@@ -144,6 +144,14 @@ class CompactOutcomes(Sequence[QuestionOutcome]):
         rows = range(self._count) if self._order is None else self._order
         return sum(1 for row in rows if flags[row] & _UNDERFILLED)
 
+    def latencies(self) -> Iterator[float]:
+        """The latency of every answered question that has one, in question order (what
+        ``evaluation.latency.run_latency`` summarizes), read from the column as it goes."""
+        c = self._columns
+        latency, flags, errors = c.latency, c.flags, c.errors
+        rows = range(self._count) if self._order is None else self._order
+        return (latency[r] for r in rows if not flags[r] & _NO_LATENCY and r not in errors)
+
     def failures(self) -> Iterator[RetrievalFailure]:
         """The errors of the failed questions, in question order."""
         errors = self._columns.errors
@@ -351,7 +359,7 @@ class CompactOutcomeBuilder:
     def _indices(self, ids: tuple[str, ...]) -> list[int]:
         index = self._id_index
         table = self._columns.ids
-        found = [index.get(i) for i in ids]
+        found = list(map(index.get, ids))  # one call in C per id, no bytecode
         if None not in found:
             return found  # type: ignore[return-value]
         out = []

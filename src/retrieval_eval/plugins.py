@@ -53,9 +53,32 @@ def scan_plugins(namespace: str) -> list[PluginInfo]:
     distribution's one-line summary. ``importlib.metadata`` costs more to import than
     ``reval --help`` has to spend; ``list_plugins`` stays the reference (a test checks
     that both find the same entry points)."""
+    found = _installed().get(namespace, {})
+    return [
+        PluginInfo(name, namespace, target, dist, _summary(meta))
+        for name, (target, dist, meta) in sorted(found.items())
+    ]
+
+
+#: (sys.path with each entry's modification time, what ``_installed`` read there).
+_scanned: tuple[tuple[tuple[str, float], ...], dict[str, dict[str, tuple[str, str, str]]]] = (
+    (),
+    {},
+)
+
+
+def _installed() -> dict[str, dict[str, tuple[str, str, str]]]:
+    """namespace -> entry point name -> (target, distribution, metadata directory), for
+    every distribution on ``sys.path``. Read once per process and again only when
+    ``sys.path`` or one of its directories changes (a distribution installed meanwhile):
+    one command asks several times (its own lookup, then the plugin's loading)."""
+    global _scanned
     import sys
 
-    infos: dict[str, PluginInfo] = {}
+    key = tuple((entry, _mtime(entry or ".")) for entry in sys.path)
+    if key == _scanned[0]:
+        return _scanned[1]
+    found: dict[str, dict[str, tuple[str, str, str]]] = {}
     seen: set[str] = set()
     for entry in sys.path:
         try:
@@ -70,30 +93,38 @@ def scan_plugins(namespace: str) -> list[PluginInfo]:
             if _normal(dist) in seen:
                 continue
             seen.add(_normal(dist))
-            for ep_name, target in _entry_points(os.path.join(meta, "entry_points.txt"), namespace):
-                info = PluginInfo(ep_name, namespace, target, dist, _summary(meta))
-                infos.setdefault(ep_name, info)
-    return sorted(infos.values(), key=lambda i: i.name)
+            for namespace, ep_name, target in _entry_points(os.path.join(meta, "entry_points.txt")):
+                found.setdefault(namespace, {}).setdefault(ep_name, (target, dist, meta))
+    _scanned = (key, found)
+    return found
+
+
+def _mtime(path: str) -> float:
+    try:
+        return os.stat(path).st_mtime
+    except OSError:
+        return -1.0
 
 
 def _normal(name: str) -> str:
     return name.lower().replace("-", "_").replace(".", "_")
 
 
-def _entry_points(path: str, namespace: str) -> list[tuple[str, str]]:
+def _entry_points(path: str) -> list[tuple[str, str, str]]:
+    """(namespace, name, target) of every entry point in one ``entry_points.txt``."""
     try:
         with open(path, encoding="utf-8") as f:
             lines = f.read().splitlines()
     except OSError:
         return []
-    found, inside = [], False
+    found, section = [], ""
     for line in lines:
         line = line.strip()
         if line.startswith("["):
-            inside = line == f"[{namespace}]"
-        elif inside and "=" in line and not line.startswith(("#", ";")):
+            section = line[1:].partition("]")[0].strip()
+        elif section and "=" in line and not line.startswith(("#", ";")):
             name, _, target = line.partition("=")
-            found.append((name.strip(), target.strip()))
+            found.append((section, name.strip(), target.strip()))
     return found
 
 
@@ -118,19 +149,24 @@ def load_plugin(namespace: str, name: str, kind: str = "plugin") -> Any:
     Raises ``UnknownNameError`` (with suggestions) or ``PluginError`` naming the entry
     point and the underlying import error.
     """
+    from importlib.metadata import EntryPoint
+
     from stevedore import NamedExtensionManager
 
-    names = [p.name for p in scan_plugins(namespace)]  # the cheap reader: stevedore scans too
-    if name not in names:
-        raise UnknownNameError(kind, name, difflib.get_close_matches(name, names, n=3))
+    found = _installed().get(namespace, {})
+    if name not in found:
+        raise UnknownNameError(kind, name, difflib.get_close_matches(name, list(found), n=3))
     errors: list[str] = []
 
     def on_failure(_manager: Any, entrypoint: Any, exc: BaseException) -> None:
         errors.append(f"{entrypoint.name} ({entrypoint.value}): {type(exc).__name__}: {exc}")
 
-    # stevedore keeps a per-process list per namespace; drop it so that what loads matches
-    # what list_plugins() just saw (distributions can appear on sys.path at run time).
-    NamedExtensionManager.ENTRY_POINT_CACHE.pop(namespace, None)
+    # stevedore keeps a per-process list of each namespace's entry points: it gets the ones
+    # just read, so that what loads is what scan_plugins() sees (distributions can appear
+    # on sys.path at run time), and it need not hash sys.path and read its own cache.
+    NamedExtensionManager.ENTRY_POINT_CACHE[namespace] = [
+        EntryPoint(ep_name, target, namespace) for ep_name, (target, _, _) in found.items()
+    ]
     loaded = NamedExtensionManager(
         namespace=namespace,
         names=[name],

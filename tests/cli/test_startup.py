@@ -6,8 +6,11 @@ the time it takes is a benchmark figure, ``benchmarks/bench_startup.py``)."""
 from __future__ import annotations
 
 import json
+import os
 import subprocess
 import sys
+import time
+from pathlib import Path
 
 import click
 import pytest
@@ -141,3 +144,82 @@ def test_a_store_at_the_head_revision_opens_without_alembic_or_the_orm(tmp_path)
     again = loaded_by("runs", "list", "--db", db, "--ids", watch=watch)
     assert "sqlalchemy" in again and "retrieval_eval.store" in again
     assert [m for m in again if m.startswith(("alembic", "sqlalchemy.orm"))] == []
+
+
+def _distribution(site: Path, name: str, entry_points: str) -> None:
+    meta = site / f"{name}-1.0.dist-info"
+    meta.mkdir()
+    (meta / "METADATA").write_text(f"Metadata-Version: 2.1\nName: {name}\nSummary: {name} here\n\n")
+    (meta / "entry_points.txt").write_text(entry_points)
+
+
+def test_plugins_installed_while_the_process_runs_are_seen_and_loaded(tmp_path, monkeypatch):
+    """The entry points are read once per process, again when ``sys.path`` or one of its
+    directories changes; stevedore loads from what was read (the same lists)."""
+    from retrieval_eval.errors import PluginError, UnknownNameError
+    from retrieval_eval.plugins import RETRIEVERS, load_plugin, scan_plugins
+
+    site = tmp_path / "site"
+    site.mkdir()
+    (site / "reval_probe_a.py").write_text("def factory(argument=None):\n    return 'a'\n")
+    _distribution(site, "reval_probe_a", f"[{RETRIEVERS}]\nprobe-a = reval_probe_a:factory\n")
+    before = [p.name for p in scan_plugins(RETRIEVERS)]
+    assert "probe-a" not in before
+    monkeypatch.syspath_prepend(str(site))
+    assert [p.name for p in scan_plugins(RETRIEVERS)] == sorted([*before, "probe-a"])
+    assert load_plugin(RETRIEVERS, "probe-a")() == "a"
+    with pytest.raises(UnknownNameError):
+        load_plugin(RETRIEVERS, "probe-b")
+    # A second distribution appears in the same directory: the directory changed.
+    _distribution(site, "reval_probe_b", f"[{RETRIEVERS}]\nprobe-b = reval_probe_b:nowhere\n")
+    os.utime(site, (time.time() + 5, time.time() + 5))  # coarse file system clocks
+    assert "probe-b" in [p.name for p in scan_plugins(RETRIEVERS)]
+    with pytest.raises(PluginError, match="probe-b"):
+        load_plugin(RETRIEVERS, "probe-b")
+    assert load_plugin(RETRIEVERS, "bm25") is not None  # the installed plugins still load
+
+
+def test_an_eval_of_a_jsonl_set_on_a_store_at_head_loads_neither_yaml_nor_alembic(tmp_path):
+    """YAML is imported when a YAML set is read, Alembic when the schema must change: a
+    second ``reval eval`` of a JSONL set loads neither (the first, a YAML set that creates
+    the store, loads both, so the probe is seen to look in the right place)."""
+    from reval_bm25 import build_index
+
+    from retrieval_eval.example_data import __file__ as example_init
+    from retrieval_eval.questions.loading import load_question_sets
+
+    example = Path(example_init).parent
+    index = tmp_path / "index"
+    build_index(example / "corpus.jsonl", index, chunk_words=150, chunk_overlap=30)
+    jsonl = tmp_path / "questions.jsonl"
+    (asked,) = load_question_sets(str(example / "questions.yaml"))
+    lines = [{"reval_question_set": 1, "name": asked.name}]
+    lines += [{"id": q.id, "question": q.question, "form": q.form.value,
+               "expected_document_ids": list(q.expected_document_ids)}
+              for q in asked.questions]  # fmt: skip
+    jsonl.write_text("".join(json.dumps(line) + "\n" for line in lines))
+    db = f"sqlite:///{tmp_path / 'runs.sqlite'}"
+    watch = ("yaml", "alembic", "retrieval_eval.store", "reval_bm25")
+    common = ["--retriever", f"bm25:{index}", "--db", db, "--format", "json"]
+    first = loaded_by("eval", "--set", str(example / "questions.yaml"), *common, watch=watch)
+    assert {"yaml", "alembic", "retrieval_eval.store", "reval_bm25"} <= set(first)
+    again = loaded_by("eval", "--set", str(jsonl), *common, watch=watch)
+    assert "retrieval_eval.store" in again and "reval_bm25" in again
+    assert [m for m in again if m.startswith(("yaml", "alembic"))] == []
+
+
+def test_listing_an_empty_store_loads_no_report_and_no_judge(tmp_path):
+    """``runs list`` says there is nothing to list without the table (rich), the report
+    records or the regression judge; the file width the CLI uses is the reports'."""
+    from retrieval_eval.cli.render import FILE_WIDTH
+    from retrieval_eval.report.run.render import FILE_WIDTH as REPORT_WIDTH
+
+    assert FILE_WIDTH == REPORT_WIDTH
+    db = f"sqlite:///{tmp_path / 'runs.sqlite'}"
+    watch = ("rich", "retrieval_eval.report.model", "retrieval_eval.report.runs_list",
+             "retrieval_eval.report.run", "retrieval_eval.regression.verdict",
+             "retrieval_eval.regression.class_checks", "retrieval_eval.store")  # fmt: skip
+    loaded_by("runs", "list", "--db", db, watch=watch)  # creates the store
+    mods = loaded_by("runs", "list", "--db", db, watch=watch)
+    assert "retrieval_eval.store" in mods
+    assert [m for m in mods if not m.startswith("retrieval_eval.store")] == []

@@ -125,3 +125,51 @@ def test_reading_ids_alone_when_sizes_say_so_gives_the_full_reading(
         wire += bytes([15 << 3]) + bytes([unknown[0] & 0x7F])
     parsed = pb.RetrieveResponse.FromString(wire)
     assert convert.ranking_from_proto(parsed) == _read_field_by_field(parsed)
+
+
+def _wire_cases() -> st.SearchStrategy[bytes]:
+    """Encoded responses: ids only (the usual answer), with scores or chunk ids, with
+    unknown fields, cut short, or with bytes that are not UTF-8."""
+    rows = st.lists(
+        st.tuples(_IDS, st.none() | st.floats(allow_nan=False), st.sampled_from(["", "c#1"])),
+        max_size=14,
+    )
+    ids_only = st.lists(_IDS, max_size=14).map(lambda ids: [(d, None, "") for d in ids])
+
+    def encode(rows: list[tuple[str, float | None, str]]) -> bytes:
+        items = [pb.RetrievedItem(document_id=d, score=s, chunk_id=c) for d, s, c in rows]
+        return pb.RetrieveResponse(results=items).SerializeToString()
+
+    def damage(wire: bytes, how: int, at: int) -> bytes:
+        if how == 1 and wire:  # cut short
+            return wire[: at % len(wire)]
+        if how == 2 and len(wire) > 4:  # a byte that is not UTF-8 inside the first id
+            return wire[:4] + b"\xff" + wire[5:]
+        if how == 3:  # an unknown varint field (number 15) appended
+            return wire + bytes([15 << 3, at & 0x7F])
+        return wire
+
+    return st.builds(damage, (ids_only | rows).map(encode), st.integers(0, 3), st.integers(0, 255))
+
+
+@settings(max_examples=400, deadline=None)
+@given(_wire_cases(), st.integers(1, 14))
+def test_reading_ids_from_the_wire_reads_what_parsing_does(wire: bytes, limit: int) -> None:
+    """``ids_from_wire`` answers only for a response of ids alone, within ``limit``, and
+    then with exactly the ids a full parse reads; anything else is left to the parser."""
+    ids = convert.ids_from_wire(wire, limit)
+    if ids is None:
+        return
+    parsed = pb.RetrieveResponse.FromString(wire)  # what it read must parse...
+    assert len(ids) <= limit
+    assert Ranking(ids) == _read_field_by_field(parsed)  # ...to ids alone, the same ones
+
+
+@pytest.mark.parametrize(
+    "ids", [["a"], ["doc0#0", "doc0#1", "d"], ["é" * 62, "x" * 125], []], ids=repr
+)
+def test_the_usual_answer_is_read_from_the_wire(ids: list[str]) -> None:
+    wire = convert.ranking_to_proto(Ranking(tuple(ids))).SerializeToString()
+    assert convert.ids_from_wire(wire, 12) == tuple(ids)
+    if len(ids) > 1:  # more than asked for: left to the full parse, which counts them
+        assert convert.ids_from_wire(wire, len(ids) - 1) is None

@@ -14,7 +14,6 @@ from typing import TYPE_CHECKING, Any, TypeVar
 import click
 
 from retrieval_eval.errors import ConfigError
-from retrieval_eval.retrievers.contract.limits import MAX_LIMIT
 
 if TYPE_CHECKING:
     from retrieval_eval.retrievers.server.sdk import ServerTls
@@ -86,6 +85,8 @@ def label_option(help_text: str) -> Callable[[F], F]:
 
 def parse_ks(ctx: click.Context, param: click.Parameter, value: str) -> tuple[int, ...]:
     """A comma-separated list of cut-offs; 1 and 3 are always measured."""
+    from retrieval_eval.retrievers.contract.limits import MAX_LIMIT  # loads the run records
+
     try:
         ks = {int(part) for part in value.split(",") if part.strip()}
     except ValueError:

@@ -7,14 +7,19 @@ import shutil
 import sys
 from collections.abc import Sequence
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import click
 
 from retrieval_eval.atomic import atomic_text, is_infrastructure, write_atomically
 from retrieval_eval.errors import InfrastructureError, InputError, RevalError
-from retrieval_eval.regression.record import Recorded
-from retrieval_eval.report.model import RunReport
-from retrieval_eval.report.run.render import FILE_WIDTH, render
+
+if TYPE_CHECKING:  # the reports (and the regression records they show) load when one is made
+    from retrieval_eval.regression.record import Recorded
+    from retrieval_eval.report.model import RunReport
+
+#: Width of a report written to a file or a pipe (``report.run.render.FILE_WIDTH``).
+FILE_WIDTH = 120
 
 
 def terminal_width() -> int:
@@ -29,6 +34,8 @@ def emit_report(
 ) -> None:
     """``--output``: the report goes to the file and the text report to stdout; without
     it, the report goes to stdout (coloured only on a terminal)."""
+    from retrieval_eval.report.run.render import render
+
     tty = sys.stdout.isatty()
     if output is not None:
         if fmt == "json":  # written piece by piece: a big run never exists as one string
@@ -61,6 +68,7 @@ def check_writable(path: Path) -> None:
 def write_json_file(
     path: Path, reports: Recorded | Sequence[RunReport], warnings: Sequence[str]
 ) -> None:
+    from retrieval_eval.regression.record import Recorded
     from retrieval_eval.report.run.json_format import write_json
 
     runs: Sequence[RunReport] = reports.reports if isinstance(reports, Recorded) else reports

@@ -1,8 +1,9 @@
 """One run in progress: the outcomes of one set against one retriever, then its record.
 
 Each response is scored as soon as it arrives (``record``), so that only the compact
-outcome is kept, not the retriever's result records; aggregates, breakdowns and latency
-percentiles are computed once, in ``result``.
+outcome is kept, not the retriever's result records, and counted in the run's tally
+(``scoring.run.RunScorer``); aggregates and breakdowns come from that tally and latency
+percentiles from the latency column, once, in ``result``: no outcome is read back.
 
 Memory: a run holds every question's ranking until it is saved and reported. Each
 outcome is packed by column as soon as it is scored (``outcomes.CompactOutcomes``: one
@@ -17,7 +18,7 @@ from array import array
 from collections.abc import Mapping
 from datetime import UTC, datetime
 
-from retrieval_eval.evaluation.latency import run_latency
+from retrieval_eval.evaluation.latency import summarize_latency
 from retrieval_eval.outcomes import CompactOutcomeBuilder
 from retrieval_eval.questions.model import GoldenQuestionSet
 from retrieval_eval.records import (
@@ -29,8 +30,8 @@ from retrieval_eval.records import (
     RunState,
 )
 from retrieval_eval.retrievers.protocol import Ranking
-from retrieval_eval.scoring.metrics import summarize_with_breakdowns
-from retrieval_eval.scoring.protocol import score_question
+from retrieval_eval.scoring.run import RunScorer
+from retrieval_eval.scoring.tally import Tally
 
 
 class RunAccumulator:
@@ -38,6 +39,8 @@ class RunAccumulator:
 
     __slots__ = (
         "_packed",
+        "_scorer",
+        "_tally",
         "description",
         "done",
         "outcomes",
@@ -55,7 +58,11 @@ class RunAccumulator:
         target: str,
         description: RetrieverDescription,
         parameters: RunParameters,
+        *,
+        checked: bool = False,
     ) -> None:
+        """``checked``: the retriever's answers already passed the contract check for
+        ``parameters.limit`` (``AsyncRetriever.checks_answers``)."""
         self.qs = qs
         self.target = target
         self.description = description
@@ -64,6 +71,10 @@ class RunAccumulator:
         #: Question index -> its row among the packed outcomes; -1 until it is measured.
         self.outcomes = array("i", [-1]) * len(qs.questions)
         self._packed = CompactOutcomeBuilder(qs.questions)  # questions read from the set
+        self._scorer = RunScorer(
+            parameters.ks, parameters.limit, parameters.doc_id_separator, checked=checked
+        )
+        self._tally = Tally((), parameters.ks)
         self.done = 0
         self.started_at = datetime.now(UTC)
         #: The progress handle returned by ``Progress.start`` (None without progress).
@@ -82,18 +93,13 @@ class RunAccumulator:
         error: RetrievalFailure | None,
         latency_ms: float,
     ) -> None:
-        """Score question ``index``'s response (or failure) and keep the outcome."""
-        parameters = self.parameters
-        outcome = score_question(
-            self.qs.questions[index],
-            items,
-            ks=parameters.ks,
-            limit=parameters.limit,
-            separator=parameters.doc_id_separator,
-            latency_ms=latency_ms,
-            error=error,  # the ranking's notes (a fused retriever's skipped member) are kept
-        )
+        """Score question ``index``'s response (or failure) and keep the outcome (its
+        notes, e.g. a fused retriever's skipped member, are kept). Whatever fails here
+        (a response that is not a ``Ranking`` of records) fails before anything is kept."""
+        q = self.qs.questions[index]
+        outcome, key = self._scorer.score(q, items, error, latency_ms)
         self.outcomes[index] = self._packed.add(outcome, index)
+        self._tally.add(q.form, q.hard_class, key)
         self.done += 1
 
     def result(self, labels: Mapping[str, str]) -> RunResult:
@@ -106,7 +112,8 @@ class RunAccumulator:
             state = RunState.INCOMPLETE
         else:
             state = RunState.COMPLETE
-        metrics, by_form, by_hard_class = summarize_with_breakdowns(outcomes, self.parameters.ks)
+        tally = self._tally
+        metrics, by_form, by_hard_class = tally.overall(), tally.by_form(), tally.by_class()
         return RunResult(
             set_name=self.qs.name,
             set_fingerprint=self.qs.fingerprint,
@@ -119,7 +126,7 @@ class RunAccumulator:
             metrics=metrics,
             by_form=by_form,
             by_hard_class=by_hard_class,
-            latency=run_latency(outcomes),
+            latency=summarize_latency(outcomes.latencies()),
             questions=outcomes,
             underfilled_count=outcomes.underfilled_count(),
             labels=dict(labels),

@@ -166,7 +166,9 @@ async def _evaluate_adapted(
         raise EvaluationInterrupted([]) from None
     grid = [
         [
-            RunAccumulator(qs, r.target, d, _with_separator(b, d, options))
+            RunAccumulator(
+                qs, r.target, d, _with_separator(b, d, options), checked=_checks_answers(r)
+            )
             for r, b, d in zip(retrievers, bases, descriptions, strict=True)
         ]
         for qs in sets
@@ -193,6 +195,12 @@ async def _evaluate_adapted(
 
 def _results(grid: list[list[RunAccumulator]], options: EvalOptions) -> list[RunResult]:
     return [acc.result(options.labels) for row in grid for acc in row]
+
+
+def _checks_answers(retriever: AsyncRetriever) -> bool:
+    """Whether ``retriever`` judges its answers against the contract itself (our gRPC
+    client, the in-process adapter): then scoring does not judge them twice."""
+    return getattr(retriever, "checks_answers", False) is True
 
 
 def _parameters_for(retriever: AsyncRetriever, options: EvalOptions) -> RunParameters:
@@ -248,37 +256,75 @@ async def _work(
 ) -> None:
     """Pull jobs from the shared iterator until it is exhausted; one call at a time."""
     clock = time.perf_counter
-    for done, (acc, index) in enumerate(jobs, 1):
-        if not done % YIELD_EVERY:
-            await asyncio.sleep(0)
-        skipped = watch.not_asked(acc) if watch is not None else None
-        if skipped is not None:
-            acc.record(index, None, skipped, 0.0)
-            if progress is not None:
-                progress.advance(acc.task)
-            continue
-        question = acc.qs.questions[index]
-        started = clock()
-        failure: RetrievalFailure | None = None
-        try:
-            items = await call(question.question, limit)
-        except RetrieverError as e:
-            failure = _failure(e)
-        except Exception as e:
-            log.debug("retriever %s raised for %s", target, question.id, exc_info=True)
-            failure = RetrievalFailure(FailureKind.INTERNAL, f"{type(e).__name__}: {e}")
-        latency_ms = (clock() - started) * 1000
-        if failure is None:
+    shown = _Shown(progress) if progress is not None else None
+    try:
+        for done, (acc, index) in enumerate(jobs, 1):
+            if not done % YIELD_EVERY:
+                await asyncio.sleep(0)
+            skipped = watch.not_asked(acc) if watch is not None else None
+            if skipped is not None:
+                acc.record(index, None, skipped, 0.0)
+                if shown is not None:
+                    shown.tick(acc.task, clock())
+                continue
+            question = acc.qs.questions[index]
+            started = clock()
+            failure: RetrievalFailure | None = None
             try:
-                acc.record(index, items, None, latency_ms)
-            except (AttributeError, TypeError) as e:  # not a Ranking (or RetrievedItem records)
-                failure = RetrievalFailure(FailureKind.INTERNAL, f"malformed response: {e}")
-        if failure is not None:
-            acc.record(index, None, failure, latency_ms)
-            if watch is not None:
-                watch.failed(acc, len(acc.outcomes))
-        if progress is not None:
-            progress.advance(acc.task)
+                items = await call(question.question, limit)
+            except RetrieverError as e:
+                failure = _failure(e)
+            except Exception as e:
+                log.debug("retriever %s raised for %s", target, question.id, exc_info=True)
+                failure = RetrievalFailure(FailureKind.INTERNAL, f"{type(e).__name__}: {e}")
+            finished = clock()
+            latency_ms = (finished - started) * 1000
+            if failure is None:
+                try:
+                    acc.record(index, items, None, latency_ms)
+                except (AttributeError, TypeError) as e:  # not a Ranking (or its records)
+                    failure = RetrievalFailure(FailureKind.INTERNAL, f"malformed response: {e}")
+            if failure is not None:
+                acc.record(index, None, failure, latency_ms)
+                if watch is not None:
+                    watch.failed(acc, len(acc.outcomes))
+            if shown is not None:
+                shown.tick(acc.task, finished)
+    finally:
+        if shown is not None:
+            shown.flush()
+
+
+#: Seconds between a worker's progress updates: a bar redraws ten times a second at most,
+#: so advancing it once per question (a lock and a time sample each) is work nobody sees.
+PROGRESS_EVERY_S = 0.1
+
+
+class _Shown:
+    """One worker's questions not yet shown on the progress bar, passed on in batches."""
+
+    __slots__ = ("due", "pending", "progress", "task")
+
+    def __init__(self, progress: Progress) -> None:
+        self.progress = progress
+        self.task: object = None
+        self.pending = 0
+        self.due = 0.0
+
+    def tick(self, task: object, now: float) -> None:
+        """One more question of ``task`` done at ``now`` (``time.perf_counter``)."""
+        if task is not self.task:
+            self.flush()
+            self.task = task
+        self.pending += 1
+        if now >= self.due:
+            self.flush()
+            self.due = now + PROGRESS_EVERY_S
+
+    def flush(self) -> None:
+        if self.pending:
+            self.progress.advance(self.task, self.pending)
+            self.pending = 0
 
 
 def _failure(error: RetrieverError) -> RetrievalFailure:

@@ -37,8 +37,6 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-import yaml
-
 from retrieval_eval.atomic import write_atomically
 from retrieval_eval.questions.bounded import (
     MAX_DOCUMENT_BYTES,
@@ -72,8 +70,6 @@ from retrieval_eval.questions.wellformed import well_formed
 HEADER_KEY = "reval_question_set"
 FORMAT_VERSION = 1
 FORMATS = {".yaml": "yaml", ".yml": "yaml", ".json": "json", ".jsonl": "jsonl"}
-_SafeLoader = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
-_SafeDumper = getattr(yaml, "CSafeDumper", yaml.SafeDumper)
 
 
 @dataclass(frozen=True, slots=True)
@@ -168,7 +164,9 @@ def _split_document(data: Any) -> tuple[dict[str, Any], Any]:
 
 
 def parse_yaml(text: str, source: str, default_name: str) -> RawSet:
-    loader = _SafeLoader(text)
+    import yaml  # only when a YAML set is read: a JSON or JSONL one never loads it
+
+    loader = getattr(yaml, "CSafeLoader", yaml.SafeLoader)(text)
     try:
         root = loader.get_single_node()
         data = loader.construct_document(root) if root is not None else None
@@ -386,10 +384,11 @@ def write_question_set(qs: GoldenQuestionSet, path: Path) -> None:
     elif fmt == "json":
         text = json.dumps({**header, "questions": records}, ensure_ascii=False, indent=2) + "\n"
     else:
+        import yaml
+
         document = {**header, "questions": records}
-        text = yaml.dump(
-            document, Dumper=_SafeDumper, sort_keys=False, allow_unicode=True, width=100
-        )
+        dumper = getattr(yaml, "CSafeDumper", yaml.SafeDumper)
+        text = yaml.dump(document, Dumper=dumper, sort_keys=False, allow_unicode=True, width=100)
     data = text.encode("utf-8")
     if path.suffix.lower() == ".gz":
         data = gzip.compress(data, mtime=0)

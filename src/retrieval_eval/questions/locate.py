@@ -10,9 +10,10 @@ import bisect
 import json
 import re
 from collections.abc import Sequence
-from typing import Any, Protocol
+from typing import TYPE_CHECKING, Any, Protocol
 
-import yaml
+if TYPE_CHECKING:  # yaml is imported when a YAML set is read (``YamlLines``), not before
+    import yaml
 
 _WS = re.compile(r"[ \t\n\r]*")
 
@@ -57,6 +58,8 @@ class JsonlLines:
 
 
 def _mapping_keys(node: yaml.Node | None) -> dict[str, int]:
+    import yaml
+
     if not isinstance(node, yaml.MappingNode):
         return {}
     keys: dict[str, int] = {}
@@ -70,6 +73,8 @@ class YamlLines:
     """Lines straight from libyaml's node marks (composed once, while loading)."""
 
     def __init__(self, root: yaml.Node | None) -> None:
+        import yaml
+
         self._root_keys = _mapping_keys(root)
         items: Sequence[yaml.Node] = []
         if isinstance(root, yaml.SequenceNode):
@@ -98,6 +103,8 @@ class YamlLines:
 
 def duplicate_yaml_keys(node: yaml.Node | None) -> list[tuple[str, int]]:
     """Keys given twice in one mapping (libyaml silently keeps the last): (key, line)."""
+    import yaml
+
     if not isinstance(node, yaml.MappingNode):
         return []
     seen: set[str] = set()

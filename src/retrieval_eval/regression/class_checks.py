@@ -25,7 +25,7 @@ from retrieval_eval.metric_keys import TOP1_HIT_RATE, TOP3_HIT_RATE
 from retrieval_eval.records import QuestionOutcome
 from retrieval_eval.regression.verdict_records import MetricDelta
 from retrieval_eval.stats.many_runs import holm
-from retrieval_eval.stats.mcnemar import SIGNIFICANCE_LEVEL, mcnemar_exact, paired_counts
+from retrieval_eval.stats.mcnemar import SIGNIFICANCE_LEVEL, mcnemar_exact
 
 _K = {TOP1_HIT_RATE: 1, TOP3_HIT_RATE: 3}
 _NAMES = {TOP1_HIT_RATE: "top-1", TOP3_HIT_RATE: "top-3"}
@@ -39,32 +39,42 @@ class GroupTest:
     p_value: float
 
 
-def group_test(delta: MetricDelta, pairs: Pairs) -> GroupTest | None:
-    """McNemar on the flips of ``delta``'s group at its rate's k; None for the overall
-    group, latency, or a rate other than top-1 / top-3."""
+def group_flips(pairs: Pairs) -> dict[tuple[str, str, int], tuple[int, int]]:
+    """(wins, losses) of every form and hard class at k = 1 and 3, keyed (kind, name, k),
+    counted in one pass over the pairs: a question belongs to the groups of its current
+    outcome, and counts at k only when both runs scored k. Groups without a flip are absent.
+    """
+    counts: dict[tuple[str, str, int], list[int]] = {}
+    for now, before in pairs:
+        for k in (1, 3):
+            was, is_ = before.hits.get(k), now.hits.get(k)
+            if was is None or is_ is None or was == is_:
+                continue
+            side = 0 if is_ else 1  # a win, or a loss
+            for key in (("form", now.form.value, k), ("hard_class", now.hard_class or "", k)):
+                counts.setdefault(key, [0, 0])[side] += 1
+    return {key: (wins, losses) for key, (wins, losses) in counts.items()}
+
+
+def group_test(
+    delta: MetricDelta, flips: dict[tuple[str, str, int], tuple[int, int]]
+) -> GroupTest | None:
+    """McNemar on the flips (``group_flips``) of ``delta``'s group at its rate's k; None for
+    the overall group, latency, or a rate other than top-1 / top-3."""
     k = _K.get(delta.metric)
     kind, _, name = delta.group.partition(":")
     if k is None or kind not in ("form", "hard_class"):
         return None
-    hits = [
-        (before.hits[k], now.hits[k])
-        for now, before in pairs
-        if _in_group(now, kind, name) and k in now.hits and k in before.hits
-    ]
-    wins, losses, _ = paired_counts(hits)
+    wins, losses = flips.get((kind, name, k), (0, 0))
     return GroupTest(wins, losses, mcnemar_exact(wins, losses))
-
-
-def _in_group(outcome: QuestionOutcome, kind: str, name: str) -> bool:
-    if kind == "form":
-        return outcome.form.value == name
-    return (outcome.hard_class or "") == name
 
 
 def apply(deltas: Sequence[MetricDelta], pairs: Pairs) -> tuple[list[MetricDelta], list[str]]:
     """The deltas with each form / class check decided by the rule above (its Holm-adjusted
     p-value recorded), and a warning for each drop beyond the threshold left unfailed."""
-    tests = {i: group_test(d, pairs) for i, d in enumerate(deltas) if d.threshold is not None}
+    checked = [(i, d) for i, d in enumerate(deltas) if d.threshold is not None]
+    flips = group_flips(pairs) if checked else {}
+    tests = {i: group_test(d, flips) for i, d in checked}
     tested = {i: t for i, t in tests.items() if t is not None}
     adjusted = dict(zip(tested, holm([t.p_value for t in tested.values()]), strict=True))
     out, warnings = list(deltas), []

@@ -2,13 +2,14 @@
 
 ``reval eval``, the quickstart and scripts all use ``judge_and_save``, so they cannot
 drift apart. The baseline is ``baseline_id`` when given, else the pinned run of the same
-set and lineage, else its newest accepted run (``RunStore.find_baseline``); it is found
-before the run is saved, so a run is never its own baseline. A run judged regression,
-incomparable or incomplete is saved but never becomes a baseline by itself, so retrying
-a failed gate fails again; ``reval runs accept`` accepts an intended drop. A run whose
-errored questions exceed the error budget is judged INCOMPLETE without a baseline. An
-interrupted run is saved but not judged. Slow drift is measured against the lineage's
-drift reference (``RunStore.drift_reference``, see ``regression.drift``).
+set and lineage, else its newest accepted run; it is found before the run is saved, so a
+run is never its own baseline. A run judged regression, incomparable or incomplete is
+saved but never becomes a baseline by itself, so retrying a failed gate fails again;
+``reval runs accept`` accepts an intended drop. A run whose errored questions exceed the
+error budget is judged INCOMPLETE without a baseline. An interrupted run is saved but not
+judged. Slow drift is measured against the lineage's drift reference (see
+``regression.drift``). ``RunStore.judging_runs`` finds and loads both in one read, each
+run once.
 
 Store failures are collected, not raised: the measured runs must reach the report first.
 After the first failure the store is left alone; the remaining runs are reported unsaved
@@ -111,10 +112,7 @@ def _judge_and_save_one(
     if run.state is not RunState.INTERRUPTED:
         verdict = incomplete_verdict(run, thresholds)
         if verdict is None:
-            baseline = store.find_baseline(run, baseline_id)
-            reference = None
-            if baseline is not None and baseline_id is None:
-                reference = store.drift_reference(run)
+            baseline, reference = store.judging_runs(run, baseline_id)
             verdict = judge(run, baseline, thresholds, reference)
     if save:
         run = replace(run, run_id=store.save(run, verdict))

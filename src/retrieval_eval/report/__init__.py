@@ -9,6 +9,19 @@ environment, base templates and assets), ``text_style``, ``safe_text``, ``plural
 
 from __future__ import annotations
 
-from retrieval_eval.report.model import RunReport
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from retrieval_eval.report.model import RunReport
 
 __all__ = ["RunReport"]
+
+
+def __getattr__(name: str) -> Any:
+    """``RunReport`` loads the run and verdict records when asked for, so that a light
+    report module (``plural``, ``safe_text``) can be used without them."""
+    if name == "RunReport":
+        from retrieval_eval.report.model import RunReport
+
+        return RunReport
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

@@ -28,6 +28,34 @@ def ranking_to_proto(ranking: Ranking) -> pb.RetrieveResponse:
     )
 
 
+def ids_from_wire(data: bytes, limit: int) -> tuple[str, ...] | None:
+    """The ids of a serialized ``RetrieveResponse`` that holds nothing but at most
+    ``limit`` results with a document id each, of at most 125 bytes, encoded the canonical
+    way (as every protobuf library writes them): each result is then exactly
+    ``0x0a, n + 2, 0x0a, n, <n bytes of UTF-8>``. ``None`` for anything else (scores,
+    chunk ids, other fields, more results, bytes that do not decode): parse it whole.
+
+    The evaluator's hot path: read straight from the bytes the channel received, so that
+    no message and no per-result wrapper object is built for the usual answer.
+    """
+    ids: list[str] = []
+    append = ids.append
+    at, end = 0, len(data)
+    try:
+        while at < end:
+            size = data[at + 1]
+            if data[at] != 0x0A or size > 127 or data[at + 2] != 0x0A or data[at + 3] != size - 2:
+                return None
+            if len(ids) == limit:  # more than asked for: judged on the whole message
+                return None
+            stop = at + 2 + size
+            append(data[at + 4 : stop].decode())
+            at = stop
+    except (IndexError, UnicodeDecodeError):
+        return None
+    return tuple(ids) if at == end else None
+
+
 def items_from_proto(message: pb.RetrieveResponse) -> list[RetrievedItem]:
     """Ranked records from a response, in rank order."""
     return ranking_from_proto(message).items()

@@ -35,6 +35,10 @@ class InProcessRetriever:
     """``AsyncRetriever`` over a plugin object with ``retrieve`` (sync or async) and an
     optional ``describe`` and ``close``."""
 
+    #: Every ranking ``retrieve`` returns has passed the contract check for its limit
+    #: (``adapt.normalize_items``).
+    checks_answers = True
+
     def __init__(
         self,
         obj: Any,

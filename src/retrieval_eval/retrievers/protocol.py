@@ -101,7 +101,12 @@ class Retriever(Protocol):
 class AsyncRetriever(Protocol):
     """What the coordinator talks to: our gRPC client, or ``InProcessRetriever`` around a
     user's object. Failures raise ``RetrieverError`` subclasses; every call takes its
-    deadline (``timeout_s``; None = the configured one) and enforces it itself."""
+    deadline (``timeout_s``; None = the configured one) and enforces it itself.
+
+    Optionally, ``checks_answers = True`` declares that every ranking ``retrieve`` returns
+    has already passed ``contract.limits.response_breach`` for the ``limit`` asked (a
+    breach raised as ``RetrieverContractError``), so scoring does not judge it again;
+    without it, scoring judges every answer."""
 
     #: Human-readable target (address or plugin name), used in messages and the store.
     target: str

@@ -166,6 +166,7 @@ def score_question(
     error: RetrievalFailure | None,
     notes: tuple[str, ...] = (),
     shared: Shared | None = None,
+    checked: bool = False,
 ) -> QuestionOutcome:
     """Score one question's response; ``ks`` must already be normalized. ``items`` is
     read as columns (a ``Ranking``; records are taken apart first). Its ``notes``, if
@@ -174,12 +175,15 @@ def score_question(
 
     An answer that breaks the contract (``contract.limits.response_breach``, the rules the
     client and ``check-retriever`` apply too) is scored as an error of kind ``contract``.
+    ``checked``: ``items`` is a ``Ranking`` that already passed that check for this
+    ``limit`` where it came from (the gRPC client, the in-process adapter), so it is not
+    judged twice.
     """
     ranking = None
     if items is not None:
         ranking = items if isinstance(items, Ranking) else Ranking.of(items)
         notes += ranking.notes
-    if error is None and ranking is not None:
+    if error is None and ranking is not None and not (checked and ranking is items):
         breach = response_breach(ranking, limit)
         if breach is not None:
             error = RetrievalFailure(FailureKind.CONTRACT, breach)
@@ -195,6 +199,25 @@ def score_question(
             error=failure,
             notes=notes,
         )
+    return score_answer(q, ranking, ks, limit, separator, latency_ms, notes, shared, None)[0]
+
+
+def score_answer(
+    q: GoldenQuestion,
+    ranking: Ranking,
+    ks: Sequence[int],
+    limit: int,
+    separator: str,
+    latency_ms: float | None,
+    notes: tuple[str, ...],
+    shared: Shared | None,
+    hit_maps: Mapping[int, Mapping[int, bool]] | None,
+) -> tuple[QuestionOutcome, int, list[int]]:
+    """Score an answer that conforms to the contract (steps 2 to 5 of the protocol):
+    its outcome, the rank its first expected document is at (clipped to the deepest k;
+    -1 for a no-answer question answered with nothing) and the ranks of every expected
+    document found. ``hit_maps``: the run's ``{k: hit}`` mapping by that first rank,
+    when the caller keeps them (else they are looked up here)."""
     raw = tuple(ranking.document_ids)  # no copy: the columns are tuples already
     if shared is not None:
         raw = shared.ids(raw)
@@ -210,12 +233,13 @@ def score_question(
         ranked = tuple(members) if shared is None else shared.ids(tuple(members))
     expected = q.expected_document_ids
     deepest = max(ks)
+    found = []
     if expected:
         found = [ranked.index(t) for t in expected if t in members]
         first = min(deepest, *found) if found else deepest  # hit at k: first < k
     else:
         first = deepest if ranked else -1  # a hit at every k only when nothing came back
-    return QuestionOutcome(
+    outcome = QuestionOutcome(
         question_id=q.id,
         question_text=q.question,
         form=q.form,
@@ -224,8 +248,9 @@ def score_question(
         raw_ids=raw,
         raw_scores=scores if any(s is not None for s in scores) else (),
         ranked_document_ids=ranked,
-        hits=_hits(ks, first),
+        hits=_hits(ks, first) if hit_maps is None else hit_maps[first],
         latency_ms=latency_ms,
         underfilled=len(raw) >= limit and len(ranked) < deepest,
         notes=notes,
     )
+    return outcome, first, found

@@ -28,9 +28,9 @@ from retrieval_eval.stats.intervals import wilson
 #: What a row's figures depend on: ``(hits, positions, total)``, positions being the ranks
 #: (0-based, ascending) of the distinct expected documents found among the deepest k's
 #: best, total their number; ``(hits, None, empty)`` without expected documents (empty:
-#: 1 when nothing came back); ``_ERROR`` for a failed retrieval.
+#: 1 when nothing came back); ``ERROR_KEY`` for a failed retrieval.
 Key = tuple[tuple[bool, ...], tuple[int, ...] | None, int]
-_ERROR: Key = ((), None, -1)
+ERROR_KEY: Key = ((), None, -1)
 
 #: The integer columns of a row, before its hits (one per k) and its rank figures'
 #: numerators (three per k).
@@ -61,23 +61,39 @@ def row_key(outcome: QuestionOutcome, ks: tuple[int, ...]) -> Key:
 
 
 class Tally:
-    """Outcomes reduced to rows and counted by (form, hard class, row) in one pass."""
+    """Outcomes reduced to rows and counted by (form, hard class, row) in one pass.
 
-    __slots__ = ("_cells", "_ks", "_rows", "_scale")
+    Built from outcomes at once, or one question at a time (``add``, as a run in progress
+    scores its answers): the same counts either way, so the same metrics."""
+
+    __slots__ = ("_cells", "_keys", "_ks", "_table")
 
     def __init__(self, outcomes: Iterable[QuestionOutcome], ks: tuple[int, ...]) -> None:
         self._ks = ks
-        keys: dict[Key, int] = {}
-        cells: dict[_Cell, int] = {}
+        self._keys: dict[Key, int] = {}
+        self._cells: dict[_Cell, int] = {}
+        self._table: tuple[list[Row], int] | None = None
         for outcome in outcomes:
-            key = _ERROR if outcome.error is not None else row_key(outcome, ks)
-            row = keys.get(key)
-            if row is None:
-                row = keys[key] = len(keys)
-            cell = (outcome.form, outcome.hard_class, row)
-            cells[cell] = cells.get(cell, 0) + 1
-        self._cells = cells
-        self._rows, self._scale = _rows(keys, ks)
+            key = ERROR_KEY if outcome.error is not None else row_key(outcome, ks)
+            self.add(outcome.form, outcome.hard_class, key)
+
+    def add(self, form: str, hard_class: str | None, key: Key) -> None:
+        """Count one question of ``form`` and ``hard_class`` whose row is ``key``
+        (``row_key`` of its outcome; ``ERROR_KEY`` for a failed retrieval)."""
+        keys = self._keys
+        row = keys.get(key)
+        if row is None:
+            row = keys[key] = len(keys)
+            self._table = None
+        cell = (form, hard_class, row)
+        cells = self._cells
+        cells[cell] = cells.get(cell, 0) + 1
+
+    def _tables(self) -> tuple[list[Row], int]:
+        """Each row's integer columns and their scale, computed once the rows are known."""
+        if self._table is None:
+            self._table = _rows(self._keys, self._ks)
+        return self._table
 
     def overall(self) -> GroupMetrics:
         counts: dict[int, int] = {}
@@ -104,7 +120,8 @@ class Tally:
         """A group's metrics from ``row -> how many of its questions have that row``."""
         ks = self._ks
         weights = list(counts.values())
-        rows = map(self._rows.__getitem__, counts)
+        table, scale = self._tables()
+        rows = map(table.__getitem__, counts)
         sums = [sum(map(mul, column, weights)) for column in zip(*rows, strict=True)]
         if not sums:
             sums = [0] * (_HITS + 4 * len(ks))
@@ -121,7 +138,7 @@ class Tally:
         if scored:
             names = rank_names(ks)
             for name, numerator in zip(names, sums[_HITS + len(ks) :], strict=True):
-                values[name] = numerator / self._scale / scored  # exact sum, rounded once
+                values[name] = numerator / scale / scored  # exact sum, rounded once
         return GroupMetrics(
             count=answered,
             errors=sums[_ERRORS],

@@ -22,16 +22,16 @@ _ROWS_AT_ONCE = 10_000
 _OUTCOME_COLUMNS = [outcome_table.c[c] for c in serialize.OUTCOME_COLUMNS]
 
 
-def stored_runs(conn: Connection, query: Select[Any]) -> list[StoredRun]:
+def stored_runs(conn: Connection, query: Select[Any], outcomes: bool = True) -> list[StoredRun]:
     """Every run ``query`` (a ``select(run_table)``) returns, in its order, with labels,
-    outcomes in question order, stored verdict and pin."""
+    outcomes in question order (none read without ``outcomes``), stored verdict and pin."""
     rows = conn.execute(query).mappings().all()
     pks = [row["pk"] for row in rows]
     labels = _labels(conn, pks)
-    outcomes = _outcomes(conn, pks)
+    packed = _outcomes(conn, pks) if outcomes else {}
     return [
         StoredRun(
-            serialize.run_from_row(row, labels.get(pk, {}), _built(outcomes.get(pk))),
+            serialize.run_from_row(row, labels.get(pk, {}), _built(packed.get(pk))),
             row["verdict_json"],
             bool(row["pinned"]),
             row["lineage"] or "",

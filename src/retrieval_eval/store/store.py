@@ -290,16 +290,7 @@ class RunStore:
         else the pinned run of the same set and lineage; else the newest *accepted* run of
         them that started no later than ``run`` (complete, and judged pass or no-baseline,
         or accepted by a person; never one saved unjudged). Never ``run`` itself."""
-        if baseline_id is not None:
-            return self.get(self.resolve_baseline(baseline_id).run_id)
-        pinned, latest = queries.baseline_queries(run)
-
-        def work(conn: Connection) -> str | None:
-            found = conn.scalar(pinned) or conn.scalar(latest)
-            return None if found is None else str(found)
-
-        found = self._read("finding the baseline", work)
-        return None if found is None else self.get(found)
+        return self.judging_runs(run, baseline_id, drift=False)[0]
 
     def drift_reference(self, run: RunResult) -> RunResult | None:
         """The run slow drift is measured from: the accepted run of ``run``'s set and
@@ -307,20 +298,58 @@ class RunStore:
         ``queries.drift_reference_query``); None when there is none, or when a run is
         pinned (the pinned baseline is then the reference itself)."""
         pinned, _ = queries.baseline_queries(run)
-        query = queries.drift_reference_query(run)
 
-        def work(conn: Connection) -> str | None:
+        def work(conn: Connection) -> RunResult | None:
             if conn.scalar(pinned) is not None:
                 return None
-            found = conn.scalar(query)
-            return None if found is None else str(found)
+            found = conn.scalar(queries.drift_reference_query(run))
+            return None if found is None else _load_run(conn, str(found))
 
-        found = self._read("finding the drift reference", work)
-        return None if found is None else self.get(str(found))
+        return self._read("finding the drift reference", work)
+
+    def judging_runs(
+        self, run: RunResult, baseline_id: str | None = None, *, drift: bool = True
+    ) -> tuple[RunResult | None, RunResult | None]:
+        """(baseline, drift reference): what a verdict on ``run`` is measured against,
+        found and loaded in one read. The baseline is ``find_baseline``'s; the reference
+        ``drift_reference``'s, looked up only with ``drift`` and no ``baseline_id``, and
+        only when there is a baseline.
+
+        Each run is loaded once: a reference that is the baseline is the same object, and
+        any other reference is loaded without its outcomes (drift compares aggregates)."""
+        if baseline_id is not None:
+            full = self.resolve_baseline(baseline_id).run_id
+            return self._read(f"loading run {full}", partial(_load_run, run_id=full)), None
+        pinned, latest = queries.baseline_queries(run)
+
+        def work(conn: Connection) -> tuple[RunResult | None, RunResult | None]:
+            found = conn.scalar(pinned)
+            if found is not None:  # a pinned baseline is the drift reference itself
+                return _load_run(conn, str(found)), None
+            found = conn.scalar(latest)
+            if found is None:
+                return None, None
+            baseline = _load_run(conn, str(found))
+            reference = conn.scalar(queries.drift_reference_query(run)) if drift else None
+            if reference is None or str(reference) == baseline.run_id:
+                return baseline, None if reference is None else baseline
+            return baseline, _load_run(conn, str(reference), outcomes=False)
+
+        return self._read("finding the baseline", work)
 
     def _summary(self, run_id: str) -> RunSummary:
         query = select(run_table).where(run_table.c.run_id == run_id)
         return self._read(f"loading run {run_id}", lambda conn: queries.summaries(conn, query))[0]
+
+
+def _load_run(conn: Connection, run_id: str, outcomes: bool = True) -> RunResult:
+    """The run stored as ``run_id`` exactly; without ``outcomes``, its questions are not
+    read (an empty sequence)."""
+    query = select(run_table).where(run_table.c.run_id == run_id)
+    found = stored_runs(conn, query, outcomes=outcomes)
+    if not found:  # deleted (pruned) since its id was found
+        raise UnknownNameError("run", run_id)
+    return found[0].run
 
 
 def _prepare_directory(url: URL, path: Path) -> None:

@@ -66,8 +66,6 @@ def list_runs(
     fmt: str,
 ) -> None:
     """List stored runs, newest first (* marks a pinned baseline)."""
-    from retrieval_eval.report.runs_list import summaries_json, summaries_table
-
     with open_run_store(db_url) as store:
         found = store.list_runs(
             set_name=set_name, retriever=retriever, labels=labels or None, limit=limit
@@ -75,10 +73,14 @@ def list_runs(
     if ids:
         click.echo("".join(f"{s.run_id}\n" for s in found), nl=False)
     elif fmt == "json":
+        from retrieval_eval.report.runs_list import summaries_json
+
         click.echo(json.dumps(summaries_json(found), indent=2, ensure_ascii=False))
-    elif not found:
+    elif not found:  # the table (rich, the report records) is loaded only to be shown
         click.echo("no runs stored yet", err=True)
     else:
+        from retrieval_eval.report.runs_list import summaries_table
+
         click.echo(summaries_table(found, width=terminal_width()), nl=False)
 
 

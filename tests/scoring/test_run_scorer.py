@@ -1,0 +1,97 @@
+"""The per-run scoring path (``RunScorer``) against the plain one, on random cases: each
+answer's outcome equals ``score_question``'s and its tally key ``row_key`` of that
+outcome; a run's metrics and latency, tallied as its answers arrive, equal those computed
+from its outcomes afterwards."""
+
+from __future__ import annotations
+
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from retrieval_eval.evaluation.accumulate import RunAccumulator
+from retrieval_eval.evaluation.latency import run_latency
+from retrieval_eval.questions.model import GoldenQuestion, GoldenQuestionSet
+from retrieval_eval.records import (
+    FailureKind,
+    Form,
+    RetrievalFailure,
+    RetrieverDescription,
+    RunParameters,
+)
+from retrieval_eval.retrievers.protocol import Ranking
+from retrieval_eval.scoring.metrics import summarize_with_breakdowns
+from retrieval_eval.scoring.protocol import normalize_ks, score_question
+from retrieval_eval.scoring.run import RunScorer
+from retrieval_eval.scoring.tally import ERROR_KEY, row_key
+
+CASES = settings(
+    max_examples=150, deadline=None, database=None, derandomize=True,
+    suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large],
+)  # fmt: skip
+DOCS = [f"d{i}" for i in range(8)] + ["x#y"]
+LIMIT = 12
+ids = st.sampled_from(DOCS) | st.builds(
+    lambda doc, n: f"{doc}#{n}", st.sampled_from(DOCS), st.integers(0, 2)
+)
+# None: a failed retrieval; a ranking may break the contract (an empty id, too many ids).
+answers = st.none() | st.lists(ids | st.just(""), max_size=LIMIT + 1).map(tuple)
+questions = st.builds(
+    lambda n, form, labels, hard: GoldenQuestion(f"q{n}", "text", form, labels, hard_class=hard),
+    st.integers(0, 10**6),
+    st.sampled_from(list(Form)),
+    st.lists(st.sampled_from([*DOCS, "elsewhere"]), max_size=10).map(tuple),
+    st.sampled_from([None, "near-duplicate"]),
+)
+FAILED = RetrievalFailure(FailureKind.TIMEOUT, "deadline")
+
+
+def _checked(answer: tuple[str, ...] | None) -> bool:
+    """Whether a checking source would have passed ``answer`` on."""
+    return answer is not None and len(answer) <= LIMIT and all(answer)
+
+
+@CASES
+@given(
+    st.lists(st.tuples(questions, answers), max_size=25),
+    st.lists(st.sampled_from([1, 2, 3, 5, 10, 20]), max_size=3).map(normalize_ks),
+    st.sampled_from(["#", ""]),
+    st.booleans(),
+)
+def test_each_outcome_and_key_equal_the_plain_scoring(cases, ks, separator, checked) -> None:
+    scorer = RunScorer(ks, LIMIT, separator, checked=checked)
+    for q, answer in cases:
+        if checked and not _checked(answer):
+            answer = None  # a checking source raises instead: a failure is recorded
+        ranking = None if answer is None else Ranking(answer)
+        error = FAILED if answer is None else None
+        outcome, key = scorer.score(q, ranking, error, 2.5)
+        expected = score_question(
+            q, ranking, ks=ks, limit=LIMIT, separator=separator, latency_ms=2.5, error=error
+        )
+        assert outcome == expected
+        assert key == (ERROR_KEY if expected.error is not None else row_key(expected, ks))
+
+
+@CASES
+@given(
+    st.lists(st.tuples(questions, answers, st.floats(0.1, 100.0)), min_size=1, max_size=25),
+    st.booleans(),
+)
+def test_a_runs_tallied_metrics_equal_those_of_its_outcomes(cases, interrupt) -> None:
+    unique = {q.id: (q, a, ms) for q, a, ms in cases}
+    qs = GoldenQuestionSet("s", tuple(q for q, _, _ in unique.values()))
+    parameters = RunParameters(doc_id_separator="#")
+    acc = RunAccumulator(qs, "t", RetrieverDescription("t"), parameters)
+    for index, (_, answer, ms) in enumerate(unique.values()):
+        if interrupt and index == len(unique) - 1:
+            break  # the last question never measured
+        ranking = None if answer is None else Ranking(answer)
+        acc.record(index, ranking, FAILED if answer is None else None, ms)
+    run = acc.result({})
+    metrics, by_form, by_class = summarize_with_breakdowns(run.questions, parameters.ks)
+    assert (run.metrics, run.by_form, run.by_hard_class) == (metrics, by_form, by_class)
+    assert run.latency == run_latency(run.questions)
+    # breaches are contract errors here too: this accumulator's source checked nothing
+    for outcome, (_, answer, _) in zip(run.questions, unique.values(), strict=False):
+        if answer is not None and not _checked(answer):
+            assert outcome.error is not None and outcome.error.kind == FailureKind.CONTRACT
