@@ -7,23 +7,66 @@ import os
 import signal
 import sqlite3
 import subprocess
+import threading
 import time
 
 import pytest
 from support.cli import REVAL, run_reval, write_set
 
+#: What ``reval eval`` prints once a signal has stopped measuring and the save begins.
+STOPPED = "reval: stopped; saving and reporting what was measured"
+
+
+class Output:
+    """A process's standard output and error, read as they come (in threads, so that
+    neither pipe fills), with a wait for a line on standard error."""
+
+    def __init__(self, process: subprocess.Popen[str]) -> None:
+        self.stdout: list[str] = []
+        self.stderr: list[str] = []
+        self._changed = threading.Condition()
+        self._threads = [
+            threading.Thread(target=self._read, args=(pipe, lines), daemon=True)
+            for pipe, lines in ((process.stdout, self.stdout), (process.stderr, self.stderr))
+        ]
+        for thread in self._threads:
+            thread.start()
+
+    def _read(self, pipe, lines: list[str]) -> None:
+        for line in pipe:
+            with self._changed:
+                lines.append(line)
+                self._changed.notify_all()
+        with self._changed:
+            lines.append("")  # end of output
+            self._changed.notify_all()
+
+    def wait_for_stderr(self, text: str, timeout: float = 30) -> bool:
+        """True once a line holding ``text`` was written; False at the end of the output
+        (or after ``timeout`` seconds)."""
+        with self._changed:
+            return self._changed.wait_for(
+                lambda: any(text in line for line in self.stderr) or self.stderr[-1:] == [""],
+                timeout,
+            ) and any(text in line for line in self.stderr)
+
+    def join(self) -> tuple[str, str]:
+        for thread in self._threads:
+            thread.join(timeout=30)
+        return "".join(self.stdout), "".join(self.stderr)
+
 
 @pytest.mark.parametrize(
-    ("signals", "pause", "code"),
+    ("signals", "code"),
     [
-        ((signal.SIGINT,), 0, 130),
-        ((signal.SIGTERM,), 0, 143),  # docker stop, CI cancellation: like Ctrl-C
-        ((signal.SIGTERM, signal.SIGTERM), 0.05, 143),  # the second while saving
+        ((signal.SIGINT,), 130),
+        ((signal.SIGTERM,), 143),  # docker stop, CI cancellation: like Ctrl-C
+        ((signal.SIGTERM, signal.SIGTERM), 143),  # the second once saving has begun
     ],
     ids=["sigint", "sigterm", "sigterm-twice"],
 )
 def test_a_signal_keeps_the_measured_part_as_an_interrupted_run(
-    serve_table, db, tmp_path, signals, pause, code
+    serve_table, db, tmp_path, signals, code
 ):
     questions = [(f"slow-{i}", [f"d{i}"], "MATCH") for i in range(40)]
     path = write_set(tmp_path, "slow", questions)
@@ -54,16 +97,23 @@ def test_a_signal_keeps_the_measured_part_as_an_interrupted_run(
         text=True,
         env=env,
     )
+    output = Output(process)
     deadline = time.monotonic() + 30
     while len(calls) < 4 and time.monotonic() < deadline:  # 3 answered, 1 in flight
         time.sleep(0.05)
-    for i, signum in enumerate(signals):
-        if i and pause:
-            time.sleep(pause)
-        process.send_signal(signum)
-    stdout, stderr = process.communicate(timeout=30)
+    try:
+        process.send_signal(signals[0])
+        for signum in signals[1:]:
+            # Only once the first signal has stopped measuring and the save has begun.
+            assert output.wait_for_stderr(STOPPED), "".join(output.stderr)
+            process.send_signal(signum)
+        process.wait(timeout=30)
+    finally:
+        if process.poll() is None:  # a failed wait: leave nothing running
+            process.kill()
+    stdout, stderr = output.join()
     assert process.returncode == code, stderr
-    assert "interrupted" in stderr
+    assert STOPPED in stderr and "interrupted" in stderr
     (run,) = json.loads(out.read_text())["runs"]
     assert run["state"] == "interrupted" and run["complete"] is False
     measured = len(run["questions"])

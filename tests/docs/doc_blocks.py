@@ -5,6 +5,8 @@ from __future__ import annotations
 
 import functools
 import re
+import shutil
+import sys
 from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
@@ -160,3 +162,10 @@ def page_text(name: str) -> str:
 def all_blocks() -> list[Block]:
     """Every fenced block of README.md and the pages, in reading order."""
     return [b for name, path in pages() for b in parse_blocks(path.read_text("utf-8"), name)]
+
+
+def reval_executable() -> str:
+    """The ``reval`` console script installed next to this Python."""
+    found = shutil.which("reval", path=str(Path(sys.executable).parent))
+    assert found, "the reval console script is not installed next to this Python"
+    return found

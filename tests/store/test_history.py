@@ -9,7 +9,14 @@ import pytest
 from support.factory import make_run, question_set
 
 from retrieval_eval.errors import InputError, UnknownNameError
-from retrieval_eval.records import RunState
+from retrieval_eval.records import RunResult, RunState
+from retrieval_eval.regression import Thresholds, judge
+
+
+def save_judged(store, run: RunResult) -> str:
+    """Save ``run`` with the verdict a first run gets (no-baseline): an accepted run, as
+    ``reval eval`` saves it. (A run saved without a verdict is never a baseline.)"""
+    return store.save(run, judge(run, None, Thresholds()))
 
 
 def test_run_ids_are_short_unique_and_found_by_prefix(store):
@@ -64,25 +71,25 @@ def test_list_runs_filters_and_orders_newest_first(store):
 
 def test_baseline_is_latest_complete_earlier_run_never_incomplete_or_current(store):
     assert store.find_baseline(make_run("11")) is None
-    first = store.save(make_run("11", started=1))
+    first = save_judged(store, make_run("11", started=1))
     store.save(make_run("1E", started=2))  # incomplete: never a baseline
     store.save(make_run("1-", started=3))  # interrupted: never a baseline
-    store.save(make_run("11", started=2, identifier="dense"))  # another retriever
-    store.save(make_run("11", started=2, qs=question_set(2, name="other")))  # another set
+    save_judged(store, make_run("11", started=2, identifier="dense"))  # another retriever
+    save_judged(store, make_run("11", started=2, qs=question_set(2, name="other")))  # another set
     current = make_run("00", started=4)
     assert store.find_baseline(current).run_id == first
-    current_id = store.save(current)
+    current_id = save_judged(store, current)
     saved_current = store.get(current_id)
     assert store.find_baseline(saved_current).run_id == first  # never itself
-    later = store.save(make_run("11", started=5))
+    later = save_judged(store, make_run("11", started=5))
     assert store.find_baseline(saved_current).run_id == first  # nor a later run
     assert store.find_baseline(make_run("11", started=6)).run_id == later
 
 
 def test_pinned_baseline_wins_and_can_be_replaced_or_unpinned(store):
-    old = store.save(make_run("11", started=1))
-    mid = store.save(make_run("10", started=2))
-    latest = store.save(make_run("00", started=3))
+    old = save_judged(store, make_run("11", started=1))
+    mid = save_judged(store, make_run("10", started=2))
+    latest = save_judged(store, make_run("00", started=3))
     current = make_run("11", started=4)
     assert store.find_baseline(current).run_id == latest
     assert store.pin(old[:-1]) == old
@@ -109,9 +116,9 @@ def test_only_complete_runs_can_be_pinned_or_named_baselines(store):
 
 
 def test_prune_keeps_newest_per_set_and_retriever_and_every_pin(store):
-    bm25 = [store.save(make_run("11", started=m)) for m in range(5)]
-    dense = [store.save(make_run("11", started=m, identifier="dense")) for m in range(3)]
-    other = store.save(make_run("11", qs=question_set(2, name="other")))
+    bm25 = [save_judged(store, make_run("11", started=m)) for m in range(5)]
+    dense = [save_judged(store, make_run("11", started=m, identifier="dense")) for m in range(3)]
+    other = save_judged(store, make_run("11", qs=question_set(2, name="other")))
     store.pin(bm25[0])
     assert store.prune(2) == 2 + 1
     left = {s.run_id for s in store.list_runs(limit=None)}

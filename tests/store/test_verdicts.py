@@ -19,7 +19,7 @@ def codes(hits: int, errors: int = 0) -> str:
 def evaluate_and_save(store, hits: int, minute: int, errors: int = 0):
     run = make_run(codes(hits, errors), qs=QS, started=minute)
     verdict = judge(run, store.find_baseline(run), Thresholds())
-    return store.save(run), verdict
+    return store.save(run, verdict), verdict
 
 
 def test_slow_drift_passes_run_to_run_but_not_against_a_pinned_baseline(store):

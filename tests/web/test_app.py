@@ -30,6 +30,16 @@ def test_runs_list_filters_by_set_retriever_label_state_and_verdict(client, fill
     assert listed(client, "?verdict=no-baseline") == [filled[0]]
 
 
+def test_a_run_saved_without_a_verdict_is_listed_as_unjudged(client, store, filled):
+    from support.factory import make_run
+
+    unjudged = store.save(make_run("1111111111", started=9))  # a script: no check
+    page = client.get("/").text
+    rows = dict(re.findall(r'<tr data-run-id="([^"]+)"(.*?)</tr>', page, re.DOTALL))
+    assert ">unjudged</span>" in rows[unjudged]
+    assert all(">unjudged</span>" not in rows[run_id] for run_id in filled)
+
+
 def test_run_page_links_and_json_match_the_store(client, store, filled):
     page = client.get(f"/runs/{filled[2]}")
     assert page.status_code == 200 and not EXTERNAL.search(page.text)

@@ -65,6 +65,14 @@ def _creation_order(task: object) -> int:
     return int(number) if prefix == "Task" and number.isdigit() else sys.maxsize
 
 
+def announce_stop(*, saving: bool) -> None:
+    """Say, on standard error, that measuring stopped on a signal and the measured part
+    is being kept: a large run's save and report take a while, and a second Ctrl-C must
+    not look needed."""
+    kept = "saving and reporting" if saving else "reporting"
+    print(f"reval: stopped; {kept} what was measured", file=sys.stderr, flush=True)
+
+
 def _note(signum: int, frame: FrameType | None) -> None:
     _received.append(signum)
     print("reval: saving and reporting what was measured; please wait", file=sys.stderr)

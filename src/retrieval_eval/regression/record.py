@@ -80,7 +80,7 @@ def judge_and_save(
     ``store`` is an open ``RunStore`` (left open), a database URL, or None for
     $REVAL_DATABASE_URL, else the default SQLite file (opened and closed here).
     ``baseline_id`` (an id or unique prefix) is every run's baseline instead of the
-    pinned or latest complete one.
+    pinned or newest accepted one.
     """
     thresholds = thresholds or Thresholds()
     if isinstance(runs, RunResult):

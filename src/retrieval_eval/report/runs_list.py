@@ -42,11 +42,17 @@ def summaries_json(summaries: Sequence[RunSummary]) -> dict[str, Any]:
                 "variant": s.variant,
                 "verdict": s.verdict_kind or None,
                 "baseline_run_id": s.baseline_run_id,
+                # can be a baseline without a pin (``store.summaries.is_accepted``)
+                "accepted": s.accepted,
             }
             for s in summaries
         ],
     }
 
+
+#: The verdict cell of a run saved without a regression check: no baseline unless a
+#: person accepts or pins it.
+UNJUDGED = "unjudged"
 
 #: The runs list's columns, and what gives way, in this order, on a narrow terminal:
 #: the start time loses its year and seconds, then labels, question counts, state, the
@@ -88,7 +94,7 @@ def summaries_table(summaries: Sequence[RunSummary], *, width: int = 120) -> str
             short(s.set_name),
             visible(f"{name} · {variant}" if name else variant),
             s.state.value,
-            s.verdict_kind or "-",
+            s.verdict_kind or UNJUDGED,
             f"{s.question_count}{errors}",
             _rate(s.top1_hit_rate),
             _rate(s.top3_hit_rate),

@@ -6,7 +6,7 @@ from collections.abc import Mapping
 from datetime import datetime
 from typing import Any
 
-from sqlalchemy import ColumnElement, Connection, Select, select
+from sqlalchemy import ColumnElement, Connection, Select, func, select
 
 from retrieval_eval.records import RunResult, RunState
 from retrieval_eval.store.models import label_table, run_table
@@ -60,11 +60,13 @@ def list_query(
 
 
 def accepted_clause() -> ColumnElement[bool]:
-    """Runs that may be a baseline without a pin (``store.summaries.is_accepted``)."""
-    judged_ok = run_table.c.verdict_kind.in_([k for k in ACCEPTING_VERDICTS if k])
-    unjudged = (run_table.c.verdict_kind == "") | run_table.c.verdict_kind.is_(None)
+    """Runs that may be a baseline without a pin (``store.summaries.is_accepted``): never
+    one saved without a verdict, unless a person accepted it."""
+    # coalesce: an unjudged run's NULL kind is false here, never an unknown that a
+    # negation or a selected column would carry on.
+    judged_ok = func.coalesce(run_table.c.verdict_kind, "").in_(ACCEPTING_VERDICTS)
     return (run_table.c.state == RunState.COMPLETE.value) & (
-        run_table.c.accepted_at.is_not(None) | judged_ok | unjudged
+        run_table.c.accepted_at.is_not(None) | judged_ok
     )
 
 

@@ -85,9 +85,14 @@ class RunStore:
         return with_retry(self._url, action, self._lock_timeout_s, attempt)
 
     def save(self, run: RunResult, verdict: VerdictLike | None = None) -> str:
-        """Store a run with all its outcomes and the verdict it was given (None: no
-        regression check was made); returns its id (``run.run_id`` if set, else a new
-        one). ``InputError`` before any write for a text no backend can hold."""
+        """Store a run with all its outcomes and the verdict it was given; returns its id
+        (``run.run_id`` if set, else a new one). ``InputError`` before any write for a
+        text no backend can hold.
+
+        Without a verdict the run is stored *unjudged*: listed, shown and compared like
+        any other, but never a baseline by itself, since nothing says it did not regress;
+        ``accept`` or ``pin`` makes it one. ``judge_and_save`` judges it against its
+        baseline first, as ``reval eval`` does."""
         problem = serialize.nul_problem(run)
         if problem is not None:
             raise InputError(
@@ -284,7 +289,7 @@ class RunStore:
         """The run to judge ``run`` against: ``baseline_id`` if given (it must be complete);
         else the pinned run of the same set and lineage; else the newest *accepted* run of
         them that started no later than ``run`` (complete, and judged pass or no-baseline,
-        or accepted by a person). Never ``run`` itself."""
+        or accepted by a person; never one saved unjudged). Never ``run`` itself."""
         return self.judging_runs(run, baseline_id, drift=False)[0]
 
     def drift_reference(self, run: RunResult) -> RunResult | None:

@@ -39,7 +39,8 @@ class RunSummary:
     #: What tells runs of one retriever identifier apart (see
     #: ``RetrieverDescription.variant_label``).
     variant: str = ""
-    #: The stored verdict's kind and baseline ("" / None: saved without a check).
+    #: The stored verdict's kind and baseline ("" / None: saved without a check, i.e.
+    #: unjudged: no baseline unless accepted or pinned).
     verdict_kind: str = ""
     baseline_run_id: str | None = None
     #: Which runs share a baseline and a history (``retrieval_eval.retrievers.lineage``).
@@ -66,15 +67,19 @@ class StoredRun:
     acceptance: Acceptance | None = None
 
 
-#: Stored verdicts that make a complete run a baseline by themselves ("": saved without a
-#: check, e.g. by a script, or before verdicts were stored).
-ACCEPTING_VERDICTS = ("pass", "no-baseline", "")
+#: Stored verdicts that make a complete run a baseline by themselves. A run saved without
+#: a check ("": ``RunStore.save(run)`` from a script) is not among them: nothing says it
+#: did not regress, so it must not become the bar the next run is held to.
+ACCEPTING_VERDICTS = ("pass", "no-baseline")
 
 
 def is_accepted(state: RunState, verdict_kind: str, acceptance: Acceptance | None) -> bool:
-    """A run that may be a baseline: complete, and judged pass or no-baseline (or saved
-    without a check), or accepted by a person. A run judged regression, incomparable or
-    incomplete never becomes a baseline by itself: retrying a failed gate fails again."""
+    """A run that may be a baseline: complete, and judged pass or no-baseline, or accepted
+    by a person (``reval runs accept``; the store upgrade of revision 0006 accepted the
+    unjudged runs stored before it, which were baselines then). A run judged regression,
+    incomparable or incomplete, or never judged, never becomes a baseline by itself:
+    retrying a failed gate fails again. (``store.queries.accepted_clause`` is the same
+    rule in SQL.)"""
     if state is not RunState.COMPLETE:
         return False
     return acceptance is not None or verdict_kind in ACCEPTING_VERDICTS

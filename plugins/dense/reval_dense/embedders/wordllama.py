@@ -11,11 +11,14 @@ certain nothing is ever fetched.
 from __future__ import annotations
 
 import hashlib
+import importlib
+import logging
 import threading
 from collections.abc import Mapping, Sequence
 from functools import cache
 from itertools import chain
 from pathlib import Path
+from types import ModuleType
 from typing import TYPE_CHECKING, Any
 
 from retrieval_eval.errors import ConfigError
@@ -36,10 +39,24 @@ OPTIONS = ("dimensions",)
 POOL_BATCH = 64
 
 
-def _package_dir() -> Path:
-    import wordllama
+def _wordllama() -> ModuleType:
+    """The ``wordllama`` package, imported without its side effect on logging: its import
+    calls ``logging.basicConfig(level=INFO)``, after which every library's INFO record
+    (each ``reval check-retriever`` result, say, beside the line the command prints)
+    would go to the standard error of whatever process loads the model. A root logger
+    the process had set up before is left as it was."""
+    root = logging.getLogger()
+    handlers, level = list(root.handlers), root.level
+    wordllama = importlib.import_module("wordllama")
+    for handler in list(root.handlers):
+        if handler not in handlers:
+            root.removeHandler(handler)
+    root.setLevel(level)
+    return wordllama
 
-    return Path(wordllama.__file__).parent
+
+def _package_dir() -> Path:
+    return Path(_wordllama().__file__ or "").parent
 
 
 def weights_path() -> Path:
@@ -73,10 +90,8 @@ def check_dimensions(dimensions: object) -> int:
 @cache
 def _load(dimensions: int) -> Any:
     """The model truncated to ``dimensions``, loaded once per process (it is read-only)."""
-    from wordllama import WordLlama
-
     try:
-        return WordLlama.load(
+        return _wordllama().WordLlama.load(
             config=CONFIG,
             cache_dir=_package_dir(),
             disable_download=True,

@@ -235,6 +235,8 @@ def eval_command(
             runs, interrupted = _evaluate(question_sets, specs, options, shown, config_path, token)
             del question_sets  # the runs keep what they need: free the sets' records
             with signals.finishing():
+                if interrupted:
+                    signals.announce_stop(saving=not no_save)
                 recorded = judge_and_save(
                     runs, store=store, thresholds=thresholds, baseline_id=baseline_id,
                     save=not no_save,

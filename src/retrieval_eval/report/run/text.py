@@ -38,6 +38,11 @@ MAX_QUESTION_ROWS = 100
 SHOWN_DOCUMENTS = 3
 #: Longest error message a question row shows (the JSON report keeps it whole).
 SHOWN_MESSAGE_CHARS = 300
+#: Under a stored complete run saved without a regression check (``RunStore.save(run)``).
+UNJUDGED_NOTE = (
+    "unjudged: saved without a regression check, so it is a baseline only if a person "
+    "accepts it (reval runs accept) or pins it (reval runs pin)"
+)
 
 
 def render_text(
@@ -79,6 +84,9 @@ def render_run(console: Console, report: RunReport, style: Style) -> None:
     elif report.acceptance is not None:
         console.print()
         console.print(escape(acceptance_line(report.acceptance) or ""))
+    elif run.run_id and run.state is RunState.COMPLETE:
+        console.print()
+        console.print(UNJUDGED_NOTE)
 
 
 def _header(console: Console, run: RunResult, style: Style) -> None:
