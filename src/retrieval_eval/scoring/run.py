@@ -9,7 +9,8 @@ found), so no outcome is searched twice; equal, by construction and by test, to
 
 An answer from a source that already judged it against the contract for the same limit
 (``checked``: the gRPC client, the in-process adapter) is not judged again; any other
-source's answer is (``protocol.score_question``).
+source's answer is (``protocol.score_question``). Such a source's usual answer, ids alone,
+is scored to its fields (``RunScorer.answer``) and packed from them, with no outcome built.
 """
 
 from __future__ import annotations
