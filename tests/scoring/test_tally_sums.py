@@ -75,8 +75,8 @@ def test_group_means_are_the_exact_sums_rounded_once(
         assert tally.overall().count == 0
         return
     check(dict(tally.overall().values), [(key, n) for _, key, n in questions])
-    for form, metrics in tally.by_form().items():
-        check(dict(metrics.values), [(k, n) for (f, _), k, n in questions if f.value == form])
+    for label, metrics in tally.by_form().items():
+        check(dict(metrics.values), [(k, n) for (f, _), k, n in questions if f.value == label])
     for name, metrics in tally.by_class().items():
         group = [(k, n) for (_, c), k, n in questions if (c or "unclassified") == name]
         check(dict(metrics.values), group)
