@@ -264,10 +264,9 @@ def score_answer(
 
 #: Each field's slot setter, by name: ``_answered`` fills a new outcome through them.
 _SET = {f.name: vars(QuestionOutcome)[f.name].__set__ for f in fields(QuestionOutcome)}
-_FILLED = frozenset(
-    "question_id form hard_class expected_document_ids raw_ids ranked_document_ids hits "
-    "latency_ms error underfilled raw_scores notes question_text".split()
-)
+_FILLED = {"question_id", "form", "hard_class", "expected_document_ids", "raw_ids",
+           "ranked_document_ids", "hits", "latency_ms", "error", "underfilled", "raw_scores",
+           "notes", "question_text"}  # fmt: skip
 if hasattr(QuestionOutcome, "__post_init__") or set(_SET) != _FILLED:  # pragma: no cover
     raise ImportError("QuestionOutcome changed: _answered must do what its __init__ does")
 
