@@ -32,3 +32,36 @@ def pytest_sessionstart(session: pytest.Session) -> None:
     if sys.flags.dont_write_bytecode:
         for source in SOURCES:
             compileall.compile_dir(REPO_ROOT / source, quiet=1, workers=1)
+
+
+#: The modules that take longest (measured with ``--durations``), longest first. xdist
+#: hands whole modules to workers (``--dist loadfile``); its own order puts modules with
+#: many tests first, which left these few-test, subprocess-bound ones to start last and
+#: run alone at the end. Started first, the short modules fill in around them. A module
+#: missing here only runs later; the list decides order, never what runs.
+LONGEST_FIRST = (
+    "tests/docs/test_doc_blocks.py",
+    "tests/pytest_plugin/test_plugin_verdicts.py",
+    "tests/pytest_plugin/test_plugin_config.py",
+    "tests/pytest_plugin/test_plugin_rates.py",
+    "tests/retrievers/kinds/test_command.py",
+    "tests/api/test_typing.py",
+    "tests/retrievers/kinds/test_failures.py",
+    "tests/retrievers/kinds/test_qdrant.py",
+    "tests/test_quickstart.py",
+    "tests/cli/test_incomplete_runs.py",
+    "tests/cli/test_startup.py",
+    "tests/browser/test_judging.py",
+    "tests/retrievers/kinds/llamaindex/test_llamaindex.py",
+    "tests/cli/test_eval_command.py",
+    "tests/cli/test_gate.py",
+    "tests/pytest_plugin/test_plugin_baselines.py",
+    "tests/questions/test_bombs.py",
+    "tests/test_typed_install.py",
+)
+
+
+def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
+    """The longest modules first; within a module, the order written (a stable sort)."""
+    rank = {path: n for n, path in enumerate(LONGEST_FIRST)}
+    items.sort(key=lambda item: rank.get(item.nodeid.split("::", 1)[0], len(rank)))
