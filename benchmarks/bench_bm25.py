@@ -41,7 +41,7 @@ from ir_measures import nDCG
 from rank_bm25 import BM25Okapi
 from reval_bm25 import open_index
 from reval_bm25.analyzer import TOKENIZER_NAME, AnalyzerSettings
-from reval_bm25.index import BODY, ID
+from reval_bm25.engine import BODY, ID
 from reval_bm25.metadata import ENGINE_DIR
 
 from retrieval_eval.evaluation.coordinator import EvalOptions, evaluate_set

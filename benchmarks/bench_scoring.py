@@ -41,8 +41,9 @@ from typing import Any
 from retrieval_eval.questions.model import GoldenQuestion
 from retrieval_eval.records import Form
 from retrieval_eval.retrievers.protocol import Ranking
-from retrieval_eval.scoring.metrics import summarize_with_breakdowns
-from retrieval_eval.scoring.protocol import normalize_ks, score_question
+from retrieval_eval.scoring.protocol import normalize_ks
+from retrieval_eval.scoring.run import RunScorer
+from retrieval_eval.scoring.tally import Tally
 
 CORPUS = 50_000
 CLASSES = ("near-duplicate", "specific-vs-general", "prose-free", None)
@@ -75,13 +76,19 @@ def workload(n: int, depth: int, seed: int = 7) -> Workload:
 
 
 def reval_scoring(data: Workload, ks: tuple[int, ...], depth: int) -> dict[str, float]:
+    """What ``reval eval`` does with each answer as it arrives (``RunAccumulator.record``):
+    ``RunScorer.score`` (the contract check, not skipped, then the protocol) and the
+    outcome's row counted in the run's ``Tally``; then the run's metrics and breakdowns."""
     questions, rankings, _, _ = data
     ks = normalize_ks(ks)
-    outcomes = [
-        score_question(q, r, ks=ks, limit=depth, separator="", latency_ms=None, error=None)
-        for q, r in zip(questions, rankings, strict=True)
-    ]
-    overall, by_form, by_class = summarize_with_breakdowns(outcomes, ks)
+    scorer = RunScorer(ks, depth, "")
+    tally = Tally((), ks)
+    outcomes = []
+    for q, ranking in zip(questions, rankings, strict=True):
+        outcome, key = scorer.score(q, ranking, None, 1.0)
+        outcomes.append(outcome)
+        tally.add(q.form, q.hard_class, key)
+    overall, by_form, by_class = tally.overall(), tally.by_form(), tally.by_class()
     if len(outcomes) != len(questions) or not by_form or not by_class:
         raise SystemExit("reval lost outcomes or breakdowns")
     return {**overall.values}

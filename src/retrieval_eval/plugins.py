@@ -12,8 +12,7 @@ from __future__ import annotations
 import difflib
 import logging
 import os
-from dataclasses import dataclass
-from typing import Any
+from typing import Any, NamedTuple
 
 from retrieval_eval.errors import PluginError, UnknownNameError
 
@@ -25,8 +24,10 @@ COMMANDS = "retrieval_eval.commands"
 EMBEDDERS = "retrieval_eval.embedders"
 
 
-@dataclass(frozen=True, slots=True)
-class PluginInfo:
+class PluginInfo(NamedTuple):
+    """One entry point, read from the installed metadata. (A named tuple: every command
+    line lists plugins, and a frozen dataclass costs several times more to create.)"""
+
     name: str
     namespace: str
     #: "module:attr" of the entry point, and the distribution that provides it.

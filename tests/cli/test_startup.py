@@ -43,9 +43,9 @@ HEAVY = (
 )
 
 
-def loaded_by(*args: str, watch: tuple[str, ...] = HEAVY) -> list[str]:
+def loaded_by(*args: str, watch: tuple[str, ...] = HEAVY, cwd: Path | None = None) -> list[str]:
     """The ``watch`` modules (default HEAVY) imported by ``reval ARGS`` in a fresh
-    interpreter."""
+    interpreter (run in ``cwd``, default this one)."""
     code = (
         "import json, sys\n"
         "from retrieval_eval.cli.main import main\n"
@@ -62,6 +62,7 @@ def loaded_by(*args: str, watch: tuple[str, ...] = HEAVY) -> list[str]:
         capture_output=True,
         text=True,
         timeout=120,
+        cwd=cwd,
     )
     assert done.returncode == 0, done.stderr
     return list(json.loads(done.stdout.strip().splitlines()[-1]))
@@ -223,3 +224,46 @@ def test_listing_an_empty_store_loads_no_report_and_no_judge(tmp_path):
     mods = loaded_by("runs", "list", "--db", db, watch=watch)
     assert "retrieval_eval.store" in mods
     assert [m for m in mods if not m.startswith("retrieval_eval.store")] == []
+
+
+#: What ``reval eval`` of a set file against ``bm25:INDEX`` does not need: the BM25
+#: indexer and the corpus reader (searching needs neither), the set-provider registry (a
+#: file is no registered name), the reval.toml reader and TOML (there is no reval.toml),
+#: the records of the other retriever specs, and the listings' ``RunSummary``.
+NOT_FOR_A_PLUGIN_EVAL = (
+    "reval_bm25.index",
+    "retrieval_eval.corpus.reader",
+    "retrieval_eval.questions.registry",
+    "retrieval_eval.questions.validation",
+    "retrieval_eval.retrievers.config",
+    "tomllib",
+    "retrieval_eval.retrievers.specs",
+    "retrieval_eval.store.summaries",
+)
+
+
+def test_an_eval_of_a_set_file_with_bm25_loads_only_what_it_uses(tmp_path):
+    """Each of these is imported when it is used: with a reval.toml present its reader is
+    loaded, and searching loads the BM25 retriever and the stored-run records, so the
+    probe is seen to look in the right place."""
+    from reval_bm25 import build_index
+
+    from retrieval_eval.example_data import __file__ as example_init
+
+    example = Path(example_init).parent
+    index = tmp_path / "index"
+    build_index(example / "corpus.jsonl", index, chunk_words=150, chunk_overlap=30)
+    db = f"sqlite:///{tmp_path / 'runs.sqlite'}"
+    args = ["eval", "--set", str(example / "questions.yaml"), "--retriever", f"bm25:{index}",
+            "--db", db, "--format", "json"]  # fmt: skip
+    watch = (*NOT_FOR_A_PLUGIN_EVAL, "reval_bm25.retriever", "retrieval_eval.store.stored_run")
+    plain, configured = tmp_path / "plain", tmp_path / "configured"
+    plain.mkdir()
+    configured.mkdir()
+    (configured / "reval.toml").write_text('[retrievers.remote]\naddress = "grpc://127.0.0.1:1"\n')
+    loaded_by(*args, watch=watch, cwd=plain)  # creates the store
+    mods = loaded_by(*args, watch=watch, cwd=plain)
+    assert {"reval_bm25.retriever", "retrieval_eval.store.stored_run"} <= set(mods)
+    assert [m for m in mods if m.startswith(NOT_FOR_A_PLUGIN_EVAL)] == []
+    with_config = loaded_by(*args, watch=watch, cwd=configured)
+    assert {"retrieval_eval.retrievers.config", "tomllib"} <= set(with_config)

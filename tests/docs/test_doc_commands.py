@@ -13,6 +13,7 @@ import sys
 import click
 import pytest
 from support.env import REPO_ROOT
+from support.plugin_suite import UNUSED_PLUGINS
 
 from .doc_blocks import all_blocks, pages, reval_executable
 
@@ -84,7 +85,7 @@ def all_option_names() -> set[str]:
 def pytest_plugin_option_names() -> set[str]:
     """The ``--reval-*`` options the pytest plugin adds, as ``pytest --help`` lists them."""
     done = subprocess.run(
-        [sys.executable, "-m", "pytest", "--help", "-p", "no:cacheprovider"],
+        [sys.executable, "-m", "pytest", "--help", "-p", "no:cacheprovider", *UNUSED_PLUGINS],
         capture_output=True,
         text=True,
         check=True,

@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 import yaml
-from support.plugin_suite import RETRIEVER, SET
+from support.plugin_suite import RETRIEVER, SET, UNUSED_PLUGINS
 
 
 @pytest.fixture
@@ -39,7 +39,9 @@ def suite(pytester: pytest.Pytester, tmp_path: Path, monkeypatch: pytest.MonkeyP
         )
         for key, value in (env or {}).items():
             monkeypatch.setenv(key, value)
-        return pytester.runpytest_subprocess("--reval-db", db, "-p", "no:cacheprovider", *args)
+        return pytester.runpytest_subprocess(
+            "--reval-db", db, "-p", "no:cacheprovider", *UNUSED_PLUGINS, *args
+        )
 
     run.db = db  # type: ignore[attr-defined]
     return run

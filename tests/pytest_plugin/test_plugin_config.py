@@ -11,7 +11,7 @@ import sys
 
 import pytest
 import yaml
-from support.plugin_suite import BAD, GOOD, PASSING, RETRIEVER, SET
+from support.plugin_suite import BAD, GOOD, PASSING, RETRIEVER, SET, UNUSED_PLUGINS
 
 
 def test_thresholds_come_from_reval_toml_and_the_command_line_wins(
@@ -71,7 +71,7 @@ def test_a_store_error_is_one_line_and_never_shows_the_password(
     (pytester.path / "faq.yaml").write_text(yaml.safe_dump(SET, sort_keys=False))
     pytester.makepyfile(table_retriever=RETRIEVER)
     pytester.makepyfile(test_quality=f"from table_retriever import Table\n{PASSING}")
-    args = ["-p", "no:cacheprovider"]
+    args = ["-p", "no:cacheprovider", *UNUSED_PLUGINS]
     if given_by == "option":
         args += ["--reval-db", missing]
     else:

@@ -18,7 +18,7 @@ from pathlib import Path
 
 import pytest
 
-from support.cosine import DIMENSIONS, Reference, reference
+from support.cosine import DIMENSIONS
 from support.offline import Guard, sitecustomize
 
 REVAL = str(Path(sys.executable).parent / "reval")
@@ -94,11 +94,6 @@ def offline(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[Guard]:
     finally:
         guard.uninstall()
     assert guard.refused == [], f"the test tried to reach the network: {guard.refused}"
-
-
-@pytest.fixture(scope="module")
-def dense() -> Reference:
-    return reference()
 
 
 @pytest.fixture(scope="module")

@@ -3,6 +3,11 @@ answers from a fixed table (tests/pytest_plugin)."""
 
 from __future__ import annotations
 
+#: Third-party pytest plugins of the test environment that no suite here uses (hypothesis,
+#: langsmith): importing them was most of each suite's pytest start-up. reval's own plugin
+#: still loads through its installed ``pytest11`` entry point.
+UNUSED_PLUGINS = ("-p", "no:hypothesispytest", "-p", "no:langsmith_plugin")
+
 SET = {
     "name": "faq",
     "questions": [

@@ -31,6 +31,7 @@ from retrieval_eval.corpus import (
     scan_corpus,
 )
 from reval_bm25.analyzer import TOKENIZER_NAME, AnalyzerSettings, tantivy_version
+from reval_bm25.engine import BODY, DOC_ID, ID, open_engine
 from reval_bm25.errors import Bm25IndexError
 from reval_bm25.metadata import (
     ENGINE_DIR,
@@ -46,9 +47,6 @@ log = logging.getLogger(__name__)
 
 #: Writer heap (one thread). Large enough that typical corpora end up in one segment.
 WRITER_HEAP_BYTES = 1_000_000_000
-#: Indexed fields: ``id`` (stored: the result id, a chunk id when chunked), ``doc_id``
-#: (the document, for deletes on update) and ``body`` (BM25; term frequencies only).
-ID, DOC_ID, BODY = "id", "doc_id", "body"
 
 
 class Progress(Protocol):
@@ -195,22 +193,6 @@ def _new_index(path: Path, settings: AnalyzerSettings) -> tantivy.Index:
     path.mkdir()
     index = tantivy.Index(_schema(), path=str(path), reuse=False)
     index.register_tokenizer(TOKENIZER_NAME, settings.build())
-    return index
-
-
-def open_engine(index_dir: Path, meta: IndexMetadata) -> tantivy.Index:
-    """Open the engine's files of ``index_dir`` (memory-mapped), our analyzer registered."""
-    try:
-        index = tantivy.Index.open(str(index_dir / ENGINE_DIR))
-    except Exception as e:  # tantivy raises ValueError/OSError subclasses inconsistently
-        installed = tantivy_version()
-        hint = (
-            f" (built with tantivy {meta.tantivy_version}, this is {installed}: rebuild it)"
-            if meta.tantivy_version.split(".")[:2] != installed.split(".")[:2]
-            else ""
-        )
-        raise Bm25IndexError(f"{index_dir}: corrupt or unreadable index files{hint}: {e}") from e
-    index.register_tokenizer(TOKENIZER_NAME, meta.analyzer.build())
     return index
 
 

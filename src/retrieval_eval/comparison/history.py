@@ -24,7 +24,7 @@ from retrieval_eval.regression.stored import stored_verdict
 from retrieval_eval.retrievers.lineage import lineage_of
 
 if TYPE_CHECKING:  # importing store/ would load SQLAlchemy
-    from retrieval_eval.store.summaries import StoredRun
+    from retrieval_eval.store.stored_run import StoredRun
 
 HISTORY_KS = (1, 3)
 

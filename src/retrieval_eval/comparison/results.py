@@ -17,7 +17,7 @@ from retrieval_eval.records import GroupMetrics, LatencySummary, RateEstimate
 from retrieval_eval.regression.verdict_records import Verdict
 
 if TYPE_CHECKING:  # importing store/ would load SQLAlchemy
-    from retrieval_eval.store.summaries import Acceptance
+    from retrieval_eval.store.stored_run import Acceptance
 
 
 class QuestionsShown(StrEnum):

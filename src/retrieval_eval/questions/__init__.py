@@ -21,7 +21,7 @@ from retrieval_eval.records import Form
 _LAZY = {
     "load_question_set": "retrieval_eval.questions.loading",
     "load_question_sets": "retrieval_eval.questions.loading",
-    "validate_source": "retrieval_eval.questions.loading",
+    "validate_source": "retrieval_eval.questions.validation",
     "write_question_set": "retrieval_eval.questions.formats",
     "import_beir": "retrieval_eval.questions.beir",
     "QuestionSetRegistry": "retrieval_eval.questions.registry",

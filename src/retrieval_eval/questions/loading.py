@@ -13,16 +13,17 @@ not recursive), in file-name order; two files may not declare the same set name.
 from __future__ import annotations
 
 import os
-from collections.abc import Set
-from dataclasses import dataclass, field
 from pathlib import Path
+from typing import TYPE_CHECKING
 
-from retrieval_eval.errors import InputError, QuestionSetError
+from retrieval_eval.errors import QuestionSetError
 from retrieval_eval.questions.formats import read_set_file, set_format
 from retrieval_eval.questions.model import GoldenQuestionSet
 from retrieval_eval.questions.problems import Problem, QuestionSetProblems
-from retrieval_eval.questions.registry import QuestionSetRegistry
 from retrieval_eval.questions.validate import build_set, check_raw_set
+
+if TYPE_CHECKING:  # providers (entry points) load when a set is named, not given as a file
+    from retrieval_eval.questions.registry import QuestionSetRegistry
 
 
 def load_question_set(source: str | Path) -> GoldenQuestionSet:
@@ -31,8 +32,10 @@ def load_question_set(source: str | Path) -> GoldenQuestionSet:
     Raises ``QuestionSetError`` (listing every problem), ``UnknownNameError`` (with
     suggestions) or ``PluginError`` (a provider failed, named by its entry point).
     """
-    path = _as_path(source)
+    path = as_path(source)
     if path is None:
+        from retrieval_eval.questions.registry import QuestionSetRegistry
+
         return QuestionSetRegistry().load(str(source))
     if not path.is_dir():
         return load_set_file(path)
@@ -45,8 +48,10 @@ def load_question_set(source: str | Path) -> GoldenQuestionSet:
 
 def load_question_sets(source: str | Path) -> list[GoldenQuestionSet]:
     """Every set of a directory or a provider, or the one set of a file or name."""
-    path = _as_path(source)
+    path = as_path(source)
     if path is None:
+        from retrieval_eval.questions.registry import QuestionSetRegistry
+
         registry = QuestionSetRegistry()
         name = str(source)
         if name in registry.provider_names() and name not in _set_names(registry):
@@ -94,59 +99,12 @@ def set_files(directory: Path) -> list[Path]:
     )
 
 
-@dataclass(frozen=True, slots=True)
-class ValidationResult:
-    """One checked set file (or registered set): the set when valid, else its problems."""
-
-    source: str
-    question_set: GoldenQuestionSet | None
-    problems: list[Problem] = field(default_factory=list)
-
-
-def validate_source(
-    source: str | Path, *, corpus: Set[str] | None = None, corpus_name: str = ""
-) -> list[ValidationResult]:
-    """Check a file, every file of a directory, or a registered set (or provider); problems
-    (including unknown names and failing providers) are returned, not raised."""
-    path = _as_path(source)
-    if path is None:
-        try:
-            sets = load_question_sets(str(source))
-        except QuestionSetProblems as e:
-            return [ValidationResult(str(source), None, e.details)]
-        except InputError as e:
-            return [ValidationResult(str(source), None, [Problem(str(source), None, str(e))])]
-        return [_corpus_only(qs, corpus, corpus_name) for qs in sets]
-    if not path.exists():
-        return [ValidationResult(str(path), None, [Problem(str(path), None, "no such file")])]
-    files = set_files(path) if path.is_dir() else [path]
-    if not files:
-        problem = Problem(str(path), None, "no set files (*.yaml, *.yml, *.json, *.jsonl)")
-        return [ValidationResult(str(path), None, [problem])]
-    results = []
-    for file in files:
-        qs, problems = check_raw_set(read_set_file(file), corpus=corpus, corpus_name=corpus_name)
-        results.append(ValidationResult(str(file), qs, problems))
-    return results
-
-
-def _corpus_only(
-    qs: GoldenQuestionSet, corpus: Set[str] | None, corpus_name: str
-) -> ValidationResult:
-    problems = []
-    for q in qs.questions if corpus is not None else ():
-        for doc in q.expected_document_ids:
-            if doc not in corpus:  # type: ignore[operator]
-                message = f"expected document {doc!r} is not in the corpus {corpus_name}"
-                problems.append(Problem(qs.source, None, message, q.id))
-    return ValidationResult(qs.name, None if problems else qs, problems)
-
-
 def _set_names(registry: QuestionSetRegistry) -> set[str]:
     return {info.name for info in registry.list_sets()[0]}
 
 
-def _as_path(source: str | Path) -> Path | None:
+def as_path(source: str | Path) -> Path | None:
+    """``source`` as a path when it is or looks like one; None for a registered name."""
     if isinstance(source, Path):
         return source
     if os.path.exists(source):

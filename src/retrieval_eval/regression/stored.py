@@ -22,7 +22,7 @@ from retrieval_eval.regression.verdict_records import (
 )
 
 if TYPE_CHECKING:  # importing store/ would load SQLAlchemy
-    from retrieval_eval.store.summaries import StoredRun
+    from retrieval_eval.store.stored_run import StoredRun
 
 
 def stored_verdict(stored: StoredRun) -> Verdict | None:

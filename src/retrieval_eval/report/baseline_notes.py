@@ -5,7 +5,7 @@ person's acceptance of the run as a baseline."""
 from __future__ import annotations
 
 from retrieval_eval.regression.verdict_records import Verdict
-from retrieval_eval.store.summaries import Acceptance
+from retrieval_eval.store.stored_run import Acceptance
 
 
 def variant_line(verdict: Verdict | None) -> str | None:

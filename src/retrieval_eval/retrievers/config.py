@@ -31,13 +31,13 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, TypeAlias
 
 from retrieval_eval.errors import ConfigError
+from retrieval_eval.retrievers.config_file import default_config_path
 
 if TYPE_CHECKING:  # parsed only when reval.toml has such entries: not on every start-up
     from retrieval_eval.retrievers.fusion.config import FusionConfig
     from retrieval_eval.retrievers.kinds.base import KindConfig
     from retrieval_eval.retrievers.rerank.config import RerankConfig
 
-CONFIG_FILE_NAME = "reval.toml"
 SECTION = "retrievers"
 #: Every top-level table reval.toml may hold.
 #: ``[pytest]`` holds the pytest plugin's settings (``retrieval_eval.pytest_plugin``).
@@ -74,11 +74,6 @@ class RetrieverConfig:
 
 #: What a ``[retrievers.NAME]`` table can be.
 Entry: TypeAlias = "RetrieverConfig | FusionConfig | KindConfig | RerankConfig"
-
-
-def default_config_path() -> Path:
-    """``./reval.toml`` in the working directory."""
-    return Path.cwd() / CONFIG_FILE_NAME
 
 
 def load_config(path: Path | None = None) -> dict[str, Entry]:

@@ -16,10 +16,11 @@ Resolution order for a spec:
 from __future__ import annotations
 
 import difflib
+import importlib
 import os
 from dataclasses import dataclass, replace
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 from urllib.parse import urlsplit
 
 from retrieval_eval.errors import (
@@ -29,19 +30,20 @@ from retrieval_eval.errors import (
     RevalError,
     UnknownNameError,
 )
-from retrieval_eval.retrievers.config import RetrieverConfig, check_token, load_config
+from retrieval_eval.retrievers.config_file import default_config_path
 from retrieval_eval.retrievers.protocol import AsyncRetriever, RetrieverFactory
 
 if TYPE_CHECKING:  # reval.toml's fusions, kinds and rerank stages load when one is named
     from typing import TypeAlias
 
-    from retrieval_eval.retrievers.client.grpc_client import ClientOptions
+    from retrieval_eval.retrievers.config import Entry, RetrieverConfig
     from retrieval_eval.retrievers.fusion.config import FusionConfig
     from retrieval_eval.retrievers.fusion.retriever import FusedRetriever
     from retrieval_eval.retrievers.in_process import InProcessRetriever
     from retrieval_eval.retrievers.kinds.base import KindConfig
     from retrieval_eval.retrievers.rerank.config import RerankConfig
     from retrieval_eval.retrievers.rerank.open import RerankSpec
+    from retrieval_eval.retrievers.specs import Endpoint, FusionSpec, KindSpec, RetrieverInfo
 
 SCHEMES = ("grpc://", "grpcs://")
 RAW_TARGET_PREFIXES = ("dns:", "ipv4:", "ipv6:", "unix:", "unix-abstract:", "vsock:")
@@ -55,33 +57,6 @@ _closing: set[object] = set()
 
 
 @dataclass(frozen=True, slots=True)
-class Endpoint:
-    """A remote retriever: what to dial and how."""
-
-    #: What messages and the run store show, e.g. ``grpc://127.0.0.1:5000``.
-    display: str
-    #: What gRPC dials, e.g. ``127.0.0.1:5000`` or ``dns:///search.internal:443``.
-    channel_target: str
-    secure: bool = False
-    timeout_s: float | None = None
-    token: str | None = None
-    ca_cert: Path | None = None
-    client_cert: Path | None = None
-    client_key: Path | None = None
-    server_name: str | None = None
-
-    def client_options(self) -> ClientOptions:
-        from retrieval_eval.retrievers.client.grpc_client import ClientOptions, TlsConfig
-
-        tls = None
-        if self.secure:
-            tls = TlsConfig(self.ca_cert, self.client_cert, self.client_key, self.server_name)
-        if self.timeout_s is None:
-            return ClientOptions(token=self.token, tls=tls)
-        return ClientOptions(timeout_s=self.timeout_s, token=self.token, tls=tls)
-
-
-@dataclass(frozen=True, slots=True)
 class PluginSpec:
     """An in-process retriever: entry point ``name`` called with ``argument``."""
 
@@ -91,48 +66,26 @@ class PluginSpec:
     timeout_s: float | None = None
 
 
-@dataclass(frozen=True, slots=True)
-class FusionSpec:
-    """A fused retriever from reval.toml: its members are resolved when it is opened."""
-
-    display: str
-    config: FusionConfig
-    timeout_s: float | None = None
-    token: str | None = None
-    config_path: Path | None = None
-
-
-@dataclass(frozen=True, slots=True)
-class KindSpec:
-    """A reval.toml entry with a ``kind`` (http, command, postgres): opened by its kind."""
-
-    display: str
-    config: KindConfig
-    timeout_s: float | None = None
-
-    def open(self) -> AsyncRetriever:
-        return self.config.open(self.timeout_s)
-
-
 Resolved: TypeAlias = "Endpoint | PluginSpec | FusionSpec | KindSpec | RerankSpec"
 
+#: The other resolved forms (``retrievers.specs``), built when a spec resolves to one.
+_SPECS = ("Endpoint", "FusionSpec", "KindSpec", "RetrieverInfo")
 
-@dataclass(frozen=True, slots=True)
-class RetrieverInfo:
-    """One resolvable name, for ``reval retrievers list``."""
 
-    name: str
-    #: ``config`` (a reval.toml address), ``fusion`` (a reval.toml fusion), ``rerank`` (a
-    #: reval.toml rerank stage), a kind (``http``, ``command``, ``postgres``: a reval.toml
-    #: kind entry) or ``plugin`` (an installed entry point).
-    kind: str
-    #: Where it comes from: the reval.toml path, or the distribution providing the plugin.
-    source: str
-    #: The address (config), the method and members (fusion) or the entry point's
-    #: ``module:attr`` (plugin).
-    detail: str
-    #: A plugin hidden by a reval.toml entry of the same name (the entry wins).
-    shadowed: bool = False
+def __getattr__(name: str) -> Any:
+    if name not in _SPECS:
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    return getattr(importlib.import_module("retrieval_eval.retrievers.specs"), name)
+
+
+def _load_config(config_path: Path | None) -> dict[str, Entry]:
+    """reval.toml's entries; without the default file, none (and the TOML reader and its
+    records are not imported)."""
+    if config_path is None and not default_config_path().is_file():
+        return {}
+    from retrieval_eval.retrievers.config import load_config
+
+    return load_config(config_path)
 
 
 def parse_address(address: str) -> Endpoint | None:
@@ -144,6 +97,8 @@ def parse_address(address: str) -> Endpoint | None:
     if address.startswith(SCHEMES):
         return _parse_url(address)
     if address.startswith(RAW_TARGET_PREFIXES):
+        from retrieval_eval.retrievers.specs import Endpoint
+
         if address.partition(":")[2].strip("/") == "":
             raise InputError(f"invalid gRPC target {address!r}: nothing after the scheme")
         return Endpoint(display=address, channel_target=address)
@@ -151,6 +106,8 @@ def parse_address(address: str) -> Endpoint | None:
 
 
 def _parse_url(address: str) -> Endpoint:
+    from retrieval_eval.retrievers.specs import Endpoint
+
     secure = address.startswith("grpcs://")
     example = "grpcs://HOST[:PORT]" if secure else "grpc://HOST:PORT"
     try:
@@ -189,10 +146,12 @@ def resolve(
     endpoint = parse_address(spec)
     if endpoint is not None:
         return _with_options(endpoint, timeout_s=timeout_s, token=token)
-    configs = load_config(config_path)
+    configs = _load_config(config_path)
     if spec in configs:
+        from retrieval_eval.retrievers.config import RetrieverConfig
         from retrieval_eval.retrievers.fusion.config import FusionConfig
         from retrieval_eval.retrievers.rerank.config import RerankConfig
+        from retrieval_eval.retrievers.specs import FusionSpec, KindSpec
 
         entry = configs[spec]
         if isinstance(entry, FusionConfig):
@@ -237,6 +196,9 @@ def _with_options(endpoint: Endpoint, *, timeout_s: float | None, token: str | N
 
 
 def _from_config(entry: RetrieverConfig, *, timeout_s: float | None, token: str | None) -> Endpoint:
+    from retrieval_eval.retrievers.config import check_token
+    from retrieval_eval.retrievers.specs import Endpoint
+
     try:
         endpoint = parse_address(entry.address)
     except InputError as e:
@@ -288,6 +250,8 @@ def _open_resolved(resolved: Resolved, chain: tuple[str, ...]) -> AsyncRetriever
     opened around it, so that a cycle among them is an error rather than a hang."""
     if isinstance(resolved, PluginSpec):
         return open_plugin(resolved)
+    from retrieval_eval.retrievers.specs import Endpoint, FusionSpec, KindSpec
+
     if isinstance(resolved, FusionSpec):
         return open_fusion(resolved, chain)
     if isinstance(resolved, KindSpec):
@@ -403,8 +367,9 @@ def open_plugin(spec: PluginSpec) -> InProcessRetriever:
 def list_retrievers(config_path: Path | None = None) -> list[RetrieverInfo]:
     """Every resolvable name: reval.toml entries first (they win on a clash), then plugins."""
     from retrieval_eval.plugins import RETRIEVERS, list_plugins
+    from retrieval_eval.retrievers.specs import RetrieverInfo
 
-    configs = load_config(config_path)
+    configs = _load_config(config_path)
     infos = [_config_info(entry) for entry in configs.values()]
     infos += [
         RetrieverInfo(
@@ -418,8 +383,10 @@ def list_retrievers(config_path: Path | None = None) -> list[RetrieverInfo]:
 def _config_info(
     entry: RetrieverConfig | FusionConfig | KindConfig | RerankConfig,
 ) -> RetrieverInfo:
+    from retrieval_eval.retrievers.config import RetrieverConfig
     from retrieval_eval.retrievers.fusion.config import FusionConfig
     from retrieval_eval.retrievers.rerank.config import RerankConfig
+    from retrieval_eval.retrievers.specs import RetrieverInfo
 
     if isinstance(entry, FusionConfig):
         return RetrieverInfo(entry.name, KIND_FUSION, str(entry.source), _fusion_detail(entry))

@@ -13,12 +13,20 @@ then a count per row, and its metrics are weighted sums:
   an integer multiple of one common power of two; weighted sums are then exact integer
   arithmetic, and the one rounding (``int / int`` is correctly rounded) gives the very
   float ``math.fsum`` gives over the per-question values, in any order.
+
+Questions are counted by cell (form, hard class) and row. A row's columns are packed in
+one integer, side by side with room to never carry into each other, so a cell's sums are
+one multiply-add per row it holds; the run, each form and each hard class are then sums
+of whole cells.
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable, Mapping
+import math
+from collections.abc import Callable, Iterable, Sequence
+from itertools import chain, islice, repeat
 from operator import mul
+from typing import Literal
 
 from retrieval_eval.records import UNCLASSIFIED, GroupMetrics, NoAnswerStats, QuestionOutcome
 from retrieval_eval.scoring.protocol import hits_at, target_ranks
@@ -37,10 +45,11 @@ ERROR_KEY: Key = ((), None, -1)
 _ANSWERED, _ERRORS, _NO_ANSWER, _EMPTY, _SCORED = range(5)
 _HITS = 5
 
-#: One row's integer columns (see above).
-Row = tuple[int, ...]
-#: (form, hard class, row index): the questions of one cell share all three.
-_Cell = tuple[str, str | None, int]
+#: Bits of a float's significand: ``ldexp(v, _MANTISSA - frexp(v)[1])`` is a whole number.
+_MANTISSA = 53
+_LITTLE: Literal["little"] = "little"
+#: Floats are below ``2**_FLOAT_EXPONENTS``: ``ldexp`` must stay under it.
+_FLOAT_EXPONENTS = 1024
 
 
 def row_key(outcome: QuestionOutcome, ks: tuple[int, ...]) -> Key:
@@ -66,13 +75,14 @@ class Tally:
     Built from outcomes at once, or one question at a time (``add``, as a run in progress
     scores its answers): the same counts either way, so the same metrics."""
 
-    __slots__ = ("_cells", "_keys", "_ks", "_table")
+    __slots__ = ("_cells", "_keys", "_ks", "_sums")
 
     def __init__(self, outcomes: Iterable[QuestionOutcome], ks: tuple[int, ...]) -> None:
         self._ks = ks
         self._keys: dict[Key, int] = {}
-        self._cells: dict[_Cell, int] = {}
-        self._table: tuple[list[Row], int] | None = None
+        #: (form, hard class) -> row -> how many questions of that cell have that row.
+        self._cells: dict[tuple[str, str | None], dict[int, int]] = {}
+        self._sums: tuple[dict[tuple[str, str | None], int], _Layout] | None = None
         for outcome in outcomes:
             key = ERROR_KEY if outcome.error is not None else row_key(outcome, ks)
             self.add(outcome.form, outcome.hard_class, key)
@@ -84,22 +94,30 @@ class Tally:
         row = keys.get(key)
         if row is None:
             row = keys[key] = len(keys)
-            self._table = None
-        cell = (form, hard_class, row)
-        cells = self._cells
-        cells[cell] = cells.get(cell, 0) + 1
+        counts = self._cells.get((form, hard_class))
+        if counts is None:
+            counts = self._cells[form, hard_class] = {}
+        counts[row] = counts.get(row, 0) + 1
+        self._sums = None
 
-    def _tables(self) -> tuple[list[Row], int]:
-        """Each row's integer columns and their scale, computed once the rows are known."""
-        if self._table is None:
-            self._table = _rows(self._keys, self._ks)
-        return self._table
+    def _cell_sums(self) -> tuple[dict[tuple[str, str | None], int], _Layout]:
+        """Each cell's columns summed over its questions, packed in one integer (see
+        ``_Layout``); computed once the rows are known, each (cell, row) pair once."""
+        if self._sums is None:
+            questions = sum(sum(counts.values()) for counts in self._cells.values())
+            packed, layout = _packed_rows(self._keys, self._ks, questions)
+            self._sums = (
+                {
+                    cell: sum(map(mul, map(packed.__getitem__, counts), counts.values()))
+                    for cell, counts in self._cells.items()
+                },
+                layout,
+            )
+        return self._sums
 
     def overall(self) -> GroupMetrics:
-        counts: dict[int, int] = {}
-        for (_, _, row), n in self._cells.items():
-            counts[row] = counts.get(row, 0) + n
-        return self._metrics(counts)
+        sums, layout = self._cell_sums()
+        return self._metrics(sum(sums.values()), layout)
 
     def by_form(self) -> dict[str, GroupMetrics]:
         """By form value (``"MATCH"``, ``"GAP"``, ``"UNLABELLED"``), sorted."""
@@ -110,21 +128,17 @@ class Tally:
         return self._by(lambda _, hard_class: hard_class or UNCLASSIFIED)
 
     def _by(self, label: Callable[[str, str | None], str]) -> dict[str, GroupMetrics]:
-        groups: dict[str, dict[int, int]] = {}
-        for (form, hard_class, row), n in self._cells.items():
-            counts = groups.setdefault(label(form, hard_class), {})
-            counts[row] = counts.get(row, 0) + n
-        return {name: self._metrics(groups[name]) for name in sorted(groups)}
+        sums, layout = self._cell_sums()
+        groups: dict[str, int] = {}
+        for (form, hard_class), total in sums.items():
+            name = label(form, hard_class)
+            groups[name] = groups.get(name, 0) + total
+        return {name: self._metrics(groups[name], layout) for name in sorted(groups)}
 
-    def _metrics(self, counts: Mapping[int, int]) -> GroupMetrics:
-        """A group's metrics from ``row -> how many of its questions have that row``."""
+    def _metrics(self, total: int, layout: _Layout) -> GroupMetrics:
+        """A group's metrics from its columns summed (``total``, packed)."""
         ks = self._ks
-        weights = list(counts.values())
-        table, scale = self._tables()
-        rows = map(table.__getitem__, counts)
-        sums = [sum(map(mul, column, weights)) for column in zip(*rows, strict=True)]
-        if not sums:
-            sums = [0] * (_HITS + 4 * len(ks))
+        sums = layout.unpack(total)
         answered, no_answer, empty, scored = (sums[i] for i in (0, 2, 3, 4))
         values: dict[str, float] = {}
         intervals = {}
@@ -137,6 +151,7 @@ class Tally:
                 intervals[name] = estimate
         if scored:
             names = rank_names(ks)
+            scale = layout.scale
             for name, numerator in zip(names, sums[_HITS + len(ks) :], strict=True):
                 values[name] = numerator / scale / scored  # exact sum, rounded once
         return GroupMetrics(
@@ -148,9 +163,39 @@ class Tally:
         )
 
 
-def _rows(keys: Iterable[Key], ks: tuple[int, ...]) -> tuple[list[Row], int]:
-    """Each key's integer columns, in key order, and the common power of two ``scale``:
-    a rank figure's value is its numerator / ``scale``, exactly."""
+class _Layout:
+    """How a row's columns sit in one integer: column i in bits [i * width, (i + 1) *
+    width), wide enough that the sum over every question of the run never carries from one
+    column into the next. So a group's columns are summed with one multiply-add per row
+    (weight times packed row) instead of one per column, and read back at the end."""
+
+    __slots__ = ("columns", "scale", "width")
+
+    def __init__(self, columns: int, scale: int, largest: int) -> None:
+        self.columns = columns
+        #: A rank figure's value is its numerator / ``scale`` (a power of two), exactly.
+        self.scale = scale
+        #: Whole bytes, for ``int.to_bytes``; ``largest`` bounds any column's sum.
+        self.width = largest.bit_length() // 8 + 1
+
+    def pack(self, columns: Iterable[int]) -> bytes:
+        """Columns (non-negative, each at most ``largest``), as one row's bytes."""
+        return b"".join(map(int.to_bytes, columns, repeat(self.width), repeat(_LITTLE)))
+
+    def unpack(self, total: int) -> list[int]:
+        width = self.width
+        data = total.to_bytes(width * self.columns, "little")
+        return [
+            int.from_bytes(data[at : at + width], "little")
+            for at in range(0, width * self.columns, width)
+        ]
+
+
+def _packed_rows(
+    keys: Iterable[Key], ks: tuple[int, ...], questions: int
+) -> tuple[list[int], _Layout]:
+    """Each key's integer columns packed in one integer, in key order, and their layout
+    (rank figures as whole multiples of one power of two: ``scaled_integers``)."""
     heads: list[list[int]] = []
     ranks: list[list[float] | None] = []
     for hits, positions, count in keys:
@@ -163,12 +208,36 @@ def _rows(keys: Iterable[Key], ks: tuple[int, ...]) -> tuple[list[Row], int]:
         else:
             heads.append([1, 0, 0, 0, 1, *map(int, hits)])
             ranks.append(figures(positions, count, ks))
-    ratios = [[v.as_integer_ratio() for v in values] for values in ranks if values]
-    scale = max((d for values in ratios for _, d in values), default=1)
+    whole, shift = scaled_integers([value for values in ranks if values for value in values])
+    numerators = iter(whole)
+    scale = 1 << shift
+    columns = _HITS + 4 * len(ks)
+    # A column's sum is at most its largest value (1 for counts and hits) per question.
+    layout = _Layout(columns, scale, max(max(whole, default=0), 1) * max(questions, 1))
     nothing = (0,) * (3 * len(ks))
-    exact = iter(ratios)
+    pack = layout.pack
     rows = [
-        (*head, *((n * (scale // d) for n, d in next(exact)) if values else nothing))
+        int.from_bytes(
+            pack(chain(head, islice(numerators, 3 * len(ks)) if values else nothing)), "little"
+        )
         for head, values in zip(heads, ranks, strict=True)
     ]
-    return rows, scale
+    return rows, layout
+
+
+def scaled_integers(values: Sequence[float]) -> tuple[list[int], int]:
+    """Non-negative finite floats as whole numbers ``n`` and one ``shift`` such that each
+    value is exactly ``n / 2**shift`` (floats are dyadic rationals).
+
+    ``ldexp`` scales a float by a power of two exactly, and the shift is chosen from the
+    smallest non-zero value, whose exponent is the lowest: every value, no smaller, becomes
+    a whole number. All in C, no per-value fraction."""
+    smallest = min(filter(None, values), default=1.0)
+    shift = max(0, _MANTISSA - math.frexp(smallest)[1])
+    if shift + math.frexp(max(values, default=0.0))[1] < _FLOAT_EXPONENTS:
+        return list(map(int, map(math.ldexp, values, repeat(shift)))), shift
+    # Scaled, some value would leave the float range (figures, at most 1, never do): the
+    # same integers from each value's fraction.
+    return [
+        n << (shift - d.bit_length() + 1) for n, d in map(float.as_integer_ratio, values)
+    ], shift

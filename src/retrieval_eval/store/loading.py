@@ -14,7 +14,7 @@ from sqlalchemy import Connection, Select, select
 from retrieval_eval.outcomes import CompactOutcomeBuilder, CompactOutcomes
 from retrieval_eval.store import queries, serialize
 from retrieval_eval.store.models import label_table, outcome_table
-from retrieval_eval.store.summaries import StoredRun
+from retrieval_eval.store.stored_run import StoredRun
 
 #: Outcome rows fetched from the database at a time: a big run's rows are never all
 #: in the driver's buffers at once.

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from datetime import datetime
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from sqlalchemy import ColumnElement, Connection, Select, func, select
 
@@ -16,7 +16,10 @@ from retrieval_eval.store.serialize import (
     run_lineage,
     variant_from_row,
 )
-from retrieval_eval.store.summaries import ACCEPTING_VERDICTS, RunSummary
+from retrieval_eval.store.stored_run import ACCEPTING_VERDICTS
+
+if TYPE_CHECKING:  # listings load it; judging a run does not
+    from retrieval_eval.store.summaries import RunSummary
 
 BATCH = 500  # ids per IN (...) clause
 _NEWEST_FIRST = (run_table.c.started_ts.desc(), run_table.c.pk.desc())
@@ -159,6 +162,8 @@ def prune_victims(conn: Connection, keep: int) -> list[int]:
 
 
 def summaries(conn: Connection, query: Select[Any]) -> list[RunSummary]:
+    from retrieval_eval.store.summaries import RunSummary
+
     rows = conn.execute(query).mappings().all()
     labels: dict[int, dict[str, str]] = {}
     pks = [r["pk"] for r in rows]

@@ -11,7 +11,7 @@ from collections.abc import Callable, Mapping
 from datetime import UTC, datetime
 from functools import partial
 from pathlib import Path
-from typing import Any, TypeVar
+from typing import TYPE_CHECKING, Any, TypeVar
 
 from sqlalchemy import Connection, Engine, delete, insert, select, update
 from sqlalchemy.engine import URL
@@ -26,9 +26,12 @@ from retrieval_eval.store.ids import new_run_id
 from retrieval_eval.store.loading import stored_runs
 from retrieval_eval.store.models import label_table, outcome_table, run_table
 from retrieval_eval.store.schema import ensure_schema
-from retrieval_eval.store.summaries import RunSummary, StoredRun
+from retrieval_eval.store.stored_run import StoredRun
 from retrieval_eval.store.url import is_default_location, mask, resolve_url, sqlite_path
 from retrieval_eval.store.verdicts import VerdictLike
+
+if TYPE_CHECKING:  # listings load it (``queries.summaries``); judging a run does not
+    from retrieval_eval.store.summaries import RunSummary
 
 log = logging.getLogger(__name__)
 T = TypeVar("T")

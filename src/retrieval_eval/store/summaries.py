@@ -1,4 +1,6 @@
-"""What run listings return: a run's identity and headline numbers, without outcomes."""
+"""What run listings return: a run's identity and headline numbers, without outcomes.
+(``Acceptance``, ``StoredRun`` and ``is_accepted`` live in ``store.stored_run``, which
+evaluating imports; they are re-exported here.)"""
 
 from __future__ import annotations
 
@@ -6,16 +8,15 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from datetime import datetime
 
-from retrieval_eval.records import RunResult, RunState
+from retrieval_eval.records import RunState
+from retrieval_eval.store.stored_run import (
+    ACCEPTING_VERDICTS,
+    Acceptance,
+    StoredRun,
+    is_accepted,
+)
 
-
-@dataclass(frozen=True, slots=True)
-class Acceptance:
-    """A person's acceptance of a run as a baseline (``reval runs accept``)."""
-
-    at: datetime
-    by: str
-    reason: str
+__all__ = ["ACCEPTING_VERDICTS", "Acceptance", "RunSummary", "StoredRun", "is_accepted"]
 
 
 @dataclass(frozen=True, slots=True)
@@ -52,34 +53,3 @@ class RunSummary:
     def accepted(self) -> bool:
         """Can be a baseline without a pin (see ``is_accepted``)."""
         return is_accepted(self.state, self.verdict_kind, self.acceptance)
-
-
-@dataclass(frozen=True, slots=True)
-class StoredRun:
-    """A run as stored: with the verdict it was given when saved and its pin."""
-
-    run: RunResult
-    #: The verdict it was given, as JSON (``retrieval_eval.regression.stored`` reads it);
-    #: None when saved without a regression check (or before verdicts were stored).
-    verdict_document: str | None
-    pinned: bool = False
-    lineage: str = ""
-    acceptance: Acceptance | None = None
-
-
-#: Stored verdicts that make a complete run a baseline by themselves. A run saved without
-#: a check ("": ``RunStore.save(run)`` from a script) is not among them: nothing says it
-#: did not regress, so it must not become the bar the next run is held to.
-ACCEPTING_VERDICTS = ("pass", "no-baseline")
-
-
-def is_accepted(state: RunState, verdict_kind: str, acceptance: Acceptance | None) -> bool:
-    """A run that may be a baseline: complete, and judged pass or no-baseline, or accepted
-    by a person (``reval runs accept``; the store upgrade of revision 0006 accepted the
-    unjudged runs stored before it, which were baselines then). A run judged regression,
-    incomparable or incomplete, or never judged, never becomes a baseline by itself:
-    retrying a failed gate fails again. (``store.queries.accepted_clause`` is the same
-    rule in SQL.)"""
-    if state is not RunState.COMPLETE:
-        return False
-    return acceptance is not None or verdict_kind in ACCEPTING_VERDICTS

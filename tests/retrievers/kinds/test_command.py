@@ -17,6 +17,7 @@ from pathlib import Path
 
 import pytest
 from support.env import REPO_ROOT, require
+from support.plugin_suite import UNUSED_PLUGINS
 
 from retrieval_eval.errors import (
     ConfigError,
@@ -234,6 +235,7 @@ def test_the_pytest_fixture_measures_a_command_entry(tmp_path: Path) -> None:
             "-q",
             "-p",
             "no:cacheprovider",
+            *UNUSED_PLUGINS,
             "--reval-no-save",
             "test_quality.py",
         ],

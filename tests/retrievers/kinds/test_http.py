@@ -16,6 +16,7 @@ from pathlib import Path
 import pytest
 from reval_bm25.index import build_index
 from reval_bm25.retriever import open_index
+from support import kinds
 from support.http_servers import EsSearchServer, Request, ScriptedServer, json_answer
 
 from retrieval_eval.errors import (
@@ -31,6 +32,7 @@ from retrieval_eval.evaluation.coordinator import EvalOptions, evaluate
 from retrieval_eval.example_data import corpus_path, questions_path
 from retrieval_eval.questions.loading import load_question_set
 from retrieval_eval.records import FailureKind
+from retrieval_eval.retrievers.protocol import Ranking
 from retrieval_eval.retrievers.resolve import open_retriever
 
 REVAL = str(Path(sys.executable).parent / "reval")
@@ -134,12 +136,8 @@ def test_the_bearer_token_comes_from_the_environment_and_is_never_shown(
     assert "HTTP 401" in failure.message and "wrong" not in failure.message
 
 
-async def ask(path: Path, question: str = "how do I restore a file", limit: int = 5) -> object:
-    retriever = open_retriever("search-api", config_path=path)
-    try:
-        return await retriever.retrieve(question, limit)
-    finally:
-        await retriever.close()
+async def ask(path: Path, question: str = "how do I restore a file", limit: int = 5) -> Ranking:
+    return await kinds.ask("search-api", path, question, limit)
 
 
 def scripted(tmp_path: Path, answer, extra: str = "") -> tuple[ScriptedServer, Path]:  # type: ignore[no-untyped-def]

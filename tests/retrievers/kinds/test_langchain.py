@@ -12,12 +12,14 @@ import sys
 from pathlib import Path
 
 import pytest
-from support.cosine import DIMENSIONS, Reference, reference
+from support import kinds
+from support.cosine import DIMENSIONS, Reference
 
 from retrieval_eval.errors import ConfigError, RetrieverContractError, RetrieverInternal
 from retrieval_eval.evaluation.coordinator import evaluate
 from retrieval_eval.example_data import questions_path
 from retrieval_eval.questions.loading import load_question_set
+from retrieval_eval.retrievers.protocol import Ranking
 from retrieval_eval.retrievers.resolve import open_retriever
 
 pytest.importorskip("langchain_core")
@@ -63,11 +65,6 @@ def failing():
 
 
 @pytest.fixture(scope="module")
-def dense() -> Reference:
-    return reference()
-
-
-@pytest.fixture(scope="module")
 def folder(tmp_path_factory: pytest.TempPathFactory) -> Path:
     path = tmp_path_factory.mktemp("langchain")
     (path / "lc_factories.py").write_text(FACTORY, encoding="utf-8")
@@ -97,9 +94,7 @@ def test_reval_eval_gives_the_figures_of_a_numpy_cosine_ranking(
     )  # fmt: skip
     assert done.returncode == 0, done.stderr
     [run] = json.loads(done.stdout)["runs"]
-    expected = dense.hit_rates(run["parameters"]["limit"])
-    assert run["metrics"]["top1_hit_rate"] == pytest.approx(expected["top1_hit_rate"])
-    assert run["metrics"]["top3_hit_rate"] == pytest.approx(expected["top3_hit_rate"])
+    kinds.assert_reference_figures(run, dense)
 
 
 def test_the_limit_reaches_the_retriever_as_k(
@@ -114,12 +109,8 @@ def test_the_limit_reaches_the_retriever_as_k(
         assert outcome.raw_ids == tuple(dense.ranking(question.question, limit)[0])
 
 
-async def ask(path: Path) -> object:
-    retriever = open_retriever("chain", config_path=path)
-    try:
-        return await retriever.retrieve("restore a deleted file", 5)
-    finally:
-        await retriever.close()
+async def ask(path: Path) -> Ranking:
+    return await kinds.ask("chain", path)
 
 
 async def test_a_sync_retriever_with_scores(folder: Path, tmp_path: Path) -> None:

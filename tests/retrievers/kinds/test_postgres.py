@@ -16,7 +16,8 @@ from pathlib import Path
 
 import psycopg
 import pytest
-from support.cosine import DIMENSIONS, Reference, reference
+from support import kinds
+from support.cosine import DIMENSIONS, Reference
 
 from retrieval_eval.errors import (
     ConfigError,
@@ -28,6 +29,7 @@ from retrieval_eval.errors import (
 from retrieval_eval.evaluation.coordinator import evaluate
 from retrieval_eval.example_data import corpus_path, questions_path
 from retrieval_eval.questions.loading import load_question_set
+from retrieval_eval.retrievers.protocol import Ranking
 from retrieval_eval.retrievers.resolve import open_retriever
 
 pytestmark = pytest.mark.postgres
@@ -96,12 +98,8 @@ def test_full_text_search_measures_what_the_query_returns(
     assert sum(len(q.raw_ids) > 0 for q in run.questions) > 20  # it really searched
 
 
-async def ask(path: Path) -> object:
-    retriever = open_retriever("pg", config_path=path)
-    try:
-        return await retriever.retrieve("restore a deleted file", 5)
-    finally:
-        await retriever.close()
+async def ask(path: Path) -> Ranking:
+    return await kinds.ask("pg", path)
 
 
 async def test_an_integer_id_is_a_contract_error(tmp_path: Path, dsn: str, table: str) -> None:
@@ -185,11 +183,6 @@ FROM {table}
 ORDER BY score DESC, id
 LIMIT :limit
 """
-
-
-@pytest.fixture(scope="module")
-def dense() -> Reference:
-    return reference()
 
 
 @pytest.fixture(scope="module")

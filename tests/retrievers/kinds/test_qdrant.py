@@ -13,7 +13,8 @@ import sys
 from pathlib import Path
 
 import pytest
-from support.cosine import DIMENSIONS, Reference, reference
+from support import kinds
+from support.cosine import DIMENSIONS, Reference
 from support.http_servers import ScriptedServer, json_answer
 
 from retrieval_eval.errors import (
@@ -26,15 +27,11 @@ from retrieval_eval.errors import (
 from retrieval_eval.evaluation.coordinator import evaluate
 from retrieval_eval.example_data import questions_path
 from retrieval_eval.questions.loading import load_question_set
+from retrieval_eval.retrievers.protocol import Ranking
 from retrieval_eval.retrievers.resolve import open_retriever
 
 qdrant_client = pytest.importorskip("qdrant_client")
 REVAL = str(Path(sys.executable).parent / "reval")
-
-
-@pytest.fixture(scope="module")
-def dense() -> Reference:
-    return reference()
 
 
 @pytest.fixture(scope="module")
@@ -83,9 +80,7 @@ def test_reval_eval_gives_the_figures_of_a_numpy_cosine_ranking(
     )  # fmt: skip
     assert done.returncode == 0, done.stderr
     [run] = json.loads(done.stdout)["runs"]
-    expected = dense.hit_rates(run["parameters"]["limit"])
-    assert run["metrics"]["top1_hit_rate"] == pytest.approx(expected["top1_hit_rate"])
-    assert run["metrics"]["top3_hit_rate"] == pytest.approx(expected["top3_hit_rate"])
+    kinds.assert_reference_figures(run, dense)
 
 
 def test_each_ranking_is_the_cosine_ranking(
@@ -101,12 +96,8 @@ def test_each_ranking_is_the_cosine_ranking(
         assert outcome.raw_scores == pytest.approx(tuple(scores), abs=1e-5)
 
 
-async def ask(path: Path) -> object:
-    retriever = open_retriever("vectors", config_path=path)
-    try:
-        return await retriever.retrieve("restore a deleted file", 5)
-    finally:
-        await retriever.close()
+async def ask(path: Path) -> Ranking:
+    return await kinds.ask("vectors", path)
 
 
 async def test_a_missing_collection_is_rejected(tmp_path: Path, storage: Path) -> None:
@@ -153,19 +144,8 @@ def test_the_api_key_is_only_read_from_the_environment(
 def test_without_qdrant_client_the_error_names_the_pip_command(
     tmp_path: Path, storage: Path
 ) -> None:
-    # A real interpreter in which qdrant_client cannot be imported (a None entry in
-    # sys.modules makes the import fail, as for an absent package).
-    script = (
-        "import sys; sys.modules['qdrant_client'] = None\n"
-        "from retrieval_eval.cli.main import main\n"
-        f"sys.argv = ['reval', 'eval', '--config', {str(entry(tmp_path, storage))!r}, "
-        f"'--set', {str(questions_path())!r}, '--retriever', 'vectors']\n"
-        "main()\n"
-    )
-    done = subprocess.run(
-        [sys.executable, "-c", script], capture_output=True, text=True, timeout=60,
-        env={**os.environ, "REVAL_HOME": str(tmp_path / "home")},
-    )  # fmt: skip
+    config = entry(tmp_path, storage)
+    done = kinds.eval_without("qdrant_client", config, "vectors", tmp_path / "home")
     assert done.returncode == 2, done.stderr
     [line] = [x for x in done.stderr.splitlines() if "qdrant-client" in x]
     assert "pip install 'retrieval-eval[qdrant]'" in line

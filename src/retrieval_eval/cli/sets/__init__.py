@@ -148,7 +148,7 @@ def validate_command(sources: tuple[str, ...], corpus: Path | None, fmt: str) ->
     question id. Exit code 2 when anything is wrong."""
     from retrieval_eval.errors import QuestionSetError
     from retrieval_eval.questions.corpus import read_corpus_ids
-    from retrieval_eval.questions.loading import validate_source
+    from retrieval_eval.questions.validation import validate_source
 
     ids = read_corpus_ids(corpus) if corpus is not None else None
     results = [r for s in sources for r in validate_source(s, corpus=ids, corpus_name=str(corpus))]

@@ -109,7 +109,7 @@ from retrieval_eval.version import __version__
 
 if TYPE_CHECKING:  # the comparison's records load with the comparison, not with a run
     from retrieval_eval.comparison.results import SignificanceTest
-    from retrieval_eval.store.summaries import Acceptance
+    from retrieval_eval.store.stored_run import Acceptance
 
 __all__ = [
     "group_to_dict",

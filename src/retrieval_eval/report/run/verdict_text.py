@@ -15,7 +15,7 @@ from retrieval_eval.report import baseline_notes
 from retrieval_eval.report.safe_text import markup_safe as escape
 from retrieval_eval.report.safe_text import short
 from retrieval_eval.report.text_style import Style
-from retrieval_eval.store.summaries import Acceptance
+from retrieval_eval.store.stored_run import Acceptance
 
 #: Up to this many deltas are all shown; beyond, only overall ones and regressions.
 ALL_DELTAS_UP_TO = 12

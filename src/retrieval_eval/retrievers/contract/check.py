@@ -41,15 +41,8 @@ from retrieval_eval.retrievers.contract.rules import (
 from retrieval_eval.retrievers.convert import SERVICE_NAME
 from retrieval_eval.retrievers.protocol import RetrievedItem
 from retrieval_eval.retrievers.rerank.open import RerankSpec
-from retrieval_eval.retrievers.resolve import (
-    Endpoint,
-    FusionSpec,
-    KindSpec,
-    PluginSpec,
-    Resolved,
-    open_plugin,
-    resolve,
-)
+from retrieval_eval.retrievers.resolve import PluginSpec, Resolved, open_plugin, resolve
+from retrieval_eval.retrievers.specs import Endpoint, FusionSpec, KindSpec
 from retrieval_eval.v1 import retriever_pb2 as pb
 from retrieval_eval.v1 import retriever_pb2_grpc as pb_grpc
 

@@ -107,51 +107,51 @@ def response_breach(ranking: Ranking | Sequence[RetrievedItem], limit: int) -> s
     """The first way an answer to ``limit`` breaks the contract, or ``None``: the one
     rule set the client, the server SDK and ``check-retriever`` all judge by.
 
-    Runs on the columns: a conforming answer is recognised by a few scans in C of its ids
-    joined (no id empty, blank or long enough to need measuring in bytes); only otherwise
-    are results judged one by one. The first breach by rank is reported (its id before
-    its chunk).
+    Runs on the columns: a conforming answer is recognised by a few passes in C (no id
+    empty, none long enough to need measuring in bytes, no white space in any id, so no
+    blank one); only otherwise are results judged one by one. The first breach by rank is
+    reported (its id before its chunk).
     """
     if not isinstance(ranking, Ranking):
         ranking = Ranking.of(ranking)
     ids = ranking.document_ids
-    breach = count_breach(len(ids), limit)
-    if breach is not None:
-        return breach
+    if len(ids) > limit:
+        return count_breach(len(ids), limit)
     id_room, chunk_room = MAX_ID_BYTES // 4, MAX_CHUNK_ID_BYTES // 4
-    chunks = [c for c in ranking.chunk_ids if c]
-    # The common case, judged in C on the ids joined with NULs between them: an empty id
-    # shows as two NULs in a row or one at either end, and an id holding a NUL may look
-    # like one (then every id is tested). str.isspace is true for every blank id (and a
-    # few that are not: U+001C..U+001F, judged one by one below), and for no id when no
-    # character is white space; when some is (ids with spaces), every id is tested.
-    joined = "\x00".join(ids)
+    chunk_ids = ranking.chunk_ids
+    # The common case, judged on the ids joined: all the ids together fit in one id's
+    # room, else the longest must. An ASCII text holds white space only if it holds one
+    # of ten characters (each looked for by memchr); str.isspace is true for every blank
+    # id (and a few that are not: U+001C..U+001F, judged one by one below).
+    joined = "".join(ids)
     if (
-        (
-            ("\x00\x00" not in joined and joined[:1] != "\x00" and joined[-1:] != "\x00")
-            if joined
-            else not ids
+        all(ids)
+        and (len(joined) <= id_room or max(map(len, ids)) <= id_room)
+        and (
+            not any(map(joined.__contains__, _ASCII_SPACE))
+            if joined.isascii()
+            else not any(map(str.isspace, ids))
         )
-        or all(ids)
-    ) and (
-        # all the ids together fit in one id's room, else the longest must
-        (len(joined) <= id_room or max(map(len, ids)) <= id_room)
-        and (joined.split(maxsplit=1) == [joined] or not any(map(str.isspace, ids)))
-        and max(map(len, chunks), default=0) <= chunk_room
+        and (not chunk_ids or max(map(len, filter(None, chunk_ids)), default=0) <= chunk_room)
     ):
         return None
+    breach = None
     for rank, doc in enumerate(ids, start=1):
         if not doc or len(doc) > id_room or doc.isspace():
             breach = id_breach(rank, doc)
             if breach is not None:
                 ids = ids[: rank - 1]  # chunks are judged only above this rank
                 break
-    for rank, chunk in enumerate(ranking.chunk_ids[: len(ids)], start=1):
+    for rank, chunk in enumerate(chunk_ids[: len(ids)], start=1):
         if chunk and len(chunk) > chunk_room:
             found = chunk_breach(rank, chunk)
             if found is not None:
                 return found
     return breach
+
+
+#: The ASCII characters ``str.isspace`` is true for.
+_ASCII_SPACE = tuple(c for c in map(chr, range(128)) if c.isspace())
 
 
 def description_breach(description: RetrieverDescription) -> str | None:

@@ -17,7 +17,7 @@ answer becomes a ranking (``ranking``).
 from __future__ import annotations
 
 import asyncio
-from typing import Any, ClassVar, Protocol, Self
+from typing import Any, ClassVar, Protocol
 
 from retrieval_eval.errors import (
     ConfigError,
@@ -25,10 +25,9 @@ from retrieval_eval.errors import (
     RetrieverInternal,
     RetrieverTimeout,
 )
-from retrieval_eval.records import RetrieverDescription
-from retrieval_eval.retrievers.contract.limits import response_breach
-from retrieval_eval.retrievers.kinds.base import KindConfig, admit, describe_kind
+from retrieval_eval.retrievers.kinds.base import KindConfig, admit
 from retrieval_eval.retrievers.kinds.factory import Factory
+from retrieval_eval.retrievers.kinds.kind_retriever import KindRetriever
 from retrieval_eval.retrievers.protocol import Ranking
 
 
@@ -42,16 +41,16 @@ class FrameworkConfig(KindConfig, Protocol):
     def id_key(self) -> str: ...
 
 
-class FrameworkRetriever:
+class FrameworkRetriever(KindRetriever):
     """``AsyncRetriever`` over the object a framework kind's factory returns."""
 
     #: (async method, sync method) of the framework's retriever interface.
     METHODS: ClassVar[tuple[str, str]]
 
+    config: FrameworkConfig
+
     def __init__(self, config: FrameworkConfig, timeout_s: float | None = None) -> None:
-        self.config = config
-        self.target = f"{config.common.name} ({config.detail()})"
-        self.timeout_s = timeout_s if timeout_s is not None else config.common.timeout_s
+        super().__init__(config, timeout_s)
         self.retriever = self.build()
 
     def build(self) -> Any:
@@ -65,10 +64,6 @@ class FrameworkRetriever:
                 f"{type(retriever).__name__}, which has neither {' nor '.join(self.METHODS)}"
             )
         return retriever
-
-    @property
-    def configured_timeout_s(self) -> float | None:
-        return self.timeout_s
 
     async def call(self, retriever: Any, question: str, **kwargs: Any) -> Any:
         """``retriever``'s async method awaited, else its sync one in a worker thread."""
@@ -125,25 +120,3 @@ class FrameworkRetriever:
                 self.target, f"{what} {rank}: metadata {key!r} is {value!r}, not an id"
             )
         return str(value)
-
-    def checked(self, ranking: Ranking, limit: int) -> Ranking:
-        """``ranking``, unless it breaks the contract's response limits."""
-        breach = response_breach(ranking, limit)
-        if breach is not None:
-            raise RetrieverContractError(self.target, breach)
-        return ranking
-
-    async def describe(self, *, timeout_s: float | None = None) -> RetrieverDescription:
-        return describe_kind(self.config)
-
-    async def close(self) -> None:
-        return None
-
-    async def __aenter__(self) -> Self:
-        return self
-
-    async def __aexit__(self, *exc_info: object) -> None:
-        await self.close()
-
-    def __repr__(self) -> str:
-        return f"{type(self).__name__}({self.target!r})"

@@ -11,6 +11,7 @@ import sys
 from pathlib import Path
 
 import pytest
+from support import kinds
 from support.env import installed
 from support.llamaindex_kind import entry, refused_by_children, run_reval
 from support.offline import sitecustomize
@@ -153,19 +154,8 @@ def test_importing_llama_index_writes_nothing_outside_its_cache_folders(
 
 
 def test_without_llama_index_the_error_names_the_pip_command(folder: Path, tmp_path: Path) -> None:
-    # A real interpreter in which llama_index.core cannot be imported (a None entry in
-    # sys.modules makes the import fail, as for an absent package).
-    script = (
-        "import sys; sys.modules['llama_index.core'] = None\n"
-        "from retrieval_eval.cli.main import main\n"
-        f"sys.argv = ['reval', 'eval', '--config', {str(entry(folder, tmp_path))!r}, "
-        f"'--set', {str(questions_path())!r}, '--retriever', 'index']\n"
-        "main()\n"
-    )
-    done = subprocess.run(
-        [sys.executable, "-c", script], capture_output=True, text=True, timeout=60,
-        env={**os.environ, "REVAL_HOME": str(tmp_path / "home")},
-    )  # fmt: skip
+    config = entry(folder, tmp_path)
+    done = kinds.eval_without("llama_index.core", config, "index", tmp_path / "home")
     assert done.returncode == 2, done.stderr
     [line] = done.stderr.strip().splitlines()
     assert line.endswith(

@@ -15,6 +15,7 @@ import sys
 from pathlib import Path
 
 import pytest
+from support import kinds
 from support.cosine import Reference
 from support.env import installed
 from support.llamaindex_kind import entry, refused_by_children, run_reval
@@ -81,9 +82,7 @@ def test_reval_eval_gives_the_figures_of_a_numpy_cosine_ranking(
     assert refused_by_children(tmp_path) == []
     [run] = json.loads(done.stdout)["runs"]
     assert run["retriever"]["provenance"]["pipeline"] == "llamaindex li_factories:make"
-    expected = dense.hit_rates(run["parameters"]["limit"])
-    assert run["metrics"]["top1_hit_rate"] == pytest.approx(expected["top1_hit_rate"])
-    assert run["metrics"]["top3_hit_rate"] == pytest.approx(expected["top3_hit_rate"])
+    kinds.assert_reference_figures(run, dense)
 
 
 def test_every_ranking_is_the_cosine_ranking_at_reval_s_limit(
@@ -116,11 +115,7 @@ async def test_concurrent_questions_with_different_limits_keep_their_own(
 
 
 async def ask(path: Path) -> Ranking:
-    retriever = open_retriever("index", config_path=path)
-    try:
-        return await retriever.retrieve("restore a deleted file", 5)
-    finally:
-        await retriever.close()
+    return await kinds.ask("index", path)
 
 
 async def test_a_sync_retriever_with_scores(folder: Path, tmp_path: Path) -> None:

@@ -31,12 +31,9 @@ from retrieval_eval.errors import (
     RetrieverTimeout,
     RetrieverUnavailable,
 )
-from retrieval_eval.records import RetrieverDescription
-from retrieval_eval.retrievers.contract.limits import (
-    MAX_RESPONSE_BYTES,
-    response_breach,
-)
-from retrieval_eval.retrievers.kinds.base import admit, describe_kind
+from retrieval_eval.retrievers.contract.limits import MAX_RESPONSE_BYTES
+from retrieval_eval.retrievers.kinds.base import admit
+from retrieval_eval.retrievers.kinds.kind_retriever import KindRetriever
 from retrieval_eval.retrievers.protocol import Ranking
 
 if TYPE_CHECKING:  # the config imports this module when it opens one
@@ -145,13 +142,14 @@ class _Process:
         await asyncio.gather(self.reader, self.errors, return_exceptions=True)
 
 
-class CommandRetriever:
+class CommandRetriever(KindRetriever):
     """``AsyncRetriever`` over a ``command`` entry of reval.toml."""
 
+    config: CommandConfig
+
     def __init__(self, config: CommandConfig, timeout_s: float | None = None) -> None:
-        self.config = config
-        self.target = f"{config.common.name} ({' '.join(config.command)})"
-        self.timeout_s = timeout_s if timeout_s is not None else config.common.timeout_s
+        target = f"{config.common.name} ({' '.join(config.command)})"
+        super().__init__(config, timeout_s, target=target)
         self._environment = {**os.environ, **config.env}
         executable = config.command[0]
         found = shutil.which(executable, path=self._environment.get("PATH"))
@@ -164,10 +162,6 @@ class CommandRetriever:
         self._starting: asyncio.Lock | None = None  # created on the loop that runs it
         self._exits_in_a_row = 0
         self._closed = False
-
-    @property
-    def configured_timeout_s(self) -> float | None:
-        return self.timeout_s
 
     async def _running(self) -> _Process:
         process = self._process
@@ -255,29 +249,13 @@ class CommandRetriever:
             raise RetrieverContractError(
                 self.target, f"answer has no 'results' list (or 'error'): {_clip(line)}"
             )
-        ranking = _columns(self.target, results)
-        breach = response_breach(ranking, limit)
-        if breach is not None:
-            raise RetrieverContractError(self.target, breach)
-        return ranking
-
-    async def describe(self, *, timeout_s: float | None = None) -> RetrieverDescription:
-        return describe_kind(self.config)
+        return self.checked(_columns(self.target, results), limit)
 
     async def close(self) -> None:
         self._closed = True
         process, self._process = self._process, None
         if process is not None:
             await process.stop()
-
-    async def __aenter__(self) -> CommandRetriever:
-        return self
-
-    async def __aexit__(self, *exc_info: object) -> None:
-        await self.close()
-
-    def __repr__(self) -> str:
-        return f"CommandRetriever({self.target!r})"
 
 
 _STR = frozenset({str})

@@ -31,13 +31,10 @@ from retrieval_eval.errors import (
     RetrieverUnauthenticated,
     RetrieverUnavailable,
 )
-from retrieval_eval.records import RetrieverDescription
-from retrieval_eval.retrievers.contract.limits import (
-    MAX_RESPONSE_BYTES,
-    response_breach,
-)
-from retrieval_eval.retrievers.kinds.base import admit, describe_kind
+from retrieval_eval.retrievers.contract.limits import MAX_RESPONSE_BYTES
+from retrieval_eval.retrievers.kinds.base import admit
 from retrieval_eval.retrievers.kinds.http.template import render_text
+from retrieval_eval.retrievers.kinds.kind_retriever import KindRetriever
 from retrieval_eval.retrievers.protocol import Ranking
 
 if TYPE_CHECKING:  # the config imports this module when it opens one
@@ -55,13 +52,13 @@ _BACKOFF_S = 0.05
 _SNIPPET = 160
 
 
-class HttpRetriever:
+class HttpRetriever(KindRetriever):
     """``AsyncRetriever`` over an ``http`` entry of reval.toml."""
 
+    config: HttpConfig
+
     def __init__(self, config: HttpConfig, timeout_s: float | None = None) -> None:
-        self.config = config
-        self.target = f"{config.common.name} ({config.url})"
-        self.timeout_s = timeout_s if timeout_s is not None else config.common.timeout_s
+        super().__init__(config, timeout_s, target=f"{config.common.name} ({config.url})")
         try:
             self._headers = config.expanded_headers(os.environ)
         except KeyError as e:
@@ -73,10 +70,6 @@ class HttpRetriever:
         self._ids, self._scores, self._chunks = config.paths()
         self._client: httpx2.AsyncClient | None = None
         self._loop: asyncio.AbstractEventLoop | None = None
-
-    @property
-    def configured_timeout_s(self) -> float | None:
-        return self.timeout_s
 
     def _open(self) -> httpx2.AsyncClient:
         import httpx2
@@ -163,10 +156,7 @@ class HttpRetriever:
             scores if any(s is not None for s in scores) else (),
             chunks if any(c is not None for c in chunks) else (),
         )
-        breach = response_breach(ranking, limit)
-        if breach is not None:
-            raise RetrieverContractError(self.target, breach)
-        return ranking
+        return self.checked(ranking, limit)
 
     def _column(
         self, key: str, path: str | None, found: Any, types: tuple[type, ...], nullable: bool
@@ -203,22 +193,10 @@ class HttpRetriever:
                 "projection skips nulls: every result needs one, or leave the key out)",
             )
 
-    async def describe(self, *, timeout_s: float | None = None) -> RetrieverDescription:
-        return describe_kind(self.config)
-
     async def close(self) -> None:
         client, self._client = self._client, None
         if client is not None and self._loop is asyncio.get_running_loop():
             await client.aclose()
-
-    async def __aenter__(self) -> HttpRetriever:
-        return self
-
-    async def __aexit__(self, *exc_info: object) -> None:
-        await self.close()
-
-    def __repr__(self) -> str:
-        return f"HttpRetriever({self.target!r})"
 
 
 def _snippet(content: bytes) -> str:

@@ -29,10 +29,9 @@ from retrieval_eval.errors import (
     RetrieverUnauthenticated,
     RetrieverUnavailable,
 )
-from retrieval_eval.records import RetrieverDescription
-from retrieval_eval.retrievers.contract.limits import response_breach
 from retrieval_eval.retrievers.embedding import Embedder, EmbeddingError, load_embedder
-from retrieval_eval.retrievers.kinds.base import admit, describe_kind, env_value
+from retrieval_eval.retrievers.kinds.base import admit, env_value
+from retrieval_eval.retrievers.kinds.kind_retriever import KindRetriever
 from retrieval_eval.retrievers.protocol import Ranking
 
 if TYPE_CHECKING:  # the config imports this module when it opens one
@@ -46,13 +45,13 @@ log = logging.getLogger(__name__)
 _UNKNOWN_ROLE = re.compile(r'role "[^"]*" does not exist')
 
 
-class PostgresRetriever:
+class PostgresRetriever(KindRetriever):
     """``AsyncRetriever`` over a ``postgres`` entry of reval.toml."""
 
+    config: PostgresConfig
+
     def __init__(self, config: PostgresConfig, timeout_s: float | None = None) -> None:
-        self.config = config
-        self.target = f"{config.common.name} ({config.detail()})"
-        self.timeout_s = timeout_s if timeout_s is not None else config.common.timeout_s
+        super().__init__(config, timeout_s)
         self._password = (
             env_value(config.common, "password_env", config.password_env)
             if config.password_env
@@ -66,10 +65,6 @@ class PostgresRetriever:
         self._idle: list[psycopg.AsyncConnection[Any]] = []
         self._free: asyncio.Semaphore | None = None
         self._loop: asyncio.AbstractEventLoop | None = None
-
-    @property
-    def configured_timeout_s(self) -> float | None:
-        return self.timeout_s
 
     async def _connect(self) -> psycopg.AsyncConnection[Any]:
         import psycopg
@@ -163,14 +158,8 @@ class PostgresRetriever:
                 )
             ids.append(document_id)
             scores.append(None if score is None else float(score))
-        ranking = Ranking(tuple(ids), tuple(scores) if any(s is not None for s in scores) else ())
-        breach = response_breach(ranking, limit)
-        if breach is not None:
-            raise RetrieverContractError(self.target, breach)
-        return ranking
-
-    async def describe(self, *, timeout_s: float | None = None) -> RetrieverDescription:
-        return describe_kind(self.config)
+        scored = tuple(scores) if any(s is not None for s in scores) else ()
+        return self.checked(Ranking(tuple(ids), scored), limit)
 
     async def close(self) -> None:
         idle, self._idle = self._idle, []
@@ -178,15 +167,6 @@ class PostgresRetriever:
             return
         for connection in idle:
             await _discard(connection)
-
-    async def __aenter__(self) -> PostgresRetriever:
-        return self
-
-    async def __aexit__(self, *exc_info: object) -> None:
-        await self.close()
-
-    def __repr__(self) -> str:
-        return f"PostgresRetriever({self.target!r})"
 
 
 async def _discard(connection: psycopg.AsyncConnection[Any]) -> None:

@@ -25,10 +25,9 @@ from retrieval_eval.errors import (
     RetrieverUnauthenticated,
     RetrieverUnavailable,
 )
-from retrieval_eval.records import RetrieverDescription
-from retrieval_eval.retrievers.contract.limits import response_breach
 from retrieval_eval.retrievers.embedding import load_embedder
-from retrieval_eval.retrievers.kinds.base import admit, describe_kind, env_value
+from retrieval_eval.retrievers.kinds.base import admit, env_value
+from retrieval_eval.retrievers.kinds.kind_retriever import KindRetriever
 from retrieval_eval.retrievers.protocol import Ranking
 
 if TYPE_CHECKING:
@@ -37,13 +36,13 @@ if TYPE_CHECKING:
     from retrieval_eval.retrievers.kinds.qdrant.config import QdrantConfig
 
 
-class QdrantRetriever:
+class QdrantRetriever(KindRetriever):
     """``AsyncRetriever`` over a ``qdrant`` entry of reval.toml."""
 
+    config: QdrantConfig
+
     def __init__(self, config: QdrantConfig, timeout_s: float | None = None) -> None:
-        self.config = config
-        self.target = f"{config.common.name} ({config.detail()})"
-        self.timeout_s = timeout_s if timeout_s is not None else config.common.timeout_s
+        super().__init__(config, timeout_s)
         if config.path is not None and not (config.path / "collection").is_dir():
             raise ConfigError(
                 f"{config.where}: key 'path': {config.path} is not a Qdrant local storage "
@@ -56,10 +55,6 @@ class QdrantRetriever:
         )
         self.embedder = load_embedder(config.embedder, config.embedder_options)
         self._client: AsyncQdrantClient | None = None
-
-    @property
-    def configured_timeout_s(self) -> float | None:
-        return self.timeout_s
 
     def _connect(self) -> AsyncQdrantClient:
         from qdrant_client import AsyncQdrantClient
@@ -135,28 +130,12 @@ class QdrantRetriever:
                 )
             ids.append(str(value))
             scores.append(float(point.score))
-        ranking = Ranking(tuple(ids), tuple(scores))
-        breach = response_breach(ranking, limit)
-        if breach is not None:
-            raise RetrieverContractError(self.target, breach)
-        return ranking
-
-    async def describe(self, *, timeout_s: float | None = None) -> RetrieverDescription:
-        return describe_kind(self.config)
+        return self.checked(Ranking(tuple(ids), tuple(scores)), limit)
 
     async def close(self) -> None:
         client, self._client = self._client, None
         if client is not None:
             await client.close()
-
-    async def __aenter__(self) -> QdrantRetriever:
-        return self
-
-    async def __aexit__(self, *exc_info: object) -> None:
-        await self.close()
-
-    def __repr__(self) -> str:
-        return f"QdrantRetriever({self.target!r})"
 
 
 def _malformed(error: BaseException) -> bool:

@@ -1,0 +1,176 @@
+"""The scoring's fast paths against their plain definitions, on random cases: the
+contract check's passes over the ids (white space looked for in the ids joined, lengths
+measured together), the ranks of the labels (one label, many, repeated, none), and the
+outcome filled slot by slot, equal to the one its constructor builds."""
+
+from __future__ import annotations
+
+import dataclasses
+import os
+from types import MappingProxyType
+
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from retrieval_eval.questions.model import GoldenQuestion
+from retrieval_eval.records import Form, QuestionOutcome
+from retrieval_eval.retrievers.contract.limits import (
+    MAX_CHUNK_ID_BYTES,
+    MAX_ID_BYTES,
+    chunk_breach,
+    count_breach,
+    id_breach,
+    response_breach,
+)
+from retrieval_eval.retrievers.protocol import Ranking
+from retrieval_eval.scoring.protocol import normalize_ks, score_answer, score_question
+
+EXAMPLES = int(os.environ.get("REVAL_FUZZ_EXAMPLES", "100"))
+CASES = settings(
+    max_examples=EXAMPLES,
+    deadline=None,
+    database=None,
+    derandomize=EXAMPLES <= 200,
+    suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large],
+)
+#: Every white-space character str.isspace knows, some that look like it and are not,
+#: and plain letters, ASCII and not.
+SPACES = [c for c in map(chr, range(0x3001)) if c.isspace()]
+LETTERS = ["a", "Z", "0", "#", "-", "é", "\u200b", "\ufeff", "\U0001f600", "\x00"]
+
+
+def plain_breach(ids: tuple[str, ...], chunks: tuple[str | None, ...], limit: int) -> str | None:
+    """Results judged one by one, a result's id before its chunk."""
+    breach = count_breach(len(ids), limit)
+    if breach is None:
+        for rank, doc in enumerate(ids, start=1):
+            chunk = chunks[rank - 1] if chunks else None
+            breach = id_breach(rank, doc) or chunk_breach(rank, chunk)
+            if breach is not None:
+                break
+    return breach
+
+
+short_ids = st.text(st.sampled_from(SPACES + LETTERS), max_size=6)
+long_ids = st.builds(
+    lambda c, n: c * n,
+    st.sampled_from(["a", "é", "\U0001f600", " "]),
+    st.integers(MAX_ID_BYTES // 4 - 2, MAX_ID_BYTES + 2),
+)
+many_ids = st.lists(st.text(st.sampled_from(LETTERS[:6]), min_size=1, max_size=40), max_size=80)
+
+
+@CASES
+@given(
+    st.lists(short_ids | long_ids, max_size=12) | many_ids,
+    st.booleans(),
+    st.integers(1, 100),
+)
+def test_the_contract_check_finds_the_first_breach_whatever_the_ids_hold(
+    ids: list[str], with_chunks: bool, limit: int
+) -> None:
+    chunk_room = MAX_CHUNK_ID_BYTES // 4
+    chunks = tuple(
+        None if i % 3 == 0 else "c" * (chunk_room + (i % 2) * (MAX_CHUNK_ID_BYTES + 1))
+        for i in range(len(ids))
+    ) if with_chunks else ()  # fmt: skip
+    ranking = Ranking(tuple(ids), chunk_ids=chunks)
+    assert response_breach(ranking, limit) == plain_breach(tuple(ids), chunks, limit)
+
+
+DOCS = [f"d{i}" for i in range(12)] + ["x#y"]
+results = st.sampled_from(DOCS) | st.builds(
+    lambda doc, n: f"{doc}#{n}", st.sampled_from(DOCS), st.integers(0, 2)
+)
+labels = st.lists(st.sampled_from([*DOCS, "elsewhere"]), max_size=12).map(tuple)
+
+
+def plain_documents(raw: tuple[str, ...], separator: str) -> list[str]:
+    documents: list[str] = []
+    for result in raw:
+        doc = result
+        if separator and separator in result:
+            doc = result[: result.rindex(separator)] or result
+        if doc not in documents:
+            documents.append(doc)
+    return documents
+
+
+@CASES
+@given(
+    st.lists(results, max_size=40).map(tuple),
+    labels,
+    st.sampled_from(["#", ""]),
+    st.lists(st.sampled_from([1, 2, 3, 5, 10, 20]), max_size=3).map(normalize_ks),
+)
+def test_label_ranks_are_those_of_the_plain_definition(
+    raw: tuple[str, ...], expected: tuple[str, ...], separator: str, ks: tuple[int, ...]
+) -> None:
+    """Repeated documents, chunk ids, a label listed twice, one label, none, many."""
+    q = GoldenQuestion("q", "text", Form.GAP, expected, hard_class=None)
+    outcome, first, found = score_answer(q, Ranking(raw), ks, 40, separator, 1.0, (), None, None)
+    documents = plain_documents(raw, separator)
+    assert list(outcome.ranked_document_ids) == documents
+    plain_found = [documents.index(t) for t in expected if t in documents]
+    assert found == plain_found
+    if expected:
+        assert first == min([*plain_found, ks[-1]])
+    else:
+        assert first == (-1 if not documents else ks[-1])
+    for k in ks:
+        want = (not documents) if not expected else any(rank < k for rank in plain_found)
+        assert outcome.hits[k] is want
+
+
+@CASES
+@given(
+    st.lists(results, max_size=40).map(tuple),
+    labels,
+    st.sampled_from(["#", ""]),
+    st.one_of(st.none(), st.floats(0, 1e4)),
+    st.lists(st.one_of(st.none(), st.floats(-1, 1)), max_size=40),
+    st.sampled_from([None, "near-duplicate"]),
+)
+def test_an_answered_outcome_is_the_one_its_constructor_builds(
+    raw: tuple[str, ...],
+    expected: tuple[str, ...],
+    separator: str,
+    latency: float | None,
+    scores: list[float | None],
+    hard_class: str | None,
+) -> None:
+    q = GoldenQuestion("q7", "what is it", Form.MATCH, expected, hard_class=hard_class)
+    aligned = tuple((scores + [None] * len(raw))[: len(raw)]) if scores else ()
+    ks = normalize_ks([5])
+    outcome = score_question(
+        q, Ranking(raw, scores=aligned), ks=ks, limit=len(raw) or 1, separator=separator,
+        latency_ms=latency, error=None, notes=("a note",),
+    )  # fmt: skip
+    documents = tuple(plain_documents(raw, separator))
+    built = QuestionOutcome(
+        question_id="q7",
+        form=Form.MATCH,
+        hard_class=hard_class,
+        expected_document_ids=expected,
+        raw_ids=raw,
+        ranked_document_ids=documents,
+        hits=MappingProxyType(
+            {
+                k: not documents if not expected else bool(set(documents[:k]) & set(expected))
+                for k in ks
+            }
+        ),
+        latency_ms=latency,
+        error=None,
+        underfilled=len(raw) >= (len(raw) or 1) and len(documents) < 5,
+        raw_scores=aligned if any(s is not None for s in aligned) else (),
+        notes=("a note",),
+        question_text="what is it",
+    )
+    assert outcome == built and repr(outcome) == repr(built)
+    for field in dataclasses.fields(QuestionOutcome):  # every slot filled, with its value
+        ours, theirs = getattr(outcome, field.name), getattr(built, field.name)
+        assert ours == theirs and type(ours) is type(theirs), field.name
+    with pytest.raises(dataclasses.FrozenInstanceError):
+        outcome.latency_ms = 2.0  # type: ignore[misc]
