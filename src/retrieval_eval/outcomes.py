@@ -292,13 +292,14 @@ class CompactOutcomeBuilder:
     among them, whose id, text, form, hard class and labels it must carry (as
     ``score_question`` makes it): they are read from there, not kept twice."""
 
-    __slots__ = ("_class_index", "_columns", "_hit_index", "_id_index")
+    __slots__ = ("_class_index", "_columns", "_hit_by_id", "_hit_index", "_id_index")
 
     def __init__(self, questions: Sequence[Question] | None = None) -> None:
         self._columns = _Columns(questions)
         self._id_index: dict[str, int] = {}
         self._class_index: dict[str | None, int] = {None: 0}
         self._hit_index: dict[tuple[tuple[int, bool], ...], int] = {}
+        self._hit_by_id: dict[int, tuple[Mapping[int, bool], int]] = {}
 
     def __len__(self) -> int:
         return self._columns.rows
@@ -347,6 +348,42 @@ class CompactOutcomeBuilder:
             c.errors[row] = outcome.error
         if outcome.notes:
             c.notes[row] = outcome.notes
+        c.rows += 1
+        return row
+
+    def add_answer(
+        self,
+        question: int,
+        raw: tuple[str, ...],
+        ranked: tuple[str, ...],
+        hits: Mapping[int, bool],
+        latency_ms: float,
+        underfilled: bool,
+    ) -> int:
+        """``add`` for a scored answer given by its fields (no error, scores or notes),
+        without an outcome built only to be packed: the evaluator's hot path. Needs the
+        builder's questions; ``question`` is an index into them, ``hits`` a mapping the
+        caller keeps for the builder's life (its row is remembered by identity)."""
+        c = self._columns
+        if c.questions is None or not 0 <= question < len(c.questions):
+            raise ValueError(f"no question index {question}")
+        row = c.rows
+        raw_indices = self._indices(raw)
+        same = ranked is raw or ranked == raw
+        ranked_indices = () if same else self._indices(ranked)
+        known = self._hit_by_id.get(id(hits))
+        if known is None:
+            known = self._hit_by_id[id(hits)] = (hits, self._hits(hits))
+        c.latency.append(latency_ms)
+        c.question_of.append(question)
+        c.raw.extend(raw_indices)
+        c.raw_end.append(len(c.raw))
+        c.ranked.extend(ranked_indices)
+        c.ranked_end.append(len(c.ranked))
+        c.hits.append(known[1])
+        c.flags.append((_UNDERFILLED if underfilled else 0) | (_RANKED_IS_RAW if same else 0))
+        if c.scores_end is not None:  # earlier rows had scores: this one has none
+            c.scores_end.append(len(c.scores))
         c.rows += 1
         return row
 

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import pytest
+from google.protobuf.message import DecodeError
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
@@ -129,7 +130,8 @@ def test_reading_ids_alone_when_sizes_say_so_gives_the_full_reading(
 
 def _wire_cases() -> st.SearchStrategy[bytes]:
     """Encoded responses: ids only (the usual answer), with scores or chunk ids, with
-    unknown fields, cut short, or with bytes that are not UTF-8."""
+    unknown fields inside a result or after the results, with an id written twice (a
+    longer encoding of the same message), or cut short or not UTF-8 (then unparsable)."""
     rows = st.lists(
         st.tuples(_IDS, st.none() | st.floats(allow_nan=False), st.sampled_from(["", "c#1"])),
         max_size=14,
@@ -147,29 +149,55 @@ def _wire_cases() -> st.SearchStrategy[bytes]:
             return wire[:4] + b"\xff" + wire[5:]
         if how == 3:  # an unknown varint field (number 15) appended
             return wire + bytes([15 << 3, at & 0x7F])
+        if how == 4 and len(wire) > 2 and wire[1] < 120 and wire[2] == 0x0A:
+            # the first result gets an unknown varint field (number 15) of its own
+            return (
+                bytes([0x0A, wire[1] + 2])
+                + wire[2 : 2 + wire[1]]
+                + bytes([15 << 3, at & 0x7F])
+                + wire[2 + wire[1] :]
+            )
+        if how == 5 and len(wire) > 2 and wire[1] < 60 and wire[2] == 0x0A:
+            # the first result's fields written twice: the last id wins, as parsers read
+            body = wire[2 : 2 + wire[1]]
+            return bytes([0x0A, 2 * len(body)]) + body + body + wire[2 + wire[1] :]
         return wire
 
-    return st.builds(damage, (ids_only | rows).map(encode), st.integers(0, 3), st.integers(0, 255))
+    return st.builds(damage, (ids_only | rows).map(encode), st.integers(0, 5), st.integers(0, 255))
 
 
 @settings(max_examples=400, deadline=None)
-@given(_wire_cases(), st.integers(1, 14))
-def test_reading_ids_from_the_wire_reads_what_parsing_does(wire: bytes, limit: int) -> None:
-    """``ids_from_wire`` answers only for a response of ids alone, within ``limit``, and
-    then with exactly the ids a full parse reads; anything else is left to the parser."""
-    ids = convert.ids_from_wire(wire, limit)
-    if ids is None:
+@given(_wire_cases())
+def test_the_columns_read_from_the_bytes_received_are_protobufs_reading(wire: bytes) -> None:
+    """Judging the usual answer (ids only) by the length of the bytes received reads
+    exactly what reading every field of protobuf's own parse does, whatever the bytes."""
+    try:
+        parsed = pb.RetrieveResponse.FromString(wire)
+    except DecodeError:
         return
-    parsed = pb.RetrieveResponse.FromString(wire)  # what it read must parse...
-    assert len(ids) <= limit
-    assert Ranking(ids) == _read_field_by_field(parsed)  # ...to ids alone, the same ones
+    assert convert.ranking_from_proto(parsed, len(wire)) == _read_field_by_field(parsed)
 
 
 @pytest.mark.parametrize(
     "ids", [["a"], ["doc0#0", "doc0#1", "d"], ["é" * 62, "x" * 125], []], ids=repr
 )
-def test_the_usual_answer_is_read_from_the_wire(ids: list[str]) -> None:
+def test_the_usual_answer_is_read_from_its_ids_alone(ids: list[str]) -> None:
     wire = convert.ranking_to_proto(Ranking(tuple(ids))).SerializeToString()
-    assert convert.ids_from_wire(wire, 12) == tuple(ids)
-    if len(ids) > 1:  # more than asked for: left to the full parse, which counts them
-        assert convert.ids_from_wire(wire, len(ids) - 1) is None
+    parsed = pb.RetrieveResponse.FromString(wire)
+    assert convert.ranking_from_proto(parsed, len(wire)) == Ranking(tuple(ids))
+    assert convert._ids_only(len(wire), tuple(ids)) is bool(ids)
+    if ids:  # one byte more than ids alone take: every field is read
+        assert not convert._ids_only(len(wire) + 1, tuple(ids))
+
+
+def test_empty_and_long_ids_cannot_hide_a_score_from_the_size_check() -> None:
+    """Five empty ids take 10 bytes less than 4 a result and a 126-byte id one more: 9
+    bytes, a score's size, which the size check alone would take for ids only."""
+    rows = [("", None)] * 5 + [("x" * 126, 0.5)]
+    message = pb.RetrieveResponse(
+        results=[pb.RetrievedItem(document_id=d, score=s) for d, s in rows]
+    )
+    wire = message.SerializeToString()
+    assert len(wire) == len("x" * 126) + 4 * len(rows)  # the sizes alone would agree
+    ranking = convert.ranking_from_proto(pb.RetrieveResponse.FromString(wire), len(wire))
+    assert ranking.scores == (None,) * 5 + (0.5,)

@@ -95,3 +95,52 @@ def test_a_runs_tallied_metrics_equal_those_of_its_outcomes(cases, interrupt) ->
     for outcome, (_, answer, _) in zip(run.questions, unique.values(), strict=False):
         if answer is not None and not _checked(answer):
             assert outcome.error is not None and outcome.error.kind == FailureKind.CONTRACT
+
+
+@CASES
+@given(
+    st.lists(st.tuples(questions, answers, st.booleans()), min_size=1, max_size=25),
+    st.lists(st.sampled_from([1, 2, 3, 5, 10, 20]), max_size=3).map(normalize_ks),
+    st.sampled_from(["#", ""]),
+)
+def test_a_checked_sources_answers_kept_by_their_fields_equal_the_plain_scoring(
+    cases, ks, separator
+) -> None:
+    """Answers of ids alone from a source that judged them are kept without an outcome
+    built (``RunScorer.answer``, ``add_answer``); among answers with scores and failures,
+    each reads back as ``score_question``'s outcome, and the run's metrics as its own."""
+    unique = {q.id: (q, a, scored) for q, a, scored in cases}
+    qs = GoldenQuestionSet("s", tuple(q for q, _, _ in unique.values()))
+    parameters = RunParameters(ks=ks, limit=LIMIT, doc_id_separator=separator)
+    acc = RunAccumulator(qs, "t", RetrieverDescription("t"), parameters, checked=True)
+    expected = []
+    for index, (q, answer, scored) in enumerate(unique.values()):
+        if not _checked(answer):
+            answer = None  # a checking source raises instead: a failure is recorded
+        ranking = None
+        if answer is not None:
+            scores = tuple(float(i) for i in range(len(answer))) if scored else ()
+            ranking = Ranking(answer, scores)
+        error = FAILED if answer is None else None
+        acc.record(index, ranking, error, 1.5 + index)
+        expected.append(score_question(q, ranking, ks=ks, limit=LIMIT, separator=separator,
+                                       latency_ms=1.5 + index, error=error))  # fmt: skip
+    run = acc.result({})
+    assert list(run.questions) == expected
+    metrics, by_form, by_class = summarize_with_breakdowns(expected, ks)
+    assert (run.metrics, run.by_form, run.by_hard_class) == (metrics, by_form, by_class)
+
+
+def test_a_full_answer_of_few_documents_kept_by_its_fields_is_underfilled() -> None:
+    """Twelve chunks of five documents fill the limit but not the deepest k (10)."""
+    q = GoldenQuestion("q", "text", Form.MATCH, ("d3",))
+    answer = Ranking(tuple(f"d{i // 3}#{i % 3}" for i in range(LIMIT)))
+    ks = normalize_ks((1, 3, 10))
+    parameters = RunParameters(ks=ks, limit=LIMIT, doc_id_separator="#")
+    acc = RunAccumulator(GoldenQuestionSet("s", (q,)), "t", RetrieverDescription("t"),
+                         parameters, checked=True)  # fmt: skip
+    acc.record(0, answer, None, 1.0)
+    (outcome,) = acc.result({}).questions
+    assert outcome.underfilled and outcome.ranked_document_ids == ("d0", "d1", "d2", "d3")
+    assert outcome == score_question(q, answer, ks=ks, limit=LIMIT, separator="#",
+                                     latency_ms=1.0, error=None)  # fmt: skip

@@ -97,8 +97,21 @@ class RunAccumulator:
         notes, e.g. a fused retriever's skipped member, are kept). Whatever fails here
         (a response that is not a ``Ranking`` of records) fails before anything is kept."""
         q = self.qs.questions[index]
-        outcome, key = self._scorer.score(q, items, error, latency_ms)
-        self.outcomes[index] = self._packed.add(outcome, index)
+        scorer = self._scorer
+        if (
+            scorer.checked
+            and error is None
+            and type(items) is Ranking
+            and not items.scores
+            and not items.notes
+        ):  # the usual answer, ids alone, already judged: packed from its fields
+            raw = items.document_ids
+            ranked, hits, underfilled, key = scorer.answer(q, raw)
+            row = self._packed.add_answer(index, raw, ranked, hits, latency_ms, underfilled)
+        else:
+            outcome, key = scorer.score(q, items, error, latency_ms)
+            row = self._packed.add(outcome, index)
+        self.outcomes[index] = row
         self._tally.add(q.form, q.hard_class, key)
         self.done += 1
 

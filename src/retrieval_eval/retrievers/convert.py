@@ -28,47 +28,20 @@ def ranking_to_proto(ranking: Ranking) -> pb.RetrieveResponse:
     )
 
 
-def ids_from_wire(data: bytes, limit: int) -> tuple[str, ...] | None:
-    """The ids of a serialized ``RetrieveResponse`` that holds nothing but at most
-    ``limit`` results with a document id each, of at most 125 bytes, encoded the canonical
-    way (as every protobuf library writes them): each result is then exactly
-    ``0x0a, n + 2, 0x0a, n, <n bytes of UTF-8>``. ``None`` for anything else (scores,
-    chunk ids, other fields, more results, bytes that do not decode): parse it whole.
-
-    The evaluator's hot path: read straight from the bytes the channel received, so that
-    no message and no per-result wrapper object is built for the usual answer.
-    """
-    ids: list[str] = []
-    append = ids.append
-    at, end = 0, len(data)
-    try:
-        while at < end:
-            size = data[at + 1]
-            if data[at] != 0x0A or size > 127 or data[at + 2] != 0x0A or data[at + 3] != size - 2:
-                return None
-            if len(ids) == limit:  # more than asked for: judged on the whole message
-                return None
-            stop = at + 2 + size
-            append(data[at + 4 : stop].decode())
-            at = stop
-    except (IndexError, UnicodeDecodeError):
-        return None
-    return tuple(ids) if at == end else None
-
-
 def items_from_proto(message: pb.RetrieveResponse) -> list[RetrievedItem]:
     """Ranked records from a response, in rank order."""
     return ranking_from_proto(message).items()
 
 
-def ranking_from_proto(message: pb.RetrieveResponse) -> Ranking:
+def ranking_from_proto(message: pb.RetrieveResponse, size: int | None = None) -> Ranking:
     """The response's columns, in rank order: the evaluator's hot path, so no record is
     built per result (one pass over the messages, columns split by ``zip``); an unset
-    score is ``None`` and an empty chunk id ``None``."""
+    score is ``None`` and an empty chunk id ``None``. ``size``: the length of the bytes
+    the message was parsed from, when the caller has them (else it is measured)."""
     results = message.results
     ids = tuple([r.document_id for r in results])
-    if _ids_only(message, ids):  # the usual answer: skip reading two more fields per result
-        return Ranking(ids)
+    if _ids_only(message.ByteSize() if size is None else size, ids):
+        return Ranking(ids)  # the usual answer: two more fields per result go unread
     rows = [(r.document_id, r.score if r.HasField("score") else None, r.chunk_id) for r in results]
     if not rows:
         return Ranking(())
@@ -80,17 +53,25 @@ def ranking_from_proto(message: pb.RetrieveResponse) -> Ranking:
     )
 
 
-def _ids_only(message: pb.RetrieveResponse, ids: tuple[str, ...]) -> bool:
-    """Whether ``message`` holds nothing but ``ids``, judged from sizes alone: with every
-    id 1 to 125 bytes, a result holding only its id encodes in exactly 4 bytes more than
-    the id (two tags, two one-byte lengths); any score, chunk id or unknown field would
-    make the message larger than that sum."""
+def _ids_only(size: int, ids: tuple[str, ...]) -> bool:
+    """Whether a message of ``size`` bytes holds nothing but ``ids``, judged from sizes
+    alone: with every id 1 to 125 bytes, a result holding only its id takes exactly 4
+    bytes more than the id (two tags, two one-byte lengths), and any score, chunk id or
+    unknown field (or a longer encoding of the same) would make the message larger."""
     if not ids:
         return False
-    sizes = list(map(len, map(str.encode, ids)))
+    joined = "".join(ids)
+    total = len(joined) if joined.isascii() else len(joined.encode())  # ASCII: byte a char
+    # No id empty, none over 125 bytes (at most 31 characters take at most 124 bytes).
     return (
-        min(sizes) > 0 and max(sizes) <= 125 and message.ByteSize() == sum(sizes) + 4 * len(sizes)
+        size == total + 4 * len(ids)
+        and all(ids)
+        and (total <= 125 or max(map(len, ids)) <= 31 or max(map(_utf8_size, ids)) <= 125)
     )
+
+
+def _utf8_size(text: str) -> int:
+    return len(text.encode())
 
 
 def description_to_proto(description: RetrieverDescription) -> pb.DescribeResponse:

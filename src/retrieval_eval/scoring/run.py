@@ -9,17 +9,19 @@ found), so no outcome is searched twice; equal, by construction and by test, to
 
 An answer from a source that already judged it against the contract for the same limit
 (``checked``: the gRPC client, the in-process adapter) is not judged again; any other
-source's answer is (``protocol.score_question``).
+source's answer is (``protocol.score_question``). Such a source's usual answer, ids alone,
+is scored to its fields (``RunScorer.answer``) and packed from them, with no outcome built.
 """
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Collection, Mapping, Sequence
 from types import MappingProxyType
 
 from retrieval_eval.questions.model import GoldenQuestion
 from retrieval_eval.records import QuestionOutcome, RetrievalFailure
 from retrieval_eval.retrievers.contract.limits import response_breach
+from retrieval_eval.retrievers.documents import distinct_members
 from retrieval_eval.retrievers.protocol import Ranking, RetrievedItem
 from retrieval_eval.scoring.protocol import score_answer, score_question
 from retrieval_eval.scoring.tally import ERROR_KEY, Key, row_key
@@ -85,6 +87,31 @@ class RunScorer:
             checked=self.checked,
         )
         return outcome, ERROR_KEY if outcome.error is not None else row_key(outcome, self.ks)
+
+    def answer(
+        self, q: GoldenQuestion, raw: tuple[str, ...]
+    ) -> tuple[tuple[str, ...], Mapping[int, bool], bool, Key]:
+        """``score_answer`` for ids alone from a source that judged them (``checked``: no
+        scores, no notes), as fields instead of an outcome built only to be packed: the
+        distinct documents, the hits, whether the answer was underfilled, and the row key.
+        Equal, by test, to what ``score_question`` makes of the same answer."""
+        separator = self.separator
+        members: Collection[str]
+        if not separator and len(members := set(raw)) == len(raw):
+            ranked = raw  # no duplicate, no mapping: one tuple held for both
+        else:  # no empty id: the contract check ruled them out
+            members = distinct_members(raw, separator)
+            ranked = tuple(members)
+        expected = q.expected_document_ids
+        deepest = self._deepest
+        found: list[int] = []
+        if expected:
+            found = [ranked.index(t) for t in expected if t in members]
+            first = min(deepest, *found) if found else deepest  # hit at k: first < k
+        else:
+            first = deepest if ranked else -1  # a hit at every k only when nothing came back
+        underfilled = len(raw) >= self.limit and len(ranked) < deepest
+        return ranked, self._hit_maps[first], underfilled, self._key(expected, first, found)
 
     def _key(self, expected: tuple[str, ...], first: int, found: list[int]) -> Key:
         """``tally.row_key`` of the outcome just scored, from what scoring found."""

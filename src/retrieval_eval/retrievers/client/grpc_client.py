@@ -41,6 +41,7 @@ __all__ = ["ClientOptions", "GrpcRetrieverClient", "TlsConfig"]
 T = TypeVar("T")
 _DESCRIBE = pb.DescribeRequest()
 _RETRIEVE = f"/{convert.SERVICE_NAME}/Retrieve"  # the generated stub's method path
+_PARSE = pb.RetrieveResponse.FromString
 
 
 @dataclass(frozen=True, slots=True)
@@ -131,17 +132,17 @@ class GrpcRetrieverClient:
             data = await self._retry(
                 e, lambda: call(request, timeout=timeout, metadata=self._metadata)
             )
-        ids = convert.ids_from_wire(data, limit) if isinstance(data, bytes) else None
-        ranking = Ranking(ids) if ids is not None else self._parse(data, limit)
+        ranking = self._ranking(data, limit)
         breach = response_breach(ranking, limit)
         if breach is not None:
             raise RetrieverContractError(self.target, breach)
         return ranking
 
-    def _parse(self, data: object, limit: int) -> Ranking:
-        """A response other than plain ids (scores, chunk ids, ...), parsed whole."""
+    def _ranking(self, data: object, limit: int) -> Ranking:
+        """The answer's columns, parsed by protobuf's own parser from the bytes received
+        (whose length tells the usual answer, ids only, without reading more fields)."""
         try:
-            response = pb.RetrieveResponse.FromString(data)  # type: ignore[arg-type]
+            response = _PARSE(data)  # type: ignore[arg-type]
         except (DecodeError, TypeError):
             response = None
         if not isinstance(response, pb.RetrieveResponse):
@@ -152,7 +153,7 @@ class GrpcRetrieverClient:
             raise RetrieverContractError(
                 self.target, f"{len(response.results)} results for limit {limit}"
             )
-        return convert.ranking_from_proto(response)
+        return convert.ranking_from_proto(response, len(data))  # type: ignore[arg-type]
 
     async def describe(self, *, timeout_s: float | None = None) -> RetrieverDescription:
         """What the retriever says it is; ``RetrieverContractError`` when that cannot key
@@ -198,8 +199,8 @@ class GrpcRetrieverClient:
         self._loop = asyncio.get_running_loop()
         self._channel = open_channel(self.channel_target, self._channel_options, self.options.tls)
         self._stub = pb_grpc.RetrieverStub(self._channel)
-        # Retrieve answers as the bytes received: ``convert.ids_from_wire`` reads the usual
-        # answer (ids only) straight from them, anything else is parsed whole.
+        # Retrieve answers as the bytes received, parsed here: their length is what tells
+        # the usual answer (ids only) from one with scores or chunk ids.
         self._retrieve_wire = self._channel.unary_unary(
             _RETRIEVE, request_serializer=pb.RetrieveRequest.SerializeToString
         )
