@@ -224,32 +224,15 @@ def score_answer(
     if shared is not None:
         raw = shared.ids(raw)
     scores = ranking.scores
-    # The distinct documents as a set or dict keys, so that each label is looked up in
-    # constant time; only a label that is there is then searched for its rank (in C, among
-    # strings just read to hash them). Without a separator, a set (cheaper to build than
-    # a dict) tells whether anything repeats.
-    members: Collection[str]
-    if not separator and len(members := set(raw)) == len(raw):
-        ranked = raw  # no duplicate, no mapping: one tuple held for both
-    else:  # no empty id: the contract check ruled them out
-        members = distinct_members(raw, separator)
-        ranked = tuple(members) if shared is None else shared.ids(tuple(members))
-    expected = q.expected_document_ids
     deepest = ks[-1]
-    if len(expected) == 1:  # the common case: one label
-        found = [ranked.index(expected[0])] if expected[0] in members else []
-        first = min(found[0], deepest) if found else deepest  # hit at k: first < k
-    elif expected:
-        found = [ranked.index(t) for t in expected if t in members]
-        first = min(deepest, *found) if found else deepest
-    else:
-        found = []
-        first = deepest if ranked else -1  # a hit at every k only when nothing came back
+    ranked, first, found = rank_answer(raw, separator, q.expected_document_ids, deepest)
+    if shared is not None and ranked is not raw:
+        ranked = shared.ids(ranked)
     outcome = _answered(
         q.id,
         q.form,
         q.hard_class,
-        expected,
+        q.expected_document_ids,
         raw,
         ranked,
         _hits(ks, first) if hit_maps is None else hit_maps[first],
@@ -260,6 +243,36 @@ def score_answer(
         q.question,
     )
     return outcome, first, found
+
+
+def rank_answer(
+    raw: tuple[str, ...], separator: str, expected: tuple[str, ...], deepest: int
+) -> tuple[tuple[str, ...], int, list[int]]:
+    """Steps 2 to 4 of the protocol for a conforming answer's ids: the distinct documents
+    (``raw`` itself when nothing repeats), the rank of the first expected one (clipped to
+    ``deepest``; -1 for a no-answer question answered with nothing) and the ranks of every
+    expected document found. The one place these are computed, whether an outcome is built
+    (``score_answer``) or only its fields (``scoring.run.RunScorer.answer``)."""
+    # The distinct documents as a set or dict keys, so that each label is looked up in
+    # constant time; only a label that is there is then searched for its rank (in C, among
+    # strings just read to hash them). Without a separator, a set (cheaper to build than
+    # a dict) tells whether anything repeats.
+    members: Collection[str]
+    if not separator and len(members := set(raw)) == len(raw):
+        ranked = raw  # no duplicate, no mapping: one tuple held for both
+    else:  # no empty id: the contract check ruled them out
+        members = distinct_members(raw, separator)
+        ranked = tuple(members)
+    if len(expected) == 1:  # the common case: one label
+        found = [ranked.index(expected[0])] if expected[0] in members else []
+        first = min(found[0], deepest) if found else deepest  # hit at k: first < k
+    elif expected:
+        found = [ranked.index(t) for t in expected if t in members]
+        first = min(deepest, *found) if found else deepest
+    else:
+        found = []
+        first = deepest if ranked else -1  # a hit at every k only when nothing came back
+    return ranked, first, found
 
 
 #: Each field's slot setter, by name: ``_answered`` fills a new outcome through them.

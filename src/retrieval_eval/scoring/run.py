@@ -15,15 +15,14 @@ is scored to its fields (``RunScorer.answer``) and packed from them, with no out
 
 from __future__ import annotations
 
-from collections.abc import Collection, Mapping, Sequence
+from collections.abc import Mapping, Sequence
 from types import MappingProxyType
 
 from retrieval_eval.questions.model import GoldenQuestion
 from retrieval_eval.records import QuestionOutcome, RetrievalFailure
 from retrieval_eval.retrievers.contract.limits import response_breach
-from retrieval_eval.retrievers.documents import distinct_members
 from retrieval_eval.retrievers.protocol import Ranking, RetrievedItem
-from retrieval_eval.scoring.protocol import score_answer, score_question
+from retrieval_eval.scoring.protocol import rank_answer, score_answer, score_question
 from retrieval_eval.scoring.tally import ERROR_KEY, Key, row_key
 
 
@@ -95,21 +94,9 @@ class RunScorer:
         scores, no notes), as fields instead of an outcome built only to be packed: the
         distinct documents, the hits, whether the answer was underfilled, and the row key.
         Equal, by test, to what ``score_question`` makes of the same answer."""
-        separator = self.separator
-        members: Collection[str]
-        if not separator and len(members := set(raw)) == len(raw):
-            ranked = raw  # no duplicate, no mapping: one tuple held for both
-        else:  # no empty id: the contract check ruled them out
-            members = distinct_members(raw, separator)
-            ranked = tuple(members)
-        expected = q.expected_document_ids
         deepest = self._deepest
-        found: list[int] = []
-        if expected:
-            found = [ranked.index(t) for t in expected if t in members]
-            first = min(deepest, *found) if found else deepest  # hit at k: first < k
-        else:
-            first = deepest if ranked else -1  # a hit at every k only when nothing came back
+        expected = q.expected_document_ids
+        ranked, first, found = rank_answer(raw, self.separator, expected, deepest)
         underfilled = len(raw) >= self.limit and len(ranked) < deepest
         return ranked, self._hit_maps[first], underfilled, self._key(expected, first, found)
 
