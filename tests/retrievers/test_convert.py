@@ -176,9 +176,7 @@ def test_the_columns_read_from_the_bytes_received_are_protobufs_reading(wire: by
     except DecodeError:
         return
     # Compared by repr: a damaged score can be NaN, which equals nothing, not even itself.
-    assert repr(convert.ranking_from_proto(parsed, len(wire))) == repr(
-        _read_field_by_field(parsed)
-    )
+    assert repr(convert.ranking_from_proto(parsed, len(wire))) == repr(_read_field_by_field(parsed))
 
 
 @pytest.mark.parametrize(
