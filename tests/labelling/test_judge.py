@@ -93,15 +93,23 @@ def _save_many(path: str, judge: str, rounds: int) -> None:
 
 
 def test_two_writers_at_once_lose_no_judgement(draft: Path) -> None:
-    context = multiprocessing.get_context("fork")
+    # Spawned, not forked: the worker running this test may hold gRPC's threads from an
+    # earlier test, and a child forked while another thread holds a lock can hang.
+    context = multiprocessing.get_context("spawn")
     writers = [
         context.Process(target=_save_many, args=(str(draft), judge, 15)) for judge in ("ana", "ben")
     ]
-    for w in writers:
-        w.start()
-    for w in writers:
-        w.join(60)
-        assert w.exitcode == 0
+    try:
+        for w in writers:
+            w.start()
+        for w in writers:
+            w.join(60)
+            assert w.exitcode == 0
+    finally:  # a writer that failed to finish is not left running
+        for w in writers:
+            if w.is_alive():
+                w.kill()
+                w.join()
     questions = yaml.safe_load(draft.read_text())["questions"]
     for q in questions:
         by = [e["by"] for e in q["labelling"]["history"]]
