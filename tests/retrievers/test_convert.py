@@ -1,4 +1,5 @@
-"""Every proto <-> record conversion round-trips, also through the wire bytes."""
+"""Every proto <-> record conversion round-trips, also through the wire bytes, and the
+client's shortcut for plain ids reads what protobuf reads."""
 
 from __future__ import annotations
 
@@ -9,6 +10,8 @@ from hypothesis import strategies as st
 
 from retrieval_eval.records import RetrieverDescription
 from retrieval_eval.retrievers import convert
+from retrieval_eval.retrievers.client.wire import plain_ids
+from retrieval_eval.retrievers.contract.limits import response_breach
 from retrieval_eval.retrievers.protocol import Ranking, RetrievedItem
 from retrieval_eval.v1 import retriever_pb2 as pb
 
@@ -128,15 +131,15 @@ def test_reading_ids_alone_when_sizes_say_so_gives_the_full_reading(
     assert convert.ranking_from_proto(parsed) == _read_field_by_field(parsed)
 
 
-def _wire_cases() -> st.SearchStrategy[bytes]:
+def _wire_cases(id_texts: st.SearchStrategy[str] = _IDS) -> st.SearchStrategy[bytes]:
     """Encoded responses: ids only (the usual answer), with scores or chunk ids, with
     unknown fields inside a result or after the results, with an id written twice (a
     longer encoding of the same message), or cut short or not UTF-8 (then unparsable)."""
     rows = st.lists(
-        st.tuples(_IDS, st.none() | st.floats(allow_nan=False), st.sampled_from(["", "c#1"])),
+        st.tuples(id_texts, st.none() | st.floats(allow_nan=False), st.sampled_from(["", "c#1"])),
         max_size=14,
     )
-    ids_only = st.lists(_IDS, max_size=14).map(lambda ids: [(d, None, "") for d in ids])
+    ids_only = st.lists(id_texts, max_size=14).map(lambda ids: [(d, None, "") for d in ids])
 
     def encode(rows: list[tuple[str, float | None, str]]) -> bytes:
         items = [pb.RetrievedItem(document_id=d, score=s, chunk_id=c) for d, s, c in rows]
@@ -202,3 +205,48 @@ def test_empty_and_long_ids_cannot_hide_a_score_from_the_size_check() -> None:
     assert len(wire) == len("x" * 126) + 4 * len(rows)  # the sizes alone would agree
     ranking = convert.ranking_from_proto(pb.RetrieveResponse.FromString(wire), len(wire))
     assert ranking.scores == (None,) * 5 + (0.5,)
+
+
+_LIMITS = st.integers(1, 16)
+_VISIBLE = st.text(st.characters(min_codepoint=0x21, max_codepoint=0x7E), min_size=1,
+                   max_size=125)  # fmt: skip
+#: Bytes protobuf reads as ids alone but no library writes: an empty id written out, and
+#: a space in an id.
+_ODD_WIRES = st.sampled_from([b"\n\x02\n\x00", b"\n\x03\n\x01 ", b"\n\x03\n\x01a\n\x02\n\x00"])
+
+
+@settings(max_examples=600, deadline=None)
+@given(_wire_cases(_VISIBLE | _IDS) | _ODD_WIRES | st.binary(max_size=40), _LIMITS)
+def test_plain_ids_read_from_the_bytes_are_protobufs_reading_and_conform(
+    wire: bytes, limit: int
+) -> None:
+    """Whatever the bytes, the client's shortcut reads either nothing (the general way then
+    parses them) or exactly what protobuf reads, and only an answer the contract's rules
+    accept for ``limit``: it is the one check such an answer gets."""
+    ids = plain_ids(wire, limit)
+    if ids is None:
+        return
+    parsed = pb.RetrieveResponse.FromString(wire)  # raises if the shortcut read junk
+    assert _read_field_by_field(parsed) == Ranking(ids)
+    assert response_breach(Ranking(ids), limit) is None
+
+
+@settings(max_examples=200, deadline=None)
+@given(st.lists(_VISIBLE, max_size=16), _LIMITS)
+def test_the_usual_answer_takes_the_shortcut(ids: list[str], limit: int) -> None:
+    """Short visible-ASCII ids alone, as any protobuf library writes them: read from the
+    bytes whenever there are no more than asked for."""
+    wire = convert.ranking_to_proto(Ranking(tuple(ids))).SerializeToString()
+    assert plain_ids(wire, limit) == (tuple(ids) if len(ids) <= limit else None)
+
+
+@pytest.mark.parametrize(
+    "ids",
+    [["a b"], ["tab\there"], ["x" * 126], ["é"], [""], ["ok", "\x7f"], ["new\nline"]],
+    ids=repr,
+)
+def test_unusual_ids_go_the_general_way(ids: list[str]) -> None:
+    """White space, control characters, non-ASCII, empty or long ids: declined, so that
+    the contract's rules judge them (a blank id is a breach, an id with a space is not)."""
+    wire = convert.ranking_to_proto(Ranking(tuple(ids))).SerializeToString()
+    assert plain_ids(wire, 10) is None

@@ -24,6 +24,7 @@ from retrieval_eval.retrievers import convert
 from retrieval_eval.retrievers.auth import bearer_metadata
 from retrieval_eval.retrievers.client.channel import TlsConfig, channel_options, open_channel
 from retrieval_eval.retrievers.client.status import error_from_rpc, retryable
+from retrieval_eval.retrievers.client.wire import plain_ids
 from retrieval_eval.retrievers.contract.limits import (
     MAX_QUESTION_BYTES,
     description_breach,
@@ -132,6 +133,9 @@ class GrpcRetrieverClient:
             data = await self._retry(
                 e, lambda: call(request, timeout=timeout, metadata=self._metadata)
             )
+        ids = plain_ids(data, limit) if type(data) is bytes else None
+        if ids is not None:  # the usual answer, conforming on sight
+            return Ranking(ids)
         ranking = self._ranking(data, limit)
         breach = response_breach(ranking, limit)
         if breach is not None:
@@ -139,8 +143,9 @@ class GrpcRetrieverClient:
         return ranking
 
     def _ranking(self, data: object, limit: int) -> Ranking:
-        """The answer's columns, parsed by protobuf's own parser from the bytes received
-        (whose length tells the usual answer, ids only, without reading more fields)."""
+        """The columns of an answer other than plain ids, parsed by protobuf's own parser
+        from the bytes received (whose length still tells an answer of ids only, e.g.
+        non-ASCII ones, without reading more fields)."""
         try:
             response = _PARSE(data)  # type: ignore[arg-type]
         except (DecodeError, TypeError):
@@ -199,8 +204,8 @@ class GrpcRetrieverClient:
         self._loop = asyncio.get_running_loop()
         self._channel = open_channel(self.channel_target, self._channel_options, self.options.tls)
         self._stub = pb_grpc.RetrieverStub(self._channel)
-        # Retrieve answers as the bytes received, parsed here: their length is what tells
-        # the usual answer (ids only) from one with scores or chunk ids.
+        # Retrieve answers as the bytes received, read here: the usual answer (plain ids)
+        # straight from them, anything else by protobuf's parser.
         self._retrieve_wire = self._channel.unary_unary(
             _RETRIEVE, request_serializer=pb.RetrieveRequest.SerializeToString
         )
