@@ -8,6 +8,7 @@ from __future__ import annotations
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
+from retrieval_eval.evaluation import accumulate
 from retrieval_eval.evaluation.accumulate import RunAccumulator
 from retrieval_eval.evaluation.latency import run_latency
 from retrieval_eval.questions.model import GoldenQuestion, GoldenQuestionSet
@@ -17,6 +18,7 @@ from retrieval_eval.records import (
     RetrievalFailure,
     RetrieverDescription,
     RunParameters,
+    RunState,
 )
 from retrieval_eval.retrievers.protocol import Ranking
 from retrieval_eval.scoring.metrics import summarize_with_breakdowns
@@ -102,31 +104,41 @@ def test_a_runs_tallied_metrics_equal_those_of_its_outcomes(cases, interrupt) ->
     st.lists(st.tuples(questions, answers, st.booleans()), min_size=1, max_size=25),
     st.lists(st.sampled_from([1, 2, 3, 5, 10, 20]), max_size=3).map(normalize_ks),
     st.sampled_from(["#", ""]),
+    st.sampled_from([1, 2, 3, accumulate.BATCH]),
+    st.booleans(),
 )
 def test_a_checked_sources_answers_kept_by_their_fields_equal_the_plain_scoring(
-    cases, ks, separator
+    cases, ks, separator, batch, interrupt
 ) -> None:
     """Answers of ids alone from a source that judged them are kept without an outcome
-    built (``RunScorer.answer``, ``add_answer``); among answers with scores and failures,
-    each reads back as ``score_question``'s outcome, and the run's metrics as its own."""
+    built (``RunScorer.answer``, ``add_answer``), scored a batch at a time; among answers
+    with scores and failures, each reads back as ``score_question``'s outcome, and the
+    run's metrics as its own, whether the last batch was full or the run stopped early."""
     unique = {q.id: (q, a, scored) for q, a, scored in cases}
     qs = GoldenQuestionSet("s", tuple(q for q, _, _ in unique.values()))
     parameters = RunParameters(ks=ks, limit=LIMIT, doc_id_separator=separator)
-    acc = RunAccumulator(qs, "t", RetrieverDescription("t"), parameters, checked=True)
-    expected = []
-    for index, (q, answer, scored) in enumerate(unique.values()):
-        if not _checked(answer):
-            answer = None  # a checking source raises instead: a failure is recorded
-        ranking = None
-        if answer is not None:
-            scores = tuple(float(i) for i in range(len(answer))) if scored else ()
-            ranking = Ranking(answer, scores)
-        error = FAILED if answer is None else None
-        acc.record(index, ranking, error, 1.5 + index)
-        expected.append(score_question(q, ranking, ks=ks, limit=LIMIT, separator=separator,
-                                       latency_ms=1.5 + index, error=error))  # fmt: skip
-    run = acc.result({})
+    default, accumulate.BATCH = accumulate.BATCH, batch
+    try:
+        acc = RunAccumulator(qs, "t", RetrieverDescription("t"), parameters, checked=True)
+        expected = []
+        for index, (q, answer, scored) in enumerate(unique.values()):
+            if interrupt and index == len(unique) - 1:
+                break  # the last question never measured
+            if not _checked(answer):
+                answer = None  # a checking source raises instead: a failure is recorded
+            ranking = None
+            if answer is not None:
+                scores = tuple(float(i) for i in range(len(answer))) if scored else ()
+                ranking = Ranking(answer, scores)
+            error = FAILED if answer is None else None
+            acc.record(index, ranking, error, 1.5 + index)
+            expected.append(score_question(q, ranking, ks=ks, limit=LIMIT, separator=separator,
+                                           latency_ms=1.5 + index, error=error))  # fmt: skip
+        run = acc.result({})
+    finally:
+        accumulate.BATCH = default
     assert list(run.questions) == expected
+    assert (run.state == RunState.INTERRUPTED) is interrupt
     metrics, by_form, by_class = summarize_with_breakdowns(expected, ks)
     assert (run.metrics, run.by_form, run.by_hard_class) == (metrics, by_form, by_class)
 
