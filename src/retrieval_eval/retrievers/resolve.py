@@ -16,11 +16,10 @@ Resolution order for a spec:
 from __future__ import annotations
 
 import difflib
-import importlib
 import os
 from dataclasses import dataclass, replace
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 from urllib.parse import urlsplit
 
 from retrieval_eval.errors import (
@@ -30,6 +29,7 @@ from retrieval_eval.errors import (
     RevalError,
     UnknownNameError,
 )
+from retrieval_eval.lazy_names import lazy_getattr
 from retrieval_eval.retrievers.config_file import default_config_path
 from retrieval_eval.retrievers.protocol import AsyncRetriever, RetrieverFactory
 
@@ -70,12 +70,7 @@ Resolved: TypeAlias = "Endpoint | PluginSpec | FusionSpec | KindSpec | RerankSpe
 
 #: The other resolved forms (``retrievers.specs``), built when a spec resolves to one.
 _SPECS = ("Endpoint", "FusionSpec", "KindSpec", "RetrieverInfo")
-
-
-def __getattr__(name: str) -> Any:
-    if name not in _SPECS:
-        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
-    return getattr(importlib.import_module("retrieval_eval.retrievers.specs"), name)
+__getattr__ = lazy_getattr(globals(), dict.fromkeys(_SPECS, "retrieval_eval.retrievers.specs"))
 
 
 def _load_config(config_path: Path | None) -> dict[str, Entry]:
