@@ -19,6 +19,7 @@ TABLES = {
     "retrieval_eval.corpus": "_LAZY",
     "retrieval_eval.questions": "_LAZY",
     "retrieval_eval.questions.lint": "_LAZY",
+    "retrieval_eval.records": "_LAZY",
     "retrieval_eval.regression": "_WHERE",
 }
 
@@ -43,11 +44,16 @@ def test_an_unknown_name_is_an_attribute_error_naming_the_package(package: str) 
     assert not hasattr(module, "nope")
 
 
-def test_the_resolved_forms_load_from_specs() -> None:
+def test_resolve_loads_the_resolved_forms_opening_and_listing_on_first_use() -> None:
     resolve = importlib.import_module("retrieval_eval.retrievers.resolve")
-    specs = importlib.import_module("retrieval_eval.retrievers.specs")
-    for name in ("Endpoint", "FusionSpec", "KindSpec", "RetrieverInfo"):
-        assert getattr(resolve, name) is getattr(specs, name)
+    where = {
+        "retrieval_eval.retrievers.specs": ("Endpoint", "FusionSpec", "KindSpec", "RetrieverInfo"),
+        "retrieval_eval.retrievers.opening": ("open_fusion", "open_plugin", "open_retriever"),
+        "retrieval_eval.retrievers.listing": ("list_retrievers",),
+    }
+    for module, names in where.items():
+        for name in names:
+            assert getattr(resolve, name) is getattr(importlib.import_module(module), name)
 
 
 def test_a_name_is_imported_when_first_asked_for_not_before() -> None:
