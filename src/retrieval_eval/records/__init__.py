@@ -2,9 +2,9 @@
 per-question outcomes, rates, group metrics, run parameters, whole runs and the defaults.
 
 The bottom layer beside ``errors``: it imports only the modules below it (metric keys,
-lazy names), so every layer above (questions, retrievers, scoring, evaluation, store, regression, report, cli)
-can share these records without importing one another. Produced by scoring and the
-coordinator, consumed by the store, regression and reports.
+lazy names), so every layer above (questions, retrievers, scoring, evaluation, store,
+regression, report, cli) can share these records without importing one another. Produced
+by scoring and the coordinator, consumed by the store, regression and reports.
 
 Every name is importable from here; each module holds one job:
 
