@@ -2,9 +2,9 @@
 
 Each response is scored as it arrives (``record``; the usual answers a batch at a time),
 so that only the compact outcome is kept, not the retriever's result records, and counted
-in the run's tally
-(``scoring.run.RunScorer``); aggregates and breakdowns come from that tally and latency
-percentiles from the latency column, once, in ``result``: no outcome is read back.
+in the run's tally (``scoring.run.RunScorer``); aggregates and breakdowns come from that
+tally and latency percentiles from the latency column, once, in ``result``: no outcome is
+read back.
 
 Memory: a run holds every question's ranking until it is saved and reported. Each
 outcome is packed by column as soon as it is scored (``outcomes.CompactOutcomes``: one
