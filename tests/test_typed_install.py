@@ -38,7 +38,7 @@ def test_mypy_outside_the_checkout_sees_typed_public_names(tmp_path: Path) -> No
     revealed = next(line for line in out.splitlines() if "Revealed type" in line)
     sets = "sets: typing.Sequence[retrieval_eval.questions.model.GoldenQuestionSet]"
     assert f'"def ({sets}' in revealed
-    assert "-> list[retrieval_eval.records.RunResult]" in revealed
+    assert "-> list[retrieval_eval.records.run.RunResult]" in revealed
     # The wrong call is caught, which an Any-typed name would let through.
     assert 'user_script.py:4: error: Argument 1 to "evaluate" has incompatible type' in out, out
     assert done.returncode == 1

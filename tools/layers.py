@@ -36,7 +36,7 @@ LAYERS: tuple[str, ...] = (
     "stats",
     "outcomes",
     "records | errors | version | atomic",
-    "metric_keys | text",
+    "metric_keys | text | lazy_names",
 )
 
 #: Third-party (or generated) code and the only packages that may import it directly.

@@ -6,9 +6,9 @@ modules are imported on first use, so that ``import retrieval_eval`` stays cheap
 
 from __future__ import annotations
 
-import importlib
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
+from retrieval_eval.lazy_names import lazy_getattr
 from retrieval_eval.version import __version__
 
 if TYPE_CHECKING:
@@ -119,13 +119,7 @@ __all__ = [
 ]
 
 
-def __getattr__(name: str) -> Any:
-    module = _LAZY.get(name)
-    if module is None:
-        raise AttributeError(f"module 'retrieval_eval' has no attribute {name!r}")
-    value = getattr(importlib.import_module(module), name)
-    globals()[name] = value  # looked up once
-    return value
+__getattr__ = lazy_getattr(globals(), _LAZY)
 
 
 def __dir__() -> list[str]:

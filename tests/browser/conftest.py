@@ -1,4 +1,4 @@
-"""One headless Debian chromium per session (Playwright, ``executable_path``), a run store
+"""One headless Debian chromium per test module (Playwright, ``executable_path``), a run store
 filled with real runs, the live viewer serving it, and pages that fail the test on any
 console error or any request that would leave the machine."""
 
@@ -18,9 +18,10 @@ TOOL = load_tool("screenshots")
 
 @pytest.fixture(scope="module")
 def browser(demo_db: str) -> Iterator[object]:
-    """One browser for the browser tests (they share one module). Playwright's sync API
-    keeps an event loop running in this thread while it is open, so it starts after the
-    demo store is filled and stops before other modules' tests (which use asyncio.run)."""
+    """A browser for each test module that uses it, hence module scope: Playwright's sync
+    API keeps an event loop running in this thread while it is open, so it starts after the
+    demo store is filled and stops at the end of its module, before the next module's tests
+    (which may use asyncio.run) run in this thread."""
     require(importlib.util.find_spec("playwright") is not None, "playwright (test extra)")
     require(os.access(TOOL.CHROMIUM, os.X_OK), f"Debian's chromium at {TOOL.CHROMIUM}")
     from playwright.sync_api import sync_playwright

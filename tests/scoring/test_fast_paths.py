@@ -6,50 +6,27 @@ outcome filled slot by slot, equal to the one its constructor builds."""
 from __future__ import annotations
 
 import dataclasses
-import os
 from types import MappingProxyType
 
 import pytest
-from hypothesis import HealthCheck, given, settings
+from hypothesis import given
 from hypothesis import strategies as st
+from support.scoring_cases import CASES, documents_or_chunks, plain_breach, plain_documents
 
 from retrieval_eval.questions.model import GoldenQuestion
 from retrieval_eval.records import Form, QuestionOutcome
 from retrieval_eval.retrievers.contract.limits import (
     MAX_CHUNK_ID_BYTES,
     MAX_ID_BYTES,
-    chunk_breach,
-    count_breach,
-    id_breach,
     response_breach,
 )
 from retrieval_eval.retrievers.protocol import Ranking
 from retrieval_eval.scoring.protocol import normalize_ks, score_answer, score_question
 
-EXAMPLES = int(os.environ.get("REVAL_FUZZ_EXAMPLES", "100"))
-CASES = settings(
-    max_examples=EXAMPLES,
-    deadline=None,
-    database=None,
-    derandomize=EXAMPLES <= 200,
-    suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large],
-)
 #: Every white-space character str.isspace knows, some that look like it and are not,
 #: and plain letters, ASCII and not.
 SPACES = [c for c in map(chr, range(0x3001)) if c.isspace()]
 LETTERS = ["a", "Z", "0", "#", "-", "é", "\u200b", "\ufeff", "\U0001f600", "\x00"]
-
-
-def plain_breach(ids: tuple[str, ...], chunks: tuple[str | None, ...], limit: int) -> str | None:
-    """Results judged one by one, a result's id before its chunk."""
-    breach = count_breach(len(ids), limit)
-    if breach is None:
-        for rank, doc in enumerate(ids, start=1):
-            chunk = chunks[rank - 1] if chunks else None
-            breach = id_breach(rank, doc) or chunk_breach(rank, chunk)
-            if breach is not None:
-                break
-    return breach
 
 
 short_ids = st.text(st.sampled_from(SPACES + LETTERS), max_size=6)
@@ -80,21 +57,8 @@ def test_the_contract_check_finds_the_first_breach_whatever_the_ids_hold(
 
 
 DOCS = [f"d{i}" for i in range(12)] + ["x#y"]
-results = st.sampled_from(DOCS) | st.builds(
-    lambda doc, n: f"{doc}#{n}", st.sampled_from(DOCS), st.integers(0, 2)
-)
+results = documents_or_chunks(DOCS)
 labels = st.lists(st.sampled_from([*DOCS, "elsewhere"]), max_size=12).map(tuple)
-
-
-def plain_documents(raw: tuple[str, ...], separator: str) -> list[str]:
-    documents: list[str] = []
-    for result in raw:
-        doc = result
-        if separator and separator in result:
-            doc = result[: result.rindex(separator)] or result
-        if doc not in documents:
-            documents.append(doc)
-    return documents
 
 
 @CASES
@@ -111,7 +75,7 @@ def test_label_ranks_are_those_of_the_plain_definition(
     q = GoldenQuestion("q", "text", Form.GAP, expected, hard_class=None)
     outcome, first, found = score_answer(q, Ranking(raw), ks, 40, separator, 1.0, (), None, None)
     documents = plain_documents(raw, separator)
-    assert list(outcome.ranked_document_ids) == documents
+    assert outcome.ranked_document_ids == documents
     plain_found = [documents.index(t) for t in expected if t in documents]
     assert found == plain_found
     if expected:
@@ -147,7 +111,7 @@ def test_an_answered_outcome_is_the_one_its_constructor_builds(
         q, Ranking(raw, scores=aligned), ks=ks, limit=len(raw) or 1, separator=separator,
         latency_ms=latency, error=None, notes=("a note",),
     )  # fmt: skip
-    documents = tuple(plain_documents(raw, separator))
+    documents = plain_documents(raw, separator)
     built = QuestionOutcome(
         question_id="q7",
         form=Form.MATCH,

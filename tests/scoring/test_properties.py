@@ -13,11 +13,11 @@ its size) and agree with the plain one to 1e-12.
 from __future__ import annotations
 
 import math
-import os
 from fractions import Fraction
 
-from hypothesis import HealthCheck, given, settings
+from hypothesis import given
 from hypothesis import strategies as st
+from support.scoring_cases import CASES, documents_or_chunks, plain_breach, plain_documents
 
 from retrieval_eval.questions.model import GoldenQuestion
 from retrieval_eval.records import (
@@ -32,9 +32,6 @@ from retrieval_eval.records import (
 from retrieval_eval.retrievers.contract.limits import (
     MAX_CHUNK_ID_BYTES,
     MAX_ID_BYTES,
-    chunk_breach,
-    count_breach,
-    id_breach,
     response_breach,
 )
 from retrieval_eval.retrievers.protocol import Ranking
@@ -42,19 +39,10 @@ from retrieval_eval.scoring.metrics import rank_metrics, summarize_with_breakdow
 from retrieval_eval.scoring.protocol import normalize_ks, score_question, target_ranks
 from retrieval_eval.scoring.tally import Tally
 
-EXAMPLES = int(os.environ.get("REVAL_FUZZ_EXAMPLES", "100"))
-CASES = settings(
-    max_examples=EXAMPLES,
-    deadline=None,
-    database=None,
-    derandomize=EXAMPLES <= 200,  # CI: the same examples every run
-    suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large],
-)
 DOCS = [f"d{i}" for i in range(8)] + ["x#y"]  # a document id holding the separator
 LIMIT = 60
 
-chunk_ids = st.builds(lambda doc, n: f"{doc}#{n}", st.sampled_from(DOCS), st.integers(0, 2))
-answers = st.one_of(st.none(), st.lists(st.sampled_from(DOCS) | chunk_ids, max_size=LIMIT))
+answers = st.one_of(st.none(), st.lists(documents_or_chunks(DOCS), max_size=LIMIT))
 labels = st.lists(st.sampled_from([*DOCS, "elsewhere"]), max_size=5)
 cutoffs = st.lists(st.sampled_from([1, 2, 3, 4, 5, 10, 20]), max_size=4)
 
@@ -82,17 +70,6 @@ def runs(draw: st.DrawFn) -> tuple[list[QuestionOutcome], tuple[int, ...], str]:
             )
         )  # fmt: skip
     return outcomes, ks, separator
-
-
-def plain_documents(raw: tuple[str, ...], separator: str) -> tuple[str, ...]:
-    documents: list[str] = []
-    for result in raw:
-        doc = result
-        if separator and separator in result:
-            doc = result[: result.rindex(separator)] or result
-        if doc not in documents:
-            documents.append(doc)
-    return tuple(documents)
 
 
 def plain_figures(outcome: QuestionOutcome, k: int) -> dict[str, float]:
@@ -244,15 +221,8 @@ def test_the_contract_check_is_the_first_breach_by_rank(
     results: list[tuple[str, str | None]], limit: int
 ) -> None:
     """The first breach, results judged one by one (a result's id before its chunk)."""
-    plain = count_breach(len(results), limit)
-    if plain is None:
-        for rank, (doc, chunk) in enumerate(results, start=1):
-            plain = id_breach(rank, doc) or chunk_breach(rank, chunk)
-            if plain is not None:
-                break
+    docs = tuple(doc for doc, _ in results)
     with_chunks = any(chunk is not None for _, chunk in results)
-    ranking = Ranking(
-        tuple(doc for doc, _ in results),
-        chunk_ids=tuple(chunk for _, chunk in results) if with_chunks else (),
-    )
-    assert response_breach(ranking, limit) == plain
+    chunk_ids = tuple(chunk for _, chunk in results) if with_chunks else ()
+    ranking = Ranking(docs, chunk_ids=chunk_ids)
+    assert response_breach(ranking, limit) == plain_breach(docs, chunk_ids, limit)

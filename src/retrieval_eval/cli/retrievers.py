@@ -27,6 +27,7 @@ TARGET is one of:
   PLUGIN[:ARG]              an installed retriever plugin, served in-process
 """
 
+
 @click.group()
 def retrievers() -> None:
     """Retrievers reval can resolve: reval.toml names and installed plugins."""

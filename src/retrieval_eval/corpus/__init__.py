@@ -7,8 +7,9 @@ use, so that opening an index to search it does not load the corpus reader.
 
 from __future__ import annotations
 
-import importlib
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
+
+from retrieval_eval.lazy_names import lazy_getattr
 
 if TYPE_CHECKING:
     from retrieval_eval.corpus.chunking import CHUNK_SEPARATOR, Chunking
@@ -55,10 +56,4 @@ __all__ = [
 ]
 
 
-def __getattr__(name: str) -> Any:
-    module = _LAZY.get(name)
-    if module is None:
-        raise AttributeError(f"module 'retrieval_eval.corpus' has no attribute {name!r}")
-    value = getattr(importlib.import_module(module), name)
-    globals()[name] = value  # looked up once
-    return value
+__getattr__ = lazy_getattr(globals(), _LAZY)

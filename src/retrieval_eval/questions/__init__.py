@@ -12,9 +12,7 @@ The public API, imported lazily (so that ``questions.model`` stays cheap to impo
 
 from __future__ import annotations
 
-import importlib
-from typing import Any
-
+from retrieval_eval.lazy_names import lazy_getattr
 from retrieval_eval.questions.model import GoldenQuestion, GoldenQuestionSet
 from retrieval_eval.records import Form
 
@@ -32,8 +30,4 @@ _LAZY = {
 __all__ = ["Form", "GoldenQuestion", "GoldenQuestionSet", *_LAZY]
 
 
-def __getattr__(name: str) -> Any:
-    module = _LAZY.get(name)
-    if module is None:
-        raise AttributeError(f"module 'retrieval_eval.questions' has no attribute {name!r}")
-    return getattr(importlib.import_module(module), name)
+__getattr__ = lazy_getattr(globals(), _LAZY)

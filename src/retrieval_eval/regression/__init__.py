@@ -7,8 +7,9 @@ does not load the judge, its statistics and every record it uses.
 
 from __future__ import annotations
 
-from importlib import import_module
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
+
+from retrieval_eval.lazy_names import lazy_getattr
 
 if TYPE_CHECKING:
     from retrieval_eval.regression.fingerprint import (
@@ -73,13 +74,7 @@ __all__ = [
 ]
 
 
-def __getattr__(name: str) -> Any:
-    module = _WHERE.get(name)
-    if module is None:
-        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
-    value = getattr(import_module(module), name)
-    globals()[name] = value  # once loaded, a plain attribute
-    return value
+__getattr__ = lazy_getattr(globals(), _WHERE)
 
 
 def __dir__() -> list[str]:

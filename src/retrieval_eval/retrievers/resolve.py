@@ -11,49 +11,61 @@ Resolution order for a spec:
    ``kind = "..."`` an http, command or postgres retriever (``retrievers.kinds``);
 4. an in-process plugin from the entry-point namespace ``retrieval_eval.retrievers``:
    ``NAME`` or ``NAME:ARGUMENT`` (e.g. ``bm25:/path/to/index``).
+
+This module resolves; ``addresses`` parses gRPC addresses, ``opening`` opens what a spec
+resolved to (``open_retriever``), ``listing`` lists the names (``list_retrievers``). Their
+names stay importable from here; ``opening``'s and ``listing``'s load on first use.
 """
 
 from __future__ import annotations
 
 import difflib
-import importlib
 import os
 from dataclasses import dataclass, replace
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
-from urllib.parse import urlsplit
+from typing import TYPE_CHECKING
 
-from retrieval_eval.errors import (
-    ConfigError,
-    InputError,
-    PluginError,
-    RevalError,
-    UnknownNameError,
-)
+from retrieval_eval.errors import ConfigError, InputError, UnknownNameError
+from retrieval_eval.lazy_names import lazy_getattr
+from retrieval_eval.retrievers.addresses import RAW_TARGET_PREFIXES, SCHEMES, parse_address
 from retrieval_eval.retrievers.config_file import default_config_path
-from retrieval_eval.retrievers.protocol import AsyncRetriever, RetrieverFactory
 
 if TYPE_CHECKING:  # reval.toml's fusions, kinds and rerank stages load when one is named
     from typing import TypeAlias
 
     from retrieval_eval.retrievers.config import Entry, RetrieverConfig
-    from retrieval_eval.retrievers.fusion.config import FusionConfig
-    from retrieval_eval.retrievers.fusion.retriever import FusedRetriever
-    from retrieval_eval.retrievers.in_process import InProcessRetriever
-    from retrieval_eval.retrievers.kinds.base import KindConfig
-    from retrieval_eval.retrievers.rerank.config import RerankConfig
+    from retrieval_eval.retrievers.listing import list_retrievers
+    from retrieval_eval.retrievers.opening import open_fusion, open_plugin, open_retriever
     from retrieval_eval.retrievers.rerank.open import RerankSpec
     from retrieval_eval.retrievers.specs import Endpoint, FusionSpec, KindSpec, RetrieverInfo
 
-SCHEMES = ("grpc://", "grpcs://")
-RAW_TARGET_PREFIXES = ("dns:", "ipv4:", "ipv6:", "unix:", "unix-abstract:", "vsock:")
+__all__ = [
+    "KIND_CONFIG",
+    "KIND_FUSION",
+    "KIND_PLUGIN",
+    "KIND_RERANK",
+    "RAW_TARGET_PREFIXES",
+    "SCHEMES",
+    "Endpoint",
+    "FusionSpec",
+    "KindSpec",
+    "PluginSpec",
+    "Resolved",
+    "RetrieverInfo",
+    "list_retrievers",
+    "load_config_entries",
+    "open_fusion",
+    "open_plugin",
+    "open_retriever",
+    "parse_address",
+    "resolve",
+]
+
 #: ``RetrieverInfo.kind`` values: these three, and a kind entry's own kind (``http``, ...).
 KIND_CONFIG = "config"
 KIND_PLUGIN = "plugin"
 KIND_FUSION = "fusion"
 KIND_RERANK = "rerank"
-#: Closing tasks of members of a fusion that failed to open (kept until done).
-_closing: set[object] = set()
 
 
 @dataclass(frozen=True, slots=True)
@@ -68,17 +80,25 @@ class PluginSpec:
 
 Resolved: TypeAlias = "Endpoint | PluginSpec | FusionSpec | KindSpec | RerankSpec"
 
-#: The other resolved forms (``retrievers.specs``), built when a spec resolves to one.
-_SPECS = ("Endpoint", "FusionSpec", "KindSpec", "RetrieverInfo")
+
+#: Loaded on first use: the other resolved forms (``retrievers.specs``), built when a spec
+#: resolves to one; opening and listing, which import this module.
+__getattr__ = lazy_getattr(
+    globals(),
+    {
+        **dict.fromkeys(
+            ("Endpoint", "FusionSpec", "KindSpec", "RetrieverInfo"),
+            "retrieval_eval.retrievers.specs",
+        ),
+        **dict.fromkeys(
+            ("open_fusion", "open_plugin", "open_retriever"), "retrieval_eval.retrievers.opening"
+        ),
+        "list_retrievers": "retrieval_eval.retrievers.listing",
+    },
+)
 
 
-def __getattr__(name: str) -> Any:
-    if name not in _SPECS:
-        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
-    return getattr(importlib.import_module("retrieval_eval.retrievers.specs"), name)
-
-
-def _load_config(config_path: Path | None) -> dict[str, Entry]:
+def load_config_entries(config_path: Path | None) -> dict[str, Entry]:
     """reval.toml's entries; without the default file, none (and the TOML reader and its
     records are not imported)."""
     if config_path is None and not default_config_path().is_file():
@@ -86,46 +106,6 @@ def _load_config(config_path: Path | None) -> dict[str, Entry]:
     from retrieval_eval.retrievers.config import load_config
 
     return load_config(config_path)
-
-
-def parse_address(address: str) -> Endpoint | None:
-    """An ``Endpoint`` for a ``grpc://``/``grpcs://`` address or raw gRPC target, or
-    ``None`` when ``address`` is neither (it may then be a name).
-
-    Raises ``InputError`` for a malformed address.
-    """
-    if address.startswith(SCHEMES):
-        return _parse_url(address)
-    if address.startswith(RAW_TARGET_PREFIXES):
-        from retrieval_eval.retrievers.specs import Endpoint
-
-        if address.partition(":")[2].strip("/") == "":
-            raise InputError(f"invalid gRPC target {address!r}: nothing after the scheme")
-        return Endpoint(display=address, channel_target=address)
-    return None
-
-
-def _parse_url(address: str) -> Endpoint:
-    from retrieval_eval.retrievers.specs import Endpoint
-
-    secure = address.startswith("grpcs://")
-    example = "grpcs://HOST[:PORT]" if secure else "grpc://HOST:PORT"
-    try:
-        parts = urlsplit(address)
-        port = parts.port
-    except ValueError as e:
-        raise InputError(f"invalid retriever address {address!r}: {e}; expected {example}") from e
-    if not parts.hostname or parts.path not in ("", "/") or parts.query or parts.fragment:
-        raise InputError(f"invalid retriever address {address!r}; expected {example}")
-    if port is None and not secure:
-        raise InputError(f"retriever address {address!r} has no port; expected {example}")
-    host = f"[{parts.hostname}]" if ":" in parts.hostname else parts.hostname
-    target = f"{host}:{port if port is not None else 443}"
-    return Endpoint(
-        display=f"{address[: address.index('//') + 2]}{target}",
-        channel_target=target,
-        secure=secure,
-    )
 
 
 def resolve(
@@ -146,7 +126,7 @@ def resolve(
     endpoint = parse_address(spec)
     if endpoint is not None:
         return _with_options(endpoint, timeout_s=timeout_s, token=token)
-    configs = _load_config(config_path)
+    configs = load_config_entries(config_path)
     if spec in configs:
         from retrieval_eval.retrievers.config import RetrieverConfig
         from retrieval_eval.retrievers.fusion.config import FusionConfig
@@ -230,174 +210,3 @@ def _from_config(entry: RetrieverConfig, *, timeout_s: float | None, token: str 
         client_key=entry.tls_key,
         server_name=entry.tls_server_name,
     )
-
-
-def open_retriever(
-    spec: str,
-    *,
-    timeout_s: float | None = None,
-    config_path: Path | None = None,
-    token: str | None = None,
-) -> AsyncRetriever:
-    """An ``AsyncRetriever`` for ``spec``; remote ones are not yet connected (await
-    ``describe()`` to find out whether it answers)."""
-    resolved = resolve(spec, timeout_s=timeout_s, token=token, config_path=config_path)
-    return _open_resolved(resolved, ())
-
-
-def _open_resolved(resolved: Resolved, chain: tuple[str, ...]) -> AsyncRetriever:
-    """Open what a name resolved to; ``chain`` holds the fusions and rerank stages being
-    opened around it, so that a cycle among them is an error rather than a hang."""
-    if isinstance(resolved, PluginSpec):
-        return open_plugin(resolved)
-    from retrieval_eval.retrievers.specs import Endpoint, FusionSpec, KindSpec
-
-    if isinstance(resolved, FusionSpec):
-        return open_fusion(resolved, chain)
-    if isinstance(resolved, KindSpec):
-        return resolved.open()
-    if not isinstance(resolved, Endpoint):
-        return _open_rerank(resolved, chain)  # the one kind left: a rerank stage
-    from retrieval_eval.retrievers.client.grpc_client import GrpcRetrieverClient
-
-    return GrpcRetrieverClient(
-        resolved.channel_target, resolved.client_options(), display=resolved.display
-    )
-
-
-def _open_rerank(spec: RerankSpec, chain: tuple[str, ...] = ()) -> AsyncRetriever:
-    from retrieval_eval.retrievers.rerank.open import open_rerank
-
-    entry = spec.config
-
-    def open_candidate(opening: tuple[str, ...]) -> AsyncRetriever:
-        if entry.candidate in opening:
-            cycle = " -> ".join((*opening, entry.candidate))
-            raise ConfigError(f"{entry.where}: key 'rerank': retrievers form a cycle: {cycle}")
-        try:
-            resolved = resolve(
-                entry.candidate, timeout_s=spec.timeout_s, token=spec.token,
-                config_path=spec.config_path,
-            )  # fmt: skip
-        except UnknownNameError as e:
-            raise ConfigError(f"{entry.where}: key 'rerank': {e}") from e
-        return _open_resolved(resolved, opening)
-
-    return open_rerank(spec, open_candidate, chain)
-
-
-def open_fusion(spec: FusionSpec, _opening: tuple[str, ...] = ()) -> FusedRetriever:
-    """Open every member of a fusion (a fusion may fuse fusions, but not in a cycle)."""
-    from retrieval_eval.retrievers.fusion.retriever import FusedRetriever, Member
-
-    entry = spec.config
-    chain = (*_opening, entry.name)
-    members: list[Member] = []
-    try:
-        for name in entry.members:
-            if name in chain:
-                cycle = " -> ".join((*chain, name))
-                raise ConfigError(f"{entry.where}: key 'fuse': fusions form a cycle: {cycle}")
-            members.append(Member(name, _open_member(name, spec, chain)))
-    except BaseException:
-        for member in members:
-            _close_now(member.retriever)
-        raise
-    return FusedRetriever(
-        spec.display,
-        members,
-        entry.params,
-        on_member_error=entry.on_member_error,
-        timeout_s=spec.timeout_s,
-    )
-
-
-def _open_member(name: str, spec: FusionSpec, chain: tuple[str, ...]) -> AsyncRetriever:
-    try:
-        resolved = resolve(
-            name, timeout_s=spec.timeout_s, token=spec.token, config_path=spec.config_path
-        )
-    except UnknownNameError as e:
-        raise ConfigError(f"{spec.config.where}: key 'fuse': {e}") from e
-    return _open_resolved(resolved, chain)
-
-
-def _close_now(retriever: AsyncRetriever) -> None:
-    """Close a member opened before a later one failed to open: now, or as a task of the
-    running event loop (opening is synchronous, closing may not be)."""
-    import asyncio
-
-    try:
-        loop = asyncio.get_running_loop()
-    except RuntimeError:
-        asyncio.run(retriever.close())
-    else:
-        task = loop.create_task(retriever.close())
-        _closing.add(task)
-        task.add_done_callback(_closing.discard)
-
-
-def open_plugin(spec: PluginSpec) -> InProcessRetriever:
-    """Load the entry point, call its factory with the argument, wrap the result.
-
-    Errors a factory raises on purpose (e.g. a missing index -> ``InputError``) pass
-    through; anything else becomes a ``PluginError`` naming the plugin.
-    """
-    from retrieval_eval.plugins import RETRIEVERS, load_plugin
-    from retrieval_eval.retrievers.in_process import InProcessRetriever
-
-    factory: RetrieverFactory = load_plugin(RETRIEVERS, spec.name, kind="retriever")
-    try:
-        obj = factory(spec.argument)
-    except RevalError:
-        raise
-    except Exception as e:
-        raise PluginError(
-            f"retriever plugin {spec.name!r} could not be created from {spec.display!r}: "
-            f"{type(e).__name__}: {e}"
-        ) from e
-    if not callable(getattr(obj, "retrieve", None)):
-        raise PluginError(
-            f"retriever plugin {spec.name!r} returned {type(obj).__name__}, "
-            "which has no retrieve(question, limit)"
-        )
-    return InProcessRetriever(obj, target=spec.display, timeout_s=spec.timeout_s)
-
-
-def list_retrievers(config_path: Path | None = None) -> list[RetrieverInfo]:
-    """Every resolvable name: reval.toml entries first (they win on a clash), then plugins."""
-    from retrieval_eval.plugins import RETRIEVERS, list_plugins
-    from retrieval_eval.retrievers.specs import RetrieverInfo
-
-    configs = _load_config(config_path)
-    infos = [_config_info(entry) for entry in configs.values()]
-    infos += [
-        RetrieverInfo(
-            p.name, KIND_PLUGIN, f"entry point in {p.distribution}", p.target, p.name in configs
-        )
-        for p in list_plugins(RETRIEVERS)
-    ]
-    return infos
-
-
-def _config_info(
-    entry: RetrieverConfig | FusionConfig | KindConfig | RerankConfig,
-) -> RetrieverInfo:
-    from retrieval_eval.retrievers.config import RetrieverConfig
-    from retrieval_eval.retrievers.fusion.config import FusionConfig
-    from retrieval_eval.retrievers.rerank.config import RerankConfig
-    from retrieval_eval.retrievers.specs import RetrieverInfo
-
-    if isinstance(entry, FusionConfig):
-        return RetrieverInfo(entry.name, KIND_FUSION, str(entry.source), _fusion_detail(entry))
-    if isinstance(entry, RerankConfig):
-        return RetrieverInfo(entry.name, KIND_RERANK, str(entry.source), entry.describe())
-    if isinstance(entry, RetrieverConfig):
-        return RetrieverInfo(entry.name, KIND_CONFIG, str(entry.source), entry.address)
-    common = entry.common
-    return RetrieverInfo(common.name, common.kind, str(common.source), entry.detail())
-
-
-def _fusion_detail(entry: FusionConfig) -> str:
-    """``rrf k=60 of bm25-local, dense``."""
-    return f"{entry.params.describe()} of {', '.join(entry.members)}"

@@ -11,8 +11,7 @@ The public API, imported lazily (numpy and the stemmer come with the ``lint`` ex
 
 from __future__ import annotations
 
-import importlib
-from typing import Any
+from retrieval_eval.lazy_names import lazy_getattr
 
 _LAZY = {
     "lint_set": "retrieval_eval.questions.lint.lint",
@@ -31,8 +30,4 @@ _LAZY = {
 __all__ = list(_LAZY)
 
 
-def __getattr__(name: str) -> Any:
-    module = _LAZY.get(name)
-    if module is None:
-        raise AttributeError(f"module 'retrieval_eval.questions.lint' has no attribute {name!r}")
-    return getattr(importlib.import_module(module), name)
+__getattr__ = lazy_getattr(globals(), _LAZY)
