@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 import sys
 from typing import Any
 
@@ -115,6 +116,10 @@ def cli() -> None:
 
 def main(argv: list[str] | None = None) -> Any:
     """Run the CLI; library errors become one-line messages and documented exit codes."""
+    # gRPC's core logs connection events (a server's GOAWAY while a call is in flight) on
+    # standard error at INFO: the CLI reports failures itself, so only gRPC's own errors
+    # get through unless the user sets GRPC_VERBOSITY (read when grpc is first imported).
+    os.environ.setdefault("GRPC_VERBOSITY", "ERROR")
     try:
         return cli.main(args=argv, prog_name="reval", standalone_mode=False)
     except click.exceptions.Exit as e:
