@@ -13,6 +13,7 @@ from typing import Any
 
 import grpc
 import pytest
+from support.grpc_servers import NO_PORT_SHARING
 
 from retrieval_eval.errors import (
     RetrieverContractError,
@@ -62,7 +63,7 @@ def scripted() -> Iterator[Callable[..., tuple[str, Scripted]]]:
 
     def start(codes: list[grpc.StatusCode], results: int = 1) -> tuple[str, Scripted]:
         servicer = Scripted(codes, results)
-        server = grpc.server(futures.ThreadPoolExecutor(4))
+        server = grpc.server(futures.ThreadPoolExecutor(4), options=NO_PORT_SHARING)
         pb_grpc.add_RetrieverServicer_to_server(servicer, server)
         port = server.add_insecure_port("127.0.0.1:0")
         server.start()

@@ -11,6 +11,7 @@ from typing import Any
 
 import grpc
 import pytest
+from support.grpc_servers import NO_PORT_SHARING
 
 from retrieval_eval.errors import RetrieverContractError, RetrieverUnavailable
 from retrieval_eval.evaluation.coordinator import EvalOptions, evaluate
@@ -87,7 +88,7 @@ def misbehaving() -> Iterator[Callable[[Answer | None], tuple[str, Misbehaving]]
     servers: list[grpc.Server] = []
 
     def start(answer: Answer | None) -> tuple[str, Misbehaving]:
-        server = grpc.server(futures.ThreadPoolExecutor(4))
+        server = grpc.server(futures.ThreadPoolExecutor(4), options=NO_PORT_SHARING)
         servicer = Misbehaving(answer or (lambda r: []))
         if answer is None:  # Retrieve answers with bytes that do not parse
             handler = grpc.unary_unary_rpc_method_handler(
@@ -142,7 +143,7 @@ async def test_a_server_sent_resource_exhausted_is_still_retried(misbehaving) ->
             self.calls += 1
             context.abort(grpc.StatusCode.RESOURCE_EXHAUSTED, "too many requests, slow down")
 
-    server = grpc.server(futures.ThreadPoolExecutor(2))
+    server = grpc.server(futures.ThreadPoolExecutor(2), options=NO_PORT_SHARING)
     servicer = Overloaded(overloaded)
     pb_grpc.add_RetrieverServicer_to_server(servicer, server)
     port = server.add_insecure_port("127.0.0.1:0")
@@ -203,7 +204,7 @@ async def test_a_nul_in_describe_is_a_contract_error_before_anything_is_measured
         def Describe(self, request: pb.DescribeRequest, context: Any) -> pb.DescribeResponse:
             return pb.DescribeResponse(identifier="bm\x0025", version="1")
 
-    server = grpc.server(futures.ThreadPoolExecutor(2))
+    server = grpc.server(futures.ThreadPoolExecutor(2), options=NO_PORT_SHARING)
     pb_grpc.add_RetrieverServicer_to_server(NulIdentity(lambda r: []), server)
     port = server.add_insecure_port("127.0.0.1:0")
     server.start()

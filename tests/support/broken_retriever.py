@@ -18,6 +18,7 @@ from retrieval_eval.retrievers.protocol import RetrievedItem
 from retrieval_eval.text import is_blank
 from retrieval_eval.v1 import retriever_pb2 as pb
 from retrieval_eval.v1 import retriever_pb2_grpc as pb_grpc
+from support.grpc_servers import NO_PORT_SHARING
 
 #: Every check ``check_contract`` makes, in order.
 ALL_CHECKS = [
@@ -110,7 +111,7 @@ class FlakyReflection(reflection.ReflectionServicer):
 
 def start_broken(faults: Faults) -> tuple[grpc.Server, str]:
     """A started server with ``faults``, and its ``grpc://127.0.0.1:PORT``."""
-    server = grpc.server(futures.ThreadPoolExecutor(max_workers=4))
+    server = grpc.server(futures.ThreadPoolExecutor(max_workers=4), options=NO_PORT_SHARING)
     pb_grpc.add_RetrieverServicer_to_server(BrokenServicer(faults), server)
     names = [pb.DESCRIPTOR.services_by_name["Retriever"].full_name]
     if faults.health is not None:
