@@ -1,66 +1,23 @@
-"""A run's question outcomes held by column: what lets a million-question run fit in memory.
-
-``QuestionOutcome`` objects are the API: scoring builds them, reports and the store read
-them. Holding a million of them at once is what a big run cannot afford (an object, two
-tuples of ids and a float per question: about 400 bytes). ``CompactOutcomes`` keeps the
-same values by field instead and is a ``Sequence[QuestionOutcome]`` that builds each
-outcome when it is read, equal field by field to the one that was added:
-
-- every result id is stored once per run, and a ranking is an array of 4-byte indices
-  into that table (ids recur across questions: a corpus has far fewer documents than a
-  big run has results); the distinct documents likewise, or nothing when they are the
-  ranking itself (no separator, no duplicate);
-- latency and scores are C doubles; form, hard class and the hits mapping are small
-  indices into tables of the few values a run holds (hits mappings are shared, read-only);
-- the question's id, text, form, hard class and labels are read from the question set
-  when the builder was given it (``builder(questions)``, then ``add(outcome, question=i)``):
-  a 4-byte index per outcome; otherwise they are kept per outcome, as references to the
-  strings the outcome holds; errors and notes, rare, are kept by position.
-
-Built with ``CompactOutcomes.builder()`` in any order (the coordinator records answers as
-they arrive), then ``build(order)`` puts them in question order.
-"""
+"""``CompactOutcomes``, a run's outcomes read back from their columns like a tuple, and
+``CompactOutcomeBuilder``, which packs them into those columns as they are added."""
 
 from __future__ import annotations
 
 from array import array
 from collections.abc import Iterable, Iterator, Mapping, Sequence
 from types import MappingProxyType
-from typing import Protocol, overload
+from typing import overload
 
-from retrieval_eval.records import Form, QuestionOutcome, RetrievalFailure
-
-_FORMS = tuple(Form)
-_FORM_INDEX = {form: i for i, form in enumerate(_FORMS)}
-#: Bits of ``_flags``.
-_UNDERFILLED, _RANKED_IS_RAW, _NO_LATENCY = 1, 2, 4
-
-
-#: A ``QuestionOutcome``'s field values, in field order (``QuestionOutcome(*values)``).
-OutcomeValues = tuple[
-    str, Form, str | None, tuple[str, ...], tuple[str, ...], tuple[str, ...],
-    Mapping[int, bool], float | None, RetrievalFailure | None, bool,
-    tuple[float | None, ...], tuple[str, ...], str | None,
-]  # fmt: skip
-
-
-class Question(Protocol):
-    """What an outcome takes from its question (a ``GoldenQuestion``)."""
-
-    @property
-    def id(self) -> str: ...
-
-    @property
-    def question(self) -> str: ...
-
-    @property
-    def form(self) -> Form: ...
-
-    @property
-    def hard_class(self) -> str | None: ...
-
-    @property
-    def expected_document_ids(self) -> tuple[str, ...]: ...
+from retrieval_eval.outcomes.columns import (
+    FORM_INDEX,
+    NO_LATENCY,
+    RANKED_IS_RAW,
+    UNDERFILLED,
+    Columns,
+    OutcomeValues,
+    Question,
+)
+from retrieval_eval.records import QuestionOutcome, RetrievalFailure
 
 
 class CompactOutcomes(Sequence[QuestionOutcome]):
@@ -68,7 +25,7 @@ class CompactOutcomes(Sequence[QuestionOutcome]):
 
     __slots__ = ("_columns", "_count", "_order")
 
-    def __init__(self, columns: _Columns, order: array[int] | None, count: int) -> None:
+    def __init__(self, columns: Columns, order: array[int] | None, count: int) -> None:
         self._columns = columns
         #: Question order -> row, or None when the first ``count`` rows are in order.
         self._order = order
@@ -142,7 +99,7 @@ class CompactOutcomes(Sequence[QuestionOutcome]):
     def underfilled_count(self) -> int:
         flags = self._columns.flags
         rows = range(self._count) if self._order is None else self._order
-        return sum(1 for row in rows if flags[row] & _UNDERFILLED)
+        return sum(1 for row in rows if flags[row] & UNDERFILLED)
 
     def latencies(self) -> Iterator[float]:
         """The latency of every answered question that has one, in question order (what
@@ -150,7 +107,7 @@ class CompactOutcomes(Sequence[QuestionOutcome]):
         c = self._columns
         latency, flags, errors = c.latency, c.flags, c.errors
         rows = range(self._count) if self._order is None else self._order
-        return (latency[r] for r in rows if not flags[r] & _NO_LATENCY and r not in errors)
+        return (latency[r] for r in rows if not flags[r] & NO_LATENCY and r not in errors)
 
     def failures(self) -> Iterator[RetrievalFailure]:
         """The errors of the failed questions, in question order."""
@@ -167,124 +124,6 @@ class CompactOutcomes(Sequence[QuestionOutcome]):
         return (notes[row] for row in self._order if row in notes)
 
 
-class _Columns:
-    """The columns themselves; rows in the order they were added."""
-
-    __slots__ = (
-        "class_of",
-        "classes",
-        "errors",
-        "expected",
-        "flags",
-        "forms",
-        "hit_maps",
-        "hits",
-        "ids",
-        "latency",
-        "notes",
-        "question_ids",
-        "question_of",
-        "questions",
-        "ranked",
-        "ranked_end",
-        "raw",
-        "raw_end",
-        "rows",
-        "score_none",
-        "scores",
-        "scores_end",
-        "texts",
-    )
-
-    def __init__(self, questions: Sequence[Question] | None = None) -> None:
-        self.rows = 0
-        #: The run's questions, when given: each row's question is then an index into them
-        #: (``question_of``) and the five lists below stay empty.
-        self.questions = questions
-        self.question_of = array("I")
-        self.question_ids: list[str] = []
-        self.texts: list[str | None] = []
-        self.expected: list[tuple[str, ...]] = []
-        self.forms = bytearray()
-        self.classes: list[str | None] = [None]
-        self.class_of = array("I")
-        #: Every distinct id of the run; rankings are indices into it.
-        self.ids: list[str] = []
-        self.raw = array("I")
-        #: End of each row's ids in ``raw`` (its start is the previous row's end).
-        self.raw_end = array("Q")
-        self.ranked = array("I")
-        self.ranked_end = array("Q")
-        self.latency = array("d")
-        self.hit_maps: list[Mapping[int, bool]] = []
-        self.hits = array("I")
-        self.flags = bytearray()
-        #: Scores, flat; rows without scores take none. ``score_none``: flat positions of
-        #: results that had no score.
-        self.scores = array("d")
-        self.scores_end: array[int] | None = None
-        self.score_none: set[int] = set()
-        self.errors: dict[int, RetrievalFailure] = {}
-        self.notes: dict[int, tuple[str, ...]] = {}
-
-    def outcome(self, row: int) -> QuestionOutcome:
-        return QuestionOutcome(*self.values(row))
-
-    def question_of_row(self, row: int) -> tuple[str, str | None]:
-        """The row's question id and hard class."""
-        if self.questions is not None:
-            q = self.questions[self.question_of[row]]
-            return q.id, q.hard_class
-        return self.question_ids[row], self.classes[self.class_of[row]]
-
-    def values(self, row: int) -> OutcomeValues:
-        """The row's outcome as its fields' values, in ``QuestionOutcome``'s field order."""
-        ids = self.ids
-        raw_start = self.raw_end[row - 1] if row else 0
-        raw = tuple([ids[i] for i in self.raw[raw_start : self.raw_end[row]]])
-        flags = self.flags[row]
-        if flags & _RANKED_IS_RAW:
-            ranked = raw
-        else:
-            start = self.ranked_end[row - 1] if row else 0
-            ranked = tuple([ids[i] for i in self.ranked[start : self.ranked_end[row]]])
-        text: str | None
-        if self.questions is not None:
-            q = self.questions[self.question_of[row]]
-            qid, text, form = q.id, q.question, q.form
-            hard_class, expected = q.hard_class, q.expected_document_ids
-        else:
-            qid, text, form = self.question_ids[row], self.texts[row], _FORMS[self.forms[row]]
-            hard_class, expected = self.classes[self.class_of[row]], self.expected[row]
-        return (
-            qid,
-            form,
-            hard_class,
-            expected,
-            raw,
-            ranked,
-            self.hit_maps[self.hits[row]],
-            None if flags & _NO_LATENCY else self.latency[row],
-            self.errors.get(row),
-            bool(flags & _UNDERFILLED),
-            self._scores(row) if self.scores_end is not None else (),
-            self.notes.get(row, ()),
-            text,
-        )
-
-    def _scores(self, row: int) -> tuple[float | None, ...]:
-        ends = self.scores_end
-        assert ends is not None
-        start, end = ends[row - 1] if row else 0, ends[row]
-        if start == end:
-            return ()
-        values = self.scores[start:end].tolist()
-        if self.score_none:
-            none = self.score_none
-            return tuple([None if start + i in none else v for i, v in enumerate(values)])
-        return tuple(values)
-
-
 class CompactOutcomeBuilder:
     """Takes outcomes one at a time (each is packed at once, so only the columns stay).
 
@@ -295,7 +134,7 @@ class CompactOutcomeBuilder:
     __slots__ = ("_class_index", "_columns", "_hit_by_id", "_hit_index", "_id_index")
 
     def __init__(self, questions: Sequence[Question] | None = None) -> None:
-        self._columns = _Columns(questions)
+        self._columns = Columns(questions)
         self._id_index: dict[str, int] = {}
         self._class_index: dict[str | None, int] = {None: 0}
         self._hit_index: dict[tuple[tuple[int, bool], ...], int] = {}
@@ -314,7 +153,7 @@ class CompactOutcomeBuilder:
         by_index = c.questions is not None
         if by_index and (question is None or not 0 <= question < len(c.questions or ())):
             raise ValueError(f"outcome {outcome.question_id!r}: no question index {question}")
-        form = _FORM_INDEX[outcome.form]
+        form = FORM_INDEX[outcome.form]
         raw = outcome.raw_ids
         raw_indices = self._indices(raw)
         ranked = outcome.ranked_document_ids
@@ -326,8 +165,8 @@ class CompactOutcomeBuilder:
         if scores:
             scores = tuple([None if s is None else float(s) for s in scores])
         latency = outcome.latency_ms
-        flags = (_UNDERFILLED if outcome.underfilled else 0) | (_RANKED_IS_RAW if same else 0)
-        flags |= _NO_LATENCY if latency is None else 0
+        flags = (UNDERFILLED if outcome.underfilled else 0) | (RANKED_IS_RAW if same else 0)
+        flags |= NO_LATENCY if latency is None else 0
         c.latency.append(0.0 if latency is None else latency)
         if by_index:
             c.question_of.append(question)  # type: ignore[arg-type]
@@ -381,7 +220,7 @@ class CompactOutcomeBuilder:
         c.ranked.extend(ranked_indices)
         c.ranked_end.append(len(c.ranked))
         c.hits.append(known[1])
-        c.flags.append((_UNDERFILLED if underfilled else 0) | (_RANKED_IS_RAW if same else 0))
+        c.flags.append((UNDERFILLED if underfilled else 0) | (RANKED_IS_RAW if same else 0))
         if c.scores_end is not None:  # earlier rows had scores: this one has none
             c.scores_end.append(len(c.scores))
         c.rows += 1
