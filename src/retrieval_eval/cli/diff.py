@@ -17,7 +17,7 @@ from retrieval_eval.cli.options import (
     token_env_option,
 )
 from retrieval_eval.cli.render import terminal_width, write_file
-from retrieval_eval.records import DEFAULT_CONCURRENCY
+from retrieval_eval.records.parameters import DEFAULT_CONCURRENCY
 
 
 @click.command("diff")

@@ -8,7 +8,7 @@ from pathlib import Path
 import click
 
 from retrieval_eval.cli.options import config_option, format_option, timeout_option
-from retrieval_eval.tuning import TuneOptions
+from retrieval_eval.tuning.tune import TuneOptions
 
 _DEFAULTS = TuneOptions()
 
@@ -70,7 +70,7 @@ def tune_command(
     from retrieval_eval.cli.eval.flow import load_sets
     from retrieval_eval.errors import InputError
     from retrieval_eval.report.tuning import tuning_text, tuning_to_dict
-    from retrieval_eval.tuning import tune_fusion
+    from retrieval_eval.tuning.tune import tune_fusion
 
     sets = load_sets([set_source])
     if len(sets) != 1:

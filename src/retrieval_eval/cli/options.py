@@ -139,7 +139,7 @@ def threshold_options(function: F) -> F:
 def timeout_option(function: F) -> F:
     """``--timeout SECONDS``: one option, one default, for every command that calls a
     retriever."""
-    from retrieval_eval.records import DEFAULT_TIMEOUT_S
+    from retrieval_eval.records.parameters import DEFAULT_TIMEOUT_S
 
     return click.option(
         "--timeout",

@@ -40,7 +40,7 @@ def quickstart(db_url: str | None) -> None:
     twice: each retriever's second run is judged against its first.
     """
     from retrieval_eval.cli.render import emit_report
-    from retrieval_eval.comparison import QuestionsShown
+    from retrieval_eval.comparison.results import QuestionsShown
     from retrieval_eval.errors import IncompleteRun
     from retrieval_eval.quickstart import (
         RETRIEVERS,
@@ -49,9 +49,8 @@ def quickstart(db_url: str | None) -> None:
         write_html_comparison,
         write_html_report,
     )
-    from retrieval_eval.regression.verdict_records import VerdictKind
+    from retrieval_eval.regression.verdict_records import RunReport, VerdictKind
     from retrieval_eval.report.comparison.text import render_comparison_text
-    from retrieval_eval.report.model import RunReport
 
     def notify(message: str) -> None:
         click.echo(f"· {message}", err=True)

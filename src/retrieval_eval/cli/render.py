@@ -16,7 +16,7 @@ from retrieval_eval.errors import InfrastructureError, InputError, RevalError
 
 if TYPE_CHECKING:  # the reports (and the regression records they show) load when one is made
     from retrieval_eval.regression.record import Recorded
-    from retrieval_eval.report.model import RunReport
+    from retrieval_eval.regression.verdict_records import RunReport
 
 #: Width of a report written to a file or a pipe (``report.run.render.FILE_WIDTH``).
 FILE_WIDTH = 120

@@ -41,7 +41,7 @@ def list_command(config_path: Path | None, fmt: str) -> None:
 
     A reval.toml name wins over a plugin of the same name.
     """
-    from retrieval_eval.retrievers.resolve import list_retrievers
+    from retrieval_eval.retrievers.listing import list_retrievers
 
     infos = list_retrievers(config_path)
     if fmt == "json":
@@ -100,11 +100,8 @@ def check_retriever(
     the server cut (use --set with questions it answers well).
     """
     from retrieval_eval.report.safe_text import visible
-    from retrieval_eval.retrievers.contract.check import (
-        PROBE_QUESTIONS,
-        check_contract,
-        probe_questions,
-    )
+    from retrieval_eval.retrievers.contract.check import check_contract
+    from retrieval_eval.retrievers.contract.probes import PROBE_QUESTIONS, probe_questions
 
     token = read_token(token_env)
     questions = PROBE_QUESTIONS

@@ -60,7 +60,7 @@ def serve_command(
     HTTP endpoint is UNAVAILABLE, a slow one DEADLINE_EXCEEDED); the caller's deadline
     is passed on to the retriever.
     """
-    from retrieval_eval.retrievers.resolve import open_retriever
+    from retrieval_eval.retrievers.opening import open_retriever
 
     token = read_token(token_env)
     tls = server_tls(tls_cert, tls_key, tls_client_ca)

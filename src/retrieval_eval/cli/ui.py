@@ -60,7 +60,7 @@ def ui(
     from retrieval_eval.cli.extras import require_extra
 
     require_extra("ui", "reval ui")
-    from retrieval_eval.store import RunStore
+    from retrieval_eval.store.store import RunStore
     from retrieval_eval.web.address import parse_address
 
     where = parse_address(address, expose=bool(expose))

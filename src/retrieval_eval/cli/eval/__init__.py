@@ -31,17 +31,13 @@ from retrieval_eval.cli.options import (
     token_env_option,
 )
 from retrieval_eval.cli.render import check_writable, emit_report
-from retrieval_eval.records import (
-    DEFAULT_CONCURRENCY,
-    DEFAULT_KS,
-    DEFAULT_OVERFETCH,
-)
+from retrieval_eval.records.parameters import DEFAULT_CONCURRENCY, DEFAULT_KS, DEFAULT_OVERFETCH
 from retrieval_eval.regression.verdict_records import Thresholds
 
 if TYPE_CHECKING:
     from retrieval_eval.evaluation.coordinator import EvalOptions
     from retrieval_eval.questions.model import GoldenQuestionSet
-    from retrieval_eval.records import RunResult
+    from retrieval_eval.records.run import RunResult
     from retrieval_eval.regression.verdict_records import RunReport
 
 
@@ -200,7 +196,7 @@ def eval_command(
     from retrieval_eval.evaluation.coordinator import EvalOptions
     from retrieval_eval.regression.record import judge_and_save
     from retrieval_eval.regression.verdict_records import ErrorBudget
-    from retrieval_eval.store import RunStore
+    from retrieval_eval.store.store import RunStore
 
     specs = [*positional, *retrievers]
     if not sets:

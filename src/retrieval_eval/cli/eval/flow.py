@@ -11,7 +11,7 @@ from retrieval_eval.errors import StoreError
 from retrieval_eval.questions.model import GoldenQuestionSet
 
 if TYPE_CHECKING:
-    from retrieval_eval.store import RunStore
+    from retrieval_eval.store.store import RunStore
 
 
 def load_sets(sources: Sequence[str]) -> list[GoldenQuestionSet]:
@@ -26,7 +26,7 @@ def open_store_or_url(db_url: str | None, baseline_id: str | None) -> RunStore |
     unknown ``--baseline RUN`` is bad input (exit 2) with nothing lost. An unreachable
     store is not an error yet: its URL is returned, and ``judge_and_save`` reports the
     failure after the measured runs."""
-    from retrieval_eval.store import RunStore
+    from retrieval_eval.store.store import RunStore
 
     try:
         store = RunStore.open(db_url)

@@ -113,10 +113,9 @@ def show(
 ) -> None:
     """Show one run (an id or a unique prefix) with every question and the verdict it
     was given when it was saved."""
-    from retrieval_eval.regression import judge
     from retrieval_eval.regression.stored import stored_verdict
-    from retrieval_eval.regression.verdict_records import Thresholds
-    from retrieval_eval.report.model import RunReport
+    from retrieval_eval.regression.verdict import judge
+    from retrieval_eval.regression.verdict_records import RunReport, Thresholds
 
     with open_run_store(db_url) as store:
         stored = store.get_stored(run_id)

@@ -72,7 +72,8 @@ def compare(
     scored against other labels are reported incomparable and left out.
     """
     from retrieval_eval.cli.runs.store import open_run_store
-    from retrieval_eval.comparison import QuestionsShown, compare_runs
+    from retrieval_eval.comparison.compare import compare_runs
+    from retrieval_eval.comparison.results import QuestionsShown
     from retrieval_eval.regression.verdict_records import Thresholds
 
     if len(run_ids) < 2:

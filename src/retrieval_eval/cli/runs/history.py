@@ -42,7 +42,7 @@ def history(
     """One set × retriever over time: rates with intervals, variants, stored verdicts,
     the pinned baseline; then flaky and never-hit questions."""
     from retrieval_eval.cli.runs.store import open_run_store
-    from retrieval_eval.comparison import build_history
+    from retrieval_eval.comparison.history import build_history
 
     with open_run_store(db_url) as store:
         stored = store.history(set_name, retriever, limit)

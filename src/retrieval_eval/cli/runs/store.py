@@ -7,12 +7,12 @@ from contextlib import contextmanager
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
-    from retrieval_eval.store import RunStore
+    from retrieval_eval.store.store import RunStore
 
 
 @contextmanager
 def open_run_store(db_url: str | None) -> Iterator[RunStore]:
-    from retrieval_eval.store import RunStore
+    from retrieval_eval.store.store import RunStore
 
     store = RunStore.open(db_url)
     try:

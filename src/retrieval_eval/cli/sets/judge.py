@@ -36,7 +36,7 @@ def judge_command(
     from retrieval_eval.errors import PluginError
 
     require_extra("ui", "reval sets judge")
-    from retrieval_eval.store import RunStore
+    from retrieval_eval.store.store import RunStore
     from retrieval_eval.web.address import parse_address
 
     where = parse_address(address, expose=False)

@@ -27,7 +27,7 @@ from retrieval_eval.stats.mcnemar import DEFAULT_DISCORDANCE, DEFAULT_MAX_DROP
 
 if TYPE_CHECKING:
     from retrieval_eval.questions.lint.lint import LintReport
-    from retrieval_eval.records import RunResult
+    from retrieval_eval.records.run import RunResult
 
 _UNIT = click.FloatRange(0, 1)
 
@@ -124,7 +124,7 @@ def lint_command(
 
 
 def _stored_runs(db_url: str | None, set_name: str, limit: int) -> list[RunResult]:
-    from retrieval_eval.store import RunStore
+    from retrieval_eval.store.store import RunStore
 
     with RunStore.open(db_url) as store:
         return [store.get(s.run_id) for s in store.list_runs(set_name=set_name, limit=limit)]
