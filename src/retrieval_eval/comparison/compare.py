@@ -33,7 +33,9 @@ from retrieval_eval.comparison.results import (
 )
 from retrieval_eval.errors import InputError
 from retrieval_eval.metric_keys import parse_metric_key
-from retrieval_eval.records import GroupMetrics, QuestionOutcome, RunResult
+from retrieval_eval.records.metrics import GroupMetrics
+from retrieval_eval.records.outcome import QuestionOutcome
+from retrieval_eval.records.run import RunResult
 from retrieval_eval.regression.fingerprint import HARD_PARTS, benchmark_differences
 from retrieval_eval.regression.paired import FLIP_KS, paired_outcomes, paired_tests
 from retrieval_eval.regression.verdict import compare as compare_two

@@ -18,10 +18,11 @@ from typing import TYPE_CHECKING
 from retrieval_eval.comparison.overlap import DEFAULT_RBO_P, jaccard, rbo
 from retrieval_eval.errors import InputError
 from retrieval_eval.questions.model import GoldenQuestion, GoldenQuestionSet
-from retrieval_eval.records import Form, QuestionOutcome, RunResult
+from retrieval_eval.records.outcome import Form, QuestionOutcome
+from retrieval_eval.records.run import RunResult
 
 if TYPE_CHECKING:  # the coordinator is imported only when retrievers are asked
-    from retrieval_eval.evaluation.coordinator import Progress
+    from retrieval_eval.evaluation.workers import Progress
 
 DEFAULT_DIFF_K = 10
 _SET_SUFFIXES = (".yaml", ".yml", ".json", ".jsonl", ".gz")

@@ -10,7 +10,8 @@ from collections.abc import Sequence
 
 from retrieval_eval.comparison.overlap import jaccard, rbo
 from retrieval_eval.comparison.results import Cell, QuestionOverlap, QuestionRow
-from retrieval_eval.records import QuestionOutcome, RunResult
+from retrieval_eval.records.outcome import QuestionOutcome
+from retrieval_eval.records.run import RunResult
 
 
 def cell(outcome: QuestionOutcome | None) -> Cell:

@@ -18,7 +18,7 @@ from typing import TYPE_CHECKING
 
 from retrieval_eval.comparison.results import FlakyQuestion, History, HistoryEntry
 from retrieval_eval.metric_keys import TOP1_HIT_RATE, TOP3_HIT_RATE
-from retrieval_eval.records import RunResult
+from retrieval_eval.records.run import RunResult
 from retrieval_eval.regression.fingerprint import variant_fingerprint
 from retrieval_eval.regression.stored import stored_verdict
 from retrieval_eval.retrievers.lineage import lineage_of

@@ -13,7 +13,7 @@ from datetime import datetime
 from enum import StrEnum
 from typing import TYPE_CHECKING
 
-from retrieval_eval.records import GroupMetrics, LatencySummary, RateEstimate
+from retrieval_eval.records.metrics import GroupMetrics, LatencySummary, RateEstimate
 from retrieval_eval.regression.verdict_records import Verdict
 
 if TYPE_CHECKING:  # importing store/ would load SQLAlchemy
