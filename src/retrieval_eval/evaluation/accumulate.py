@@ -20,16 +20,12 @@ from collections.abc import Mapping
 from datetime import UTC, datetime
 
 from retrieval_eval.evaluation.latency import summarize_latency
-from retrieval_eval.outcomes import CompactOutcomeBuilder
+from retrieval_eval.outcomes.compact import CompactOutcomeBuilder
 from retrieval_eval.questions.model import GoldenQuestionSet
-from retrieval_eval.records import (
-    LatencySummary,
-    RetrievalFailure,
-    RetrieverDescription,
-    RunParameters,
-    RunResult,
-    RunState,
-)
+from retrieval_eval.records.failures import RetrievalFailure
+from retrieval_eval.records.metrics import LatencySummary
+from retrieval_eval.records.parameters import RunParameters
+from retrieval_eval.records.run import RetrieverDescription, RunResult, RunState
 from retrieval_eval.retrievers.protocol import Ranking
 from retrieval_eval.scoring.run import RunScorer
 from retrieval_eval.scoring.tally import Tally

@@ -39,15 +39,14 @@ from retrieval_eval.evaluation.probe import probe_latency
 from retrieval_eval.evaluation.workers import Progress as Progress  # re-exported
 from retrieval_eval.evaluation.workers import start_pool
 from retrieval_eval.questions.model import GoldenQuestionSet
-from retrieval_eval.records import (
+from retrieval_eval.records.parameters import (
     DEFAULT_CONCURRENCY,
     DEFAULT_KS,
     DEFAULT_OVERFETCH,
     DEFAULT_TIMEOUT_S,
-    RetrieverDescription,
     RunParameters,
-    RunResult,
 )
+from retrieval_eval.records.run import RetrieverDescription, RunResult
 from retrieval_eval.retrievers.in_process import as_async_retriever
 from retrieval_eval.retrievers.protocol import AsyncRetriever, Retriever
 from retrieval_eval.scoring.protocol import normalize_ks, request_limit
@@ -256,7 +255,7 @@ async def aevaluate(
     token: str | None = None,
 ) -> list[RunResult]:
     """``evaluate`` for code already inside an event loop: ``await aevaluate(...)``."""
-    from retrieval_eval.retrievers.resolve import open_retriever
+    from retrieval_eval.retrievers.opening import open_retriever
 
     options = options or EvalOptions()
     check_options(options)

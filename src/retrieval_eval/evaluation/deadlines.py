@@ -11,7 +11,7 @@ import functools
 from collections.abc import Awaitable, Callable
 
 from retrieval_eval.errors import RetrieverTimeout, RetrieverUnavailable
-from retrieval_eval.records import RetrieverDescription
+from retrieval_eval.records.run import RetrieverDescription
 from retrieval_eval.retrievers.protocol import AsyncRetriever, Ranking
 
 #: A retrieve call with its deadline bound: ``(question, limit) -> ranking``.

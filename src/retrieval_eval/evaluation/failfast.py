@@ -13,7 +13,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
-from retrieval_eval.records import FailureKind, RetrievalFailure
+from retrieval_eval.records.failures import FailureKind, RetrievalFailure
 
 #: ``(errors, questions) -> True`` once a run with that many errored questions out of
 #: that many can no longer be judged (``ErrorBudget.exceeded_by``).

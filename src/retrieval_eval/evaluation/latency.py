@@ -14,7 +14,8 @@ from array import array
 from collections.abc import Iterable, Sequence
 from itertools import islice
 
-from retrieval_eval.records import LatencySummary, QuestionOutcome
+from retrieval_eval.records.metrics import LatencySummary
+from retrieval_eval.records.outcome import QuestionOutcome
 
 
 def percentile(sorted_values: Sequence[float], q: float) -> float:

@@ -15,7 +15,7 @@ import time
 from retrieval_eval.evaluation.deadlines import Call
 from retrieval_eval.evaluation.latency import summarize_latency
 from retrieval_eval.questions.model import GoldenQuestionSet
-from retrieval_eval.records import LatencySummary
+from retrieval_eval.records.metrics import LatencySummary
 
 
 def probe_indexes(total: int, n: int) -> list[int]:

@@ -14,7 +14,8 @@ from retrieval_eval.errors import RetrieverError
 from retrieval_eval.evaluation.accumulate import RunAccumulator
 from retrieval_eval.evaluation.deadlines import Call, with_deadline
 from retrieval_eval.evaluation.failfast import ErrorWatch
-from retrieval_eval.records import FailureKind, RetrievalFailure, RunParameters
+from retrieval_eval.records.failures import FailureKind, RetrievalFailure
+from retrieval_eval.records.parameters import RunParameters
 from retrieval_eval.retrievers.protocol import AsyncRetriever
 
 log = logging.getLogger(__name__)
