@@ -18,7 +18,7 @@ from typing import Any
 from ruamel.yaml.comments import CommentedMap, CommentedSeq
 
 from retrieval_eval.errors import InputError
-from retrieval_eval.evaluation.coordinator import Progress
+from retrieval_eval.evaluation.workers import Progress
 from retrieval_eval.labelling.document import (
     load_document,
     require_yaml,
@@ -32,7 +32,7 @@ from retrieval_eval.questions.corpus import CorpusDocument, read_corpus
 from retrieval_eval.questions.formats import FORMAT_VERSION, HEADER_KEY, set_format, stem_name
 from retrieval_eval.questions.labelling import LABELLING_KEY, POOL_KEY, JudgementState
 from retrieval_eval.questions.loading import load_question_set
-from retrieval_eval.records import Form
+from retrieval_eval.records.outcome import Form
 
 #: Overlap of a question with its candidates -> (suggested form, overlap figure).
 Suggester = Callable[[str, Sequence[CorpusDocument]], tuple[Form, float]]

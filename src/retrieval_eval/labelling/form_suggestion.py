@@ -15,7 +15,7 @@ from pathlib import Path
 from retrieval_eval.labelling.draft import Suggester
 from retrieval_eval.questions.corpus import CorpusDocument, read_corpus
 from retrieval_eval.questions.lint.overlap import OverlapMeter, suggested_form
-from retrieval_eval.records import Form
+from retrieval_eval.records.outcome import Form
 
 log = logging.getLogger(__name__)
 

@@ -28,7 +28,7 @@ from retrieval_eval.labelling.document import (
 )
 from retrieval_eval.labelling.judge_name import default_judge
 from retrieval_eval.questions.labelling import LABELLING_KEY, JudgementState
-from retrieval_eval.records import Form
+from retrieval_eval.records.outcome import Form
 
 
 @dataclass(frozen=True, slots=True)

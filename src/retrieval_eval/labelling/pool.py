@@ -16,9 +16,11 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from retrieval_eval.errors import InfrastructureError, InputError
-from retrieval_eval.evaluation.coordinator import EvalOptions, Progress, evaluate
+from retrieval_eval.evaluation.coordinator import EvalOptions, evaluate
+from retrieval_eval.evaluation.workers import Progress
 from retrieval_eval.questions.model import GoldenQuestion, GoldenQuestionSet
-from retrieval_eval.records import DEFAULT_CONCURRENCY, DEFAULT_OVERFETCH, Form
+from retrieval_eval.records.outcome import Form
+from retrieval_eval.records.parameters import DEFAULT_CONCURRENCY, DEFAULT_OVERFETCH
 
 DEFAULT_POOL_DEPTH = 10
 
