@@ -6,7 +6,8 @@ from array import array
 from collections.abc import Mapping, Sequence
 from typing import Protocol
 
-from retrieval_eval.records import Form, QuestionOutcome, RetrievalFailure
+from retrieval_eval.records.failures import RetrievalFailure
+from retrieval_eval.records.outcome import Form, QuestionOutcome
 
 FORMS = tuple(Form)
 FORM_INDEX = {form: i for i, form in enumerate(FORMS)}

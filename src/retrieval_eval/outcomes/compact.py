@@ -17,7 +17,8 @@ from retrieval_eval.outcomes.columns import (
     OutcomeValues,
     Question,
 )
-from retrieval_eval.records import QuestionOutcome, RetrievalFailure
+from retrieval_eval.records.failures import RetrievalFailure
+from retrieval_eval.records.outcome import QuestionOutcome
 
 
 class CompactOutcomes(Sequence[QuestionOutcome]):
