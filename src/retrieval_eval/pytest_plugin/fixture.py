@@ -18,7 +18,7 @@ from retrieval_eval.pytest_plugin.summary import RUNS_KEY, run_line
 
 if TYPE_CHECKING:
     from retrieval_eval.questions.model import GoldenQuestionSet
-    from retrieval_eval.records import RunResult
+    from retrieval_eval.records.run import RunResult
     from retrieval_eval.regression.verdict_records import RunReport
 
 #: Environment variables CI systems set to the commit under test.
@@ -141,7 +141,7 @@ class Reval:
         """Fail unless the run's verdict passes (no baseline yet passes). A bare
         ``RunResult`` (made elsewhere) is judged here against its baseline, not saved."""
         __tracebackhide__ = True
-        from retrieval_eval.records import RunResult
+        from retrieval_eval.records.run import RunResult
         from retrieval_eval.regression.record import judge_and_save
         from retrieval_eval.report.run.assertions import regression_failure
 
@@ -172,7 +172,7 @@ class Reval:
         (``"top3_hit_rate"``, ``metric_key(MetricFamily.MRR, 10)``); any other name fails
         with the keys there are."""
         __tracebackhide__ = True
-        from retrieval_eval.records import RunResult
+        from retrieval_eval.records.run import RunResult
         from retrieval_eval.report.run.assertions import rate_failure
 
         run = report if isinstance(report, RunResult) else report.run

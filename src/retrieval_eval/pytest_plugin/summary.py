@@ -9,7 +9,7 @@ import pytest
 from retrieval_eval.pytest_plugin.failures import visible
 
 if TYPE_CHECKING:
-    from retrieval_eval.records import RunResult
+    from retrieval_eval.records.run import RunResult
     from retrieval_eval.regression.verdict_records import RunReport
 
 #: The summary lines of the runs made in this session.
