@@ -14,7 +14,7 @@ from __future__ import annotations
 
 from retrieval_eval.lazy_names import lazy_getattr
 from retrieval_eval.questions.model import GoldenQuestion, GoldenQuestionSet
-from retrieval_eval.records import Form
+from retrieval_eval.records.outcome import Form
 
 _LAZY = {
     "load_question_set": "retrieval_eval.questions.loading",

@@ -19,7 +19,7 @@ from retrieval_eval.errors import QuestionSetError
 from retrieval_eval.questions.formats import read_text
 from retrieval_eval.questions.model import GoldenQuestion, GoldenQuestionSet
 from retrieval_eval.questions.problems import Problem, QuestionSetProblems
-from retrieval_eval.records import Form
+from retrieval_eval.records.outcome import Form
 from retrieval_eval.text import is_blank
 
 

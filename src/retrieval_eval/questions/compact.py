@@ -24,7 +24,7 @@ from sys import intern
 from typing import overload
 
 from retrieval_eval.questions.model import GoldenQuestion
-from retrieval_eval.records import Form
+from retrieval_eval.records.outcome import Form
 
 _FORMS = tuple(Form)
 _FORM_INDEX = {form: i for i, form in enumerate(_FORMS)}

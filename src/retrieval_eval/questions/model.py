@@ -7,7 +7,7 @@ import json
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, field
 
-from retrieval_eval.records import Form
+from retrieval_eval.records.outcome import Form
 
 
 @dataclass(frozen=True, slots=True)

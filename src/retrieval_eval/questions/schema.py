@@ -14,7 +14,7 @@ from typing import Any
 
 from retrieval_eval.questions.formats import FORMAT_VERSION, HEADER_KEY
 from retrieval_eval.questions.labelling import LABELLING_KEY, POOL_KEY, JudgementState
-from retrieval_eval.records import Form
+from retrieval_eval.records.outcome import Form
 from retrieval_eval.text import WHITE_SPACE
 
 

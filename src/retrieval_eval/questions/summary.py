@@ -7,7 +7,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from retrieval_eval.questions.model import GoldenQuestionSet
-from retrieval_eval.records import UNCLASSIFIED, Form
+from retrieval_eval.records.outcome import UNCLASSIFIED, Form
 
 #: The hard-class key of questions that have none: the word ``reval eval`` reports use.
 NO_CLASS = UNCLASSIFIED

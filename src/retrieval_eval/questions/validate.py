@@ -29,7 +29,7 @@ from retrieval_eval.questions.labelling import (
 from retrieval_eval.questions.model import GoldenQuestion, GoldenQuestionSet
 from retrieval_eval.questions.problems import Problem, QuestionSetProblems
 from retrieval_eval.questions.wellformed import FIELDS, well_formed
-from retrieval_eval.records import Form
+from retrieval_eval.records.outcome import Form
 from retrieval_eval.text import is_blank
 
 QUESTION_KEYS = (

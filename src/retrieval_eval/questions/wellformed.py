@@ -10,7 +10,7 @@ from sys import intern
 from typing import Any
 
 from retrieval_eval.questions.model import GoldenQuestion
-from retrieval_eval.records import Form
+from retrieval_eval.records.outcome import Form
 
 #: The keys a question may have (a drafted question's labelling key takes the slow path).
 FIELDS = frozenset(("id", "question", "form", "expected_document_ids", "hard_class", "answer_gist"))

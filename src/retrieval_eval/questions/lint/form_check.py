@@ -12,7 +12,7 @@ from retrieval_eval.questions.lint.corpus_index import CorpusIndex
 from retrieval_eval.questions.lint.findings import Finding, FindingKind
 from retrieval_eval.questions.lint.overlap import suggested_form, vocabulary_overlap
 from retrieval_eval.questions.model import GoldenQuestion
-from retrieval_eval.records import Form
+from retrieval_eval.records.outcome import Form
 
 
 def question_overlaps(questions: Sequence[GoldenQuestion], corpus: CorpusIndex) -> dict[str, float]:

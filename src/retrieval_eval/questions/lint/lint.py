@@ -21,7 +21,7 @@ from retrieval_eval.questions.lint.overlap import best_cutoff
 from retrieval_eval.questions.lint.run_signals import StoredRun, run_findings
 from retrieval_eval.questions.lint.targets import document_findings, near_duplicate_findings
 from retrieval_eval.questions.model import GoldenQuestionSet
-from retrieval_eval.records import Form
+from retrieval_eval.records.outcome import Form
 from retrieval_eval.stats.mcnemar import SetPower, set_power
 
 

@@ -26,7 +26,7 @@ from itertools import pairwise
 
 from retrieval_eval.questions.lint.analyzer import FUNCTION_WORDS, TermAnalyzer
 from retrieval_eval.questions.lint.options import DEFAULT_MATCH_CUTOFF
-from retrieval_eval.records import Form
+from retrieval_eval.records.outcome import Form
 
 
 @dataclass(frozen=True, slots=True)
