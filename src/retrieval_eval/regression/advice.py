@@ -6,7 +6,7 @@ from __future__ import annotations
 from collections.abc import Iterable
 
 from retrieval_eval.metric_keys import TOP1_HIT_RATE, TOP3_HIT_RATE
-from retrieval_eval.records import RunResult
+from retrieval_eval.records.run import RunResult
 from retrieval_eval.regression.verdict_records import MetricDelta, PairedTest, Thresholds
 from retrieval_eval.stats.mcnemar import SetPower, set_power
 

@@ -22,7 +22,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass, replace
 
 from retrieval_eval.metric_keys import TOP1_HIT_RATE, TOP3_HIT_RATE
-from retrieval_eval.records import QuestionOutcome
+from retrieval_eval.records.outcome import QuestionOutcome
 from retrieval_eval.regression.verdict_records import MetricDelta
 from retrieval_eval.stats.many_runs import holm
 from retrieval_eval.stats.mcnemar import SIGNIFICANCE_LEVEL, mcnemar_exact

@@ -13,7 +13,7 @@ are never compared.
 from __future__ import annotations
 
 from retrieval_eval.metric_keys import TOP1_HIT_RATE, TOP3_HIT_RATE
-from retrieval_eval.records import RunResult
+from retrieval_eval.records.run import RunResult
 from retrieval_eval.regression.drop import drop_exceeds
 from retrieval_eval.regression.fingerprint import benchmark_differences
 from retrieval_eval.regression.verdict_records import MetricDelta, Thresholds

@@ -5,7 +5,7 @@ from __future__ import annotations
 import math
 from fractions import Fraction
 
-from retrieval_eval.records import GroupMetrics
+from retrieval_eval.records.metrics import GroupMetrics
 
 _EPS = 1e-9
 

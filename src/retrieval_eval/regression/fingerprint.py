@@ -17,7 +17,7 @@ import hashlib
 import json
 from dataclasses import dataclass
 
-from retrieval_eval.records import RunResult
+from retrieval_eval.records.run import RunResult
 
 #: Benchmark parts in the order they are reported.
 BENCHMARK_PARTS = ("labels", "protocol", "parameters", "corpus")

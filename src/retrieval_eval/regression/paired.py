@@ -10,7 +10,8 @@ from array import array
 from collections.abc import Iterable, Iterator, Sequence
 from typing import overload
 
-from retrieval_eval.records import QuestionOutcome, RunResult
+from retrieval_eval.records.outcome import QuestionOutcome
+from retrieval_eval.records.run import RunResult
 from retrieval_eval.regression.verdict_records import Flip, FlipDirection, PairedTest
 from retrieval_eval.stats.mcnemar import SIGNIFICANCE_LEVEL, mcnemar_exact, paired_counts
 

@@ -23,12 +23,12 @@ from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING
 
 from retrieval_eval.errors import StoreError
-from retrieval_eval.records import RunResult, RunState
+from retrieval_eval.records.run import RunResult, RunState
 from retrieval_eval.regression.verdict import incomplete_verdict, judge
 from retrieval_eval.regression.verdict_records import RunReport, Thresholds, Verdict, VerdictKind
 
 if TYPE_CHECKING:  # the store (SQLAlchemy) is imported when a run is saved, not before
-    from retrieval_eval.store import RunStore
+    from retrieval_eval.store.store import RunStore
 
 
 @dataclass(frozen=True, slots=True)
@@ -91,7 +91,7 @@ def judge_and_save(
             for run in runs:
                 reports.append(_judge_and_save_one(store, run, thresholds, baseline_id, save))
         else:
-            from retrieval_eval.store import RunStore
+            from retrieval_eval.store.store import RunStore
 
             with RunStore.open(store) as opened:
                 for run in runs:

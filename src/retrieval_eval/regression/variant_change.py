@@ -3,7 +3,7 @@ retune, a new model) is reported as such beside the verdict, in every format."""
 
 from __future__ import annotations
 
-from retrieval_eval.records import RunResult
+from retrieval_eval.records.run import RunResult
 from retrieval_eval.regression.fingerprint import variant_parts
 
 #: Variant parts in the order they are named.

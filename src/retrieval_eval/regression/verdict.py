@@ -16,7 +16,8 @@ from collections.abc import Mapping
 from dataclasses import replace
 
 from retrieval_eval.metric_keys import TOP1_HIT_RATE, TOP3_HIT_RATE
-from retrieval_eval.records import GroupMetrics, RunResult
+from retrieval_eval.records.metrics import GroupMetrics
+from retrieval_eval.records.run import RunResult
 from retrieval_eval.regression import advice, class_checks
 from retrieval_eval.regression.drift import DRIFT_GROUP, drift_deltas
 from retrieval_eval.regression.drop import drop_exceeds

@@ -8,7 +8,7 @@ from fractions import Fraction
 from typing import TYPE_CHECKING
 
 from retrieval_eval.errors import InputError
-from retrieval_eval.records import RunResult
+from retrieval_eval.records.run import RunResult
 from retrieval_eval.stats.mcnemar import DEFAULT_MAX_DROP
 
 if TYPE_CHECKING:  # importing store/ would load SQLAlchemy
