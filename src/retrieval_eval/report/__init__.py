@@ -12,7 +12,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
-    from retrieval_eval.report.model import RunReport
+    from retrieval_eval.regression.verdict_records import RunReport
 
 __all__ = ["RunReport"]
 
@@ -21,7 +21,7 @@ def __getattr__(name: str) -> Any:
     """``RunReport`` loads the run and verdict records when asked for, so that a light
     report module (``plural``, ``safe_text``) can be used without them."""
     if name == "RunReport":
-        from retrieval_eval.report.model import RunReport
+        from retrieval_eval.regression.verdict_records import RunReport
 
         return RunReport
     raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

@@ -5,7 +5,8 @@ from __future__ import annotations
 from collections.abc import Mapping
 
 from retrieval_eval.metric_keys import metric_sort_key
-from retrieval_eval.records import GroupMetrics, LatencySummary, RunResult
+from retrieval_eval.records.metrics import GroupMetrics, LatencySummary
+from retrieval_eval.records.run import RunResult
 from retrieval_eval.regression.verdict_records import FlipDirection
 from retrieval_eval.regression.verdict_records import RunReport as RunReport  # the run, judged
 

@@ -5,8 +5,8 @@ from __future__ import annotations
 from collections import Counter
 from typing import Any
 
-from retrieval_eval.records import RateEstimate
-from retrieval_eval.tuning import Comparison, TuningResult
+from retrieval_eval.records.metrics import RateEstimate
+from retrieval_eval.tuning.tune import Comparison, TuningResult
 
 
 def _rate(e: RateEstimate) -> str:

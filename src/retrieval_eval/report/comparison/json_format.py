@@ -27,12 +27,8 @@ from retrieval_eval.comparison.results import (
     RunColumn,
     RunVersusReference,
 )
-from retrieval_eval.report.run.json_format import (
-    SCHEMA_VERSION,
-    group_to_dict,
-    mcnemar_to_dict,
-    verdict_to_dict,
-)
+from retrieval_eval.records.json_shape import group_to_dict
+from retrieval_eval.report.run.json_format import SCHEMA_VERSION, mcnemar_to_dict, verdict_to_dict
 
 
 def comparison_to_dict(

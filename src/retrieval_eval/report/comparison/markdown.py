@@ -9,7 +9,7 @@ from retrieval_eval.comparison.results import (
     RunVersusReference,
 )
 from retrieval_eval.metric_keys import TOP1_HIT_RATE, TOP3_HIT_RATE
-from retrieval_eval.records import RateEstimate
+from retrieval_eval.records.metrics import RateEstimate
 from retrieval_eval.report.comparison.json_format import shown_questions
 from retrieval_eval.report.model import question_text
 from retrieval_eval.report.plural import plural

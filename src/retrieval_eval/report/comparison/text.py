@@ -18,7 +18,7 @@ from retrieval_eval.comparison.results import (
     SignificanceTest,
 )
 from retrieval_eval.metric_keys import TOP1_HIT_RATE, TOP3_HIT_RATE
-from retrieval_eval.records import GroupMetrics
+from retrieval_eval.records.metrics import GroupMetrics
 from retrieval_eval.report.comparison.json_format import shown_questions
 from retrieval_eval.report.fit_table import Column, Drop, Step, fitted_table
 from retrieval_eval.report.model import question_text

@@ -15,7 +15,7 @@ from __future__ import annotations
 from typing import Any
 
 from retrieval_eval.comparison.results import History, HistoryEntry
-from retrieval_eval.records import RateEstimate
+from retrieval_eval.records.metrics import RateEstimate
 from retrieval_eval.report.baseline_notes import acceptance_dict
 from retrieval_eval.report.run.json_format import SCHEMA_VERSION, verdict_to_dict
 

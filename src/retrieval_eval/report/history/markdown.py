@@ -4,7 +4,7 @@ then the flaky and the never-hit questions."""
 from __future__ import annotations
 
 from retrieval_eval.comparison.results import History
-from retrieval_eval.records import RateEstimate
+from retrieval_eval.records.metrics import RateEstimate
 from retrieval_eval.report.plural import plural
 
 

@@ -6,7 +6,7 @@ from __future__ import annotations
 import re
 
 from retrieval_eval.comparison.results import History
-from retrieval_eval.records import RateEstimate
+from retrieval_eval.records.metrics import RateEstimate
 from retrieval_eval.report.fit_table import Column, Drop, Shorten, Step, fitted_table
 from retrieval_eval.report.plural import plural
 from retrieval_eval.report.safe_text import markup_safe as escape

@@ -12,7 +12,9 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from retrieval_eval.metric_keys import KEY_FORMS, parse_metric_key
-from retrieval_eval.records import GroupMetrics, QuestionOutcome, RunResult
+from retrieval_eval.records.metrics import GroupMetrics
+from retrieval_eval.records.outcome import QuestionOutcome
+from retrieval_eval.records.run import RunResult
 from retrieval_eval.regression.verdict_records import Verdict
 from retrieval_eval.report.model import run_title
 from retrieval_eval.report.run.verdict_text import render_verdict

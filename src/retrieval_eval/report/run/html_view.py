@@ -15,17 +15,12 @@ from dataclasses import dataclass
 from typing import Any
 
 from retrieval_eval.metric_keys import TOP1_HIT_RATE, TOP3_HIT_RATE
-from retrieval_eval.records import GroupMetrics, QuestionOutcome, RateEstimate
-from retrieval_eval.regression.verdict_records import Verdict
+from retrieval_eval.records.metrics import GroupMetrics, RateEstimate
+from retrieval_eval.records.outcome import QuestionOutcome
+from retrieval_eval.regression.verdict_records import RunReport, Verdict
 from retrieval_eval.report.baseline_notes import notes
 from retrieval_eval.report.html.page import page_context, render_page
-from retrieval_eval.report.model import (
-    RunReport,
-    duration_s,
-    question_flips,
-    retriever_label,
-    run_title,
-)
+from retrieval_eval.report.model import duration_s, question_flips, retriever_label, run_title
 
 #: The headline rates, as the JSON report names them, and how people say them.
 HEADLINE = ((TOP1_HIT_RATE, "top-1"), (TOP3_HIT_RATE, "top-3"))

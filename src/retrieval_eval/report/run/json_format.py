@@ -96,15 +96,10 @@ from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any, TextIO
 
 from retrieval_eval import records
-from retrieval_eval.records import (
-    RunResult,
-    RunState,
-    group_to_dict,
-    question_to_dict,
-)
-from retrieval_eval.regression.verdict_records import PairedTest, Verdict
+from retrieval_eval.records.json_shape import group_to_dict, question_to_dict
+from retrieval_eval.records.run import RunResult, RunState
+from retrieval_eval.regression.verdict_records import PairedTest, RunReport, Verdict
 from retrieval_eval.report.baseline_notes import acceptance_dict
-from retrieval_eval.report.model import RunReport
 from retrieval_eval.version import __version__
 
 if TYPE_CHECKING:  # the comparison's records load with the comparison, not with a run

@@ -14,16 +14,17 @@ import re
 import xml.etree.ElementTree as ET
 from collections.abc import Sequence
 
-from retrieval_eval.records import QuestionOutcome, RunResult
-from retrieval_eval.regression.verdict_records import Flip, FlipDirection, Verdict, VerdictKind
-from retrieval_eval.report.baseline_notes import acceptance_line, notes, variant_line
-from retrieval_eval.report.model import (
+from retrieval_eval.records.outcome import QuestionOutcome
+from retrieval_eval.records.run import RunResult
+from retrieval_eval.regression.verdict_records import (
+    Flip,
+    FlipDirection,
     RunReport,
-    duration_s,
-    hit_mark,
-    question_text,
-    run_title,
+    Verdict,
+    VerdictKind,
 )
+from retrieval_eval.report.baseline_notes import acceptance_line, notes, variant_line
+from retrieval_eval.report.model import duration_s, hit_mark, question_text, run_title
 from retrieval_eval.report.run.verdict_text import describe_flip
 
 VERDICT_CASE = "regression verdict"

@@ -12,16 +12,10 @@ from collections import Counter
 from collections.abc import Sequence
 
 from retrieval_eval.metric_keys import TOP1_HIT_RATE, TOP3_HIT_RATE
-from retrieval_eval.records import RunResult
-from retrieval_eval.regression.verdict_records import FlipDirection, Verdict, VerdictKind
+from retrieval_eval.records.run import RunResult
+from retrieval_eval.regression.verdict_records import FlipDirection, RunReport, Verdict, VerdictKind
 from retrieval_eval.report.baseline_notes import notes
-from retrieval_eval.report.model import (
-    RunReport,
-    latency_lines,
-    question_text,
-    retriever_label,
-    run_title,
-)
+from retrieval_eval.report.model import latency_lines, question_text, retriever_label, run_title
 from retrieval_eval.report.plural import plural
 from retrieval_eval.report.run.verdict_text import describe_flip
 from retrieval_eval.report.safe_text import visible

@@ -6,7 +6,7 @@ from collections.abc import Sequence
 from enum import StrEnum
 
 from retrieval_eval.errors import InputError
-from retrieval_eval.records import RunResult
+from retrieval_eval.records.run import RunResult
 from retrieval_eval.regression.record import Recorded
 from retrieval_eval.regression.verdict_records import RunReport
 

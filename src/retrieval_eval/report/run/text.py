@@ -14,11 +14,13 @@ from rich.console import Console
 from rich.table import Table
 
 from retrieval_eval.metric_keys import TOP1_HIT_RATE, TOP3_HIT_RATE
-from retrieval_eval.records import GroupMetrics, QuestionOutcome, RunResult, RunState
+from retrieval_eval.records.metrics import GroupMetrics
+from retrieval_eval.records.outcome import QuestionOutcome
+from retrieval_eval.records.run import RunResult, RunState
+from retrieval_eval.regression.verdict_records import RunReport
 from retrieval_eval.report.baseline_notes import acceptance_line
 from retrieval_eval.report.model import (
     TEXT_NOT_STORED,
-    RunReport,
     latency_lines,
     ordered_metrics,
     question_flips,

@@ -22,8 +22,9 @@ from collections.abc import Iterator
 from dataclasses import dataclass
 
 from retrieval_eval.errors import InputError
-from retrieval_eval.records import QuestionOutcome, RunResult
-from retrieval_eval.scoring.protocol import document_id
+from retrieval_eval.records.outcome import QuestionOutcome
+from retrieval_eval.records.run import RunResult
+from retrieval_eval.retrievers.documents import document_id
 
 
 @dataclass(frozen=True, slots=True)
