@@ -13,7 +13,7 @@ import inspect
 from collections.abc import Awaitable, Callable, Iterable
 from typing import Any
 
-from retrieval_eval.records import RetrieverDescription
+from retrieval_eval.records.run import RetrieverDescription
 from retrieval_eval.retrievers.contract.limits import (
     ContractBreach,
     description_breach,

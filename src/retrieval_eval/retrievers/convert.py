@@ -6,7 +6,7 @@ so that protobuf types never leave the retrievers package.
 
 from __future__ import annotations
 
-from retrieval_eval.records import RetrieverDescription
+from retrieval_eval.records.run import RetrieverDescription
 from retrieval_eval.retrievers.protocol import Ranking, RetrievedItem
 from retrieval_eval.v1 import retriever_pb2 as pb
 

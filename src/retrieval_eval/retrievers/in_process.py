@@ -22,7 +22,7 @@ from retrieval_eval.errors import (
     RetrieverRejected,
     RetrieverTimeout,
 )
-from retrieval_eval.records import RetrieverDescription
+from retrieval_eval.records.run import RetrieverDescription
 from retrieval_eval.retrievers.adapt import call_describe, make_retrieve
 from retrieval_eval.retrievers.contract.limits import ContractBreach, request_problem
 from retrieval_eval.retrievers.protocol import AsyncRetriever, Ranking

@@ -21,7 +21,7 @@ from __future__ import annotations
 import os
 from pathlib import Path
 
-from retrieval_eval.retrievers.resolve import RAW_TARGET_PREFIXES, SCHEMES
+from retrieval_eval.retrievers.addresses import RAW_TARGET_PREFIXES, SCHEMES
 
 
 def lineage_of(target: str, identifier: str, *, resolve_paths: bool = True) -> str:

@@ -6,7 +6,7 @@ from collections.abc import Awaitable, Iterable, Iterator, Sequence
 from dataclasses import dataclass
 from typing import Protocol, overload, runtime_checkable
 
-from retrieval_eval.records import RetrieverDescription
+from retrieval_eval.records.run import RetrieverDescription
 
 
 @dataclass(frozen=True, slots=True)

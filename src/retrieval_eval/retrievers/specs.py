@@ -33,7 +33,8 @@ class Endpoint:
     server_name: str | None = None
 
     def client_options(self) -> ClientOptions:
-        from retrieval_eval.retrievers.client.grpc_client import ClientOptions, TlsConfig
+        from retrieval_eval.retrievers.client.channel import TlsConfig
+        from retrieval_eval.retrievers.client.grpc_client import ClientOptions
 
         tls = None
         if self.secure:

@@ -19,7 +19,7 @@ from google.protobuf.message import DecodeError
 from grpc_health.v1 import health_pb2, health_pb2_grpc
 
 from retrieval_eval.errors import RetrieverContractError, RetrieverRejected
-from retrieval_eval.records import RetrieverDescription
+from retrieval_eval.records.run import RetrieverDescription
 from retrieval_eval.retrievers import convert
 from retrieval_eval.retrievers.auth import bearer_metadata
 from retrieval_eval.retrievers.client.channel import TlsConfig, channel_options, open_channel

@@ -17,7 +17,7 @@ from collections.abc import Sequence
 from pathlib import Path
 
 from retrieval_eval.errors import InputError
-from retrieval_eval.records import DEFAULT_TIMEOUT_S
+from retrieval_eval.records.parameters import DEFAULT_TIMEOUT_S
 from retrieval_eval.retrievers.client.grpc_client import GrpcRetrieverClient
 from retrieval_eval.retrievers.contract.probes import (
     BLANK_QUESTION,
@@ -31,8 +31,9 @@ from retrieval_eval.retrievers.contract.probes import (
 from retrieval_eval.retrievers.contract.rules import CheckResult
 from retrieval_eval.retrievers.contract.server_checks import run_checks
 from retrieval_eval.retrievers.contract.wire import Wire, client_for
+from retrieval_eval.retrievers.opening import open_plugin
 from retrieval_eval.retrievers.rerank.open import RerankSpec
-from retrieval_eval.retrievers.resolve import PluginSpec, Resolved, open_plugin, resolve
+from retrieval_eval.retrievers.resolve import PluginSpec, Resolved, resolve
 from retrieval_eval.retrievers.specs import Endpoint, FusionSpec, KindSpec
 
 __all__ = [  # the probes' names too: importable from here, where they were first defined

@@ -24,7 +24,8 @@ from dataclasses import dataclass, replace
 from typing import Any, TypeVar
 
 from retrieval_eval.errors import RetrieverError, RetrieverInternal, RetrieverTimeout
-from retrieval_eval.records import SKIPPED_MEMBER_NOTE, RetrieverDescription
+from retrieval_eval.records.failures import SKIPPED_MEMBER_NOTE
+from retrieval_eval.records.run import RetrieverDescription
 from retrieval_eval.retrievers.documents import distinct_scored
 from retrieval_eval.retrievers.fusion.config import OnMemberError
 from retrieval_eval.retrievers.fusion.methods import (

@@ -28,7 +28,8 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, Protocol
 
 from retrieval_eval.errors import ConfigError, RetrieverRejected
-from retrieval_eval.records import DEFAULT_TIMEOUT_S, RetrieverDescription
+from retrieval_eval.records.parameters import DEFAULT_TIMEOUT_S
+from retrieval_eval.records.run import RetrieverDescription
 from retrieval_eval.retrievers.contract.limits import request_problem
 
 if TYPE_CHECKING:

@@ -15,7 +15,7 @@ from retrieval_eval.retrievers.contract.limits import response_breach
 from retrieval_eval.retrievers.kinds.base import describe_kind
 
 if TYPE_CHECKING:
-    from retrieval_eval.records import RetrieverDescription
+    from retrieval_eval.records.run import RetrieverDescription
     from retrieval_eval.retrievers.kinds.base import KindConfig
     from retrieval_eval.retrievers.protocol import Ranking
 

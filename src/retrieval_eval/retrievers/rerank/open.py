@@ -7,7 +7,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 
-from retrieval_eval.corpus import iter_documents
+from retrieval_eval.corpus.reader import iter_documents
 from retrieval_eval.errors import ConfigError, CorpusError
 from retrieval_eval.retrievers.http_json import RetryPolicy
 from retrieval_eval.retrievers.protocol import AsyncRetriever

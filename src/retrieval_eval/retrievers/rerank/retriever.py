@@ -22,7 +22,7 @@ from retrieval_eval.errors import (
     RetrieverTimeout,
     RetrieverUnavailable,
 )
-from retrieval_eval.records import RetrieverDescription
+from retrieval_eval.records.run import RetrieverDescription
 from retrieval_eval.retrievers.documents import distinct_scored
 from retrieval_eval.retrievers.protocol import AsyncRetriever, Ranking
 from retrieval_eval.retrievers.rerank.scorers import Scorer, ScorerAnswerError, ScorerUnavailable

@@ -15,7 +15,7 @@ from typing import Any
 
 import grpc
 
-from retrieval_eval.records import RetrieverDescription
+from retrieval_eval.records.run import RetrieverDescription
 from retrieval_eval.retrievers.protocol import Retriever
 from retrieval_eval.retrievers.server.backends import AioBackend, Backend, SyncBackend
 from retrieval_eval.retrievers.server.servicer import AsyncServicer, SyncServicer

@@ -18,7 +18,7 @@ from typing import Any
 
 import grpc
 
-from retrieval_eval.records import RetrieverDescription
+from retrieval_eval.records.run import RetrieverDescription
 from retrieval_eval.retrievers import convert
 from retrieval_eval.retrievers.adapt import (
     call_describe,
