@@ -21,13 +21,8 @@ if TYPE_CHECKING:
     from retrieval_eval.metric_keys import MetricFamily, metric_key, parse_metric_key
     from retrieval_eval.questions.loading import load_question_set, load_question_sets
     from retrieval_eval.questions.model import GoldenQuestion, GoldenQuestionSet
-    from retrieval_eval.records import (
-        Form,
-        QuestionOutcome,
-        RetrieverDescription,
-        RunResult,
-        RunState,
-    )
+    from retrieval_eval.records.outcome import Form, QuestionOutcome
+    from retrieval_eval.records.run import RetrieverDescription, RunResult, RunState
     from retrieval_eval.regression.record import Recorded, judge_and_save
     from retrieval_eval.regression.verdict_records import (
         ErrorBudget,

@@ -23,7 +23,7 @@ from typing import TYPE_CHECKING, Any, Protocol
 
 from retrieval_eval.errors import PluginError, UnknownNameError
 from retrieval_eval.example_data import corpus_path, questions_path
-from retrieval_eval.records import RunResult
+from retrieval_eval.records.run import RunResult
 from retrieval_eval.regression.verdict_records import RunReport, Verdict
 
 if TYPE_CHECKING:
@@ -79,7 +79,7 @@ def run_quickstart(db_url: str | None = None, *, notify: Notify | None = None) -
     """
     from retrieval_eval.evaluation.coordinator import EvaluationInterrupted
     from retrieval_eval.regression.record import judge_and_save
-    from retrieval_eval.store import RunStore
+    from retrieval_eval.store.store import RunStore
 
     say = notify or (lambda message: log.info("%s", message))
     started = time.perf_counter()
@@ -115,7 +115,7 @@ COMPARISON_NAME = "quickstart-comparison.html"
 def write_html_report(result: QuickstartResult, directory: Path | None = None) -> Path:
     """The run as one self-contained HTML file (``$REVAL_HOME/quickstart-report.html``
     unless ``directory`` is given), replaced by each quickstart."""
-    from retrieval_eval.report.model import RunReport
+    from retrieval_eval.regression.verdict_records import RunReport
     from retrieval_eval.report.run.html_view import render_html
     from retrieval_eval.store.url import reval_home
 
@@ -129,7 +129,7 @@ def write_html_report(result: QuickstartResult, directory: Path | None = None) -
 def compare_quickstart(result: QuickstartResult) -> Comparison:
     """The four runs side by side, BM25 the reference: deltas with paired intervals, exact
     McNemar tests (Holm-corrected), the breakdown by form, rank overlap."""
-    from retrieval_eval.comparison import compare_runs
+    from retrieval_eval.comparison.compare import compare_runs
 
     return compare_runs([r.run for r in result.reports])
 
