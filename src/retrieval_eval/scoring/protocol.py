@@ -26,7 +26,8 @@ from types import MappingProxyType
 
 from retrieval_eval.errors import InputError
 from retrieval_eval.questions.model import GoldenQuestion
-from retrieval_eval.records import FailureKind, Form, QuestionOutcome, RetrievalFailure
+from retrieval_eval.records.failures import FailureKind, RetrievalFailure
+from retrieval_eval.records.outcome import Form, QuestionOutcome
 from retrieval_eval.retrievers.contract.limits import MAX_LIMIT, response_breach
 from retrieval_eval.retrievers.documents import (  # distinct_documents, document_id re-exported
     distinct_documents as distinct_documents,

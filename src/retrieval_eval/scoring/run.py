@@ -19,7 +19,8 @@ from collections.abc import Mapping, Sequence
 from types import MappingProxyType
 
 from retrieval_eval.questions.model import GoldenQuestion
-from retrieval_eval.records import QuestionOutcome, RetrievalFailure
+from retrieval_eval.records.failures import RetrievalFailure
+from retrieval_eval.records.outcome import QuestionOutcome
 from retrieval_eval.retrievers.contract.limits import response_breach
 from retrieval_eval.retrievers.protocol import Ranking, RetrievedItem
 from retrieval_eval.scoring.protocol import rank_answer, score_answer, score_question

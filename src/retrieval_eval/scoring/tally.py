@@ -28,7 +28,8 @@ from itertools import chain, islice, repeat
 from operator import mul
 from typing import Literal
 
-from retrieval_eval.records import UNCLASSIFIED, GroupMetrics, NoAnswerStats, QuestionOutcome
+from retrieval_eval.records.metrics import GroupMetrics, NoAnswerStats
+from retrieval_eval.records.outcome import UNCLASSIFIED, QuestionOutcome
 from retrieval_eval.scoring.protocol import hits_at, target_ranks
 from retrieval_eval.scoring.ranks import figures, hit_rate_key, rank_names
 from retrieval_eval.stats.intervals import wilson
