@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import math
 
-from retrieval_eval.records import RateEstimate
+from retrieval_eval.records.metrics import RateEstimate
 
 #: Two-sided 95% standard-normal quantile.
 Z_95 = 1.959963984540054
