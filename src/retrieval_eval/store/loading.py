@@ -11,7 +11,7 @@ from typing import Any
 
 from sqlalchemy import Connection, Select, select
 
-from retrieval_eval.outcomes import CompactOutcomeBuilder, CompactOutcomes
+from retrieval_eval.outcomes.compact import CompactOutcomeBuilder, CompactOutcomes
 from retrieval_eval.store import queries, serialize
 from retrieval_eval.store.models import label_table, outcome_table
 from retrieval_eval.store.stored_run import StoredRun

@@ -8,7 +8,7 @@ from typing import TYPE_CHECKING, Any
 
 from sqlalchemy import ColumnElement, Connection, Select, func, select
 
-from retrieval_eval.records import RunResult, RunState
+from retrieval_eval.records.run import RunResult, RunState
 from retrieval_eval.store.models import label_table, run_table
 from retrieval_eval.store.serialize import (
     acceptance_from_row,

@@ -13,21 +13,13 @@ from sys import intern
 from typing import Any
 
 from retrieval_eval.metric_keys import TOP1_HIT_RATE, TOP3_HIT_RATE
-from retrieval_eval.outcomes import CompactOutcomes, OutcomeValues
-from retrieval_eval.records import (
-    FailureKind,
-    Form,
-    GroupMetrics,
-    LatencySummary,
-    NoAnswerStats,
-    QuestionOutcome,
-    RateEstimate,
-    RetrievalFailure,
-    RetrieverDescription,
-    RunParameters,
-    RunResult,
-    RunState,
-)
+from retrieval_eval.outcomes.columns import OutcomeValues
+from retrieval_eval.outcomes.compact import CompactOutcomes
+from retrieval_eval.records.failures import FailureKind, RetrievalFailure
+from retrieval_eval.records.metrics import GroupMetrics, LatencySummary, NoAnswerStats, RateEstimate
+from retrieval_eval.records.outcome import Form, QuestionOutcome
+from retrieval_eval.records.parameters import RunParameters
+from retrieval_eval.records.run import RetrieverDescription, RunResult, RunState
 from retrieval_eval.store.stored_run import Acceptance
 from retrieval_eval.store.verdicts import VerdictLike, verdict_document
 

@@ -18,7 +18,7 @@ from sqlalchemy.engine import URL
 from sqlalchemy.exc import IntegrityError
 
 from retrieval_eval.errors import InputError, StoreError, UnknownNameError
-from retrieval_eval.records import RunResult, RunState
+from retrieval_eval.records.run import RunResult, RunState
 from retrieval_eval.store import queries, serialize
 from retrieval_eval.store.bulk import insert_rows
 from retrieval_eval.store.engine import BEGIN_MODE, create_store_engine, translated, with_retry

@@ -6,7 +6,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from datetime import datetime
 
-from retrieval_eval.records import RunResult, RunState
+from retrieval_eval.records.run import RunResult, RunState
 
 
 @dataclass(frozen=True, slots=True)

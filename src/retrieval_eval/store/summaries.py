@@ -8,7 +8,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from datetime import datetime
 
-from retrieval_eval.records import RunState
+from retrieval_eval.records.run import RunState
 from retrieval_eval.store.stored_run import (
     ACCEPTING_VERDICTS,
     Acceptance,
