@@ -25,7 +25,8 @@ from pathlib import Path
 from retrieval_eval.errors import InputError, UnknownNameError
 from retrieval_eval.metric_keys import TOP3_HIT_RATE, parse_metric_key
 from retrieval_eval.questions.model import GoldenQuestionSet
-from retrieval_eval.records import DEFAULT_OVERFETCH, DEFAULT_TIMEOUT_S, RateEstimate
+from retrieval_eval.records.metrics import RateEstimate
+from retrieval_eval.records.parameters import DEFAULT_OVERFETCH, DEFAULT_TIMEOUT_S
 from retrieval_eval.retrievers.fusion.config import FusionConfig
 from retrieval_eval.retrievers.fusion.methods import (
     FusionMethod,
@@ -137,7 +138,7 @@ async def _open_and_tune(
     qs: GoldenQuestionSet, name: str, options: TuneOptions, config_path: Path | None
 ) -> TuningResult:
     from retrieval_eval.retrievers.config import load_config
-    from retrieval_eval.retrievers.resolve import open_retriever
+    from retrieval_eval.retrievers.opening import open_retriever
 
     configs = load_config(config_path)
     entry = configs.get(name)
