@@ -16,7 +16,7 @@ from starlette.routing import Route
 
 from retrieval_eval.errors import InputError, RevalError, StoreError, UnknownNameError
 from retrieval_eval.report.html.page import SCRIPTS, STYLES, asset, environment
-from retrieval_eval.store import RunStore
+from retrieval_eval.store.store import RunStore
 from retrieval_eval.web import pages
 from retrieval_eval.web.hosts import HostGuard, HostRule
 from retrieval_eval.web.judging import JudgingDesk

@@ -13,18 +13,18 @@ from typing import Any
 
 from starlette.requests import Request
 
-from retrieval_eval.comparison import build_history, compare_runs
+from retrieval_eval.comparison.compare import compare_runs
+from retrieval_eval.comparison.history import build_history
 from retrieval_eval.errors import InputError, RevalError
-from retrieval_eval.records import RunState
+from retrieval_eval.records.run import RunState
 from retrieval_eval.regression.stored import stored_verdict
-from retrieval_eval.regression.verdict_records import Thresholds, VerdictKind
+from retrieval_eval.regression.verdict_records import RunReport, Thresholds, VerdictKind
 from retrieval_eval.report.comparison.html_view import comparison_view
 from retrieval_eval.report.history.html_view import history_view
 from retrieval_eval.report.html.page import page_context, render_page
-from retrieval_eval.report.model import RunReport
 from retrieval_eval.report.run.html_view import run_view
 from retrieval_eval.report.run.json_format import runs_to_document
-from retrieval_eval.store import RunStore
+from retrieval_eval.store.store import RunStore
 from retrieval_eval.web.judging import JudgingDesk
 
 ASSETS_URL = "/assets"

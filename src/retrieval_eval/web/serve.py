@@ -8,7 +8,7 @@ from collections.abc import Callable, Iterable
 
 import uvicorn
 
-from retrieval_eval.store import RunStore
+from retrieval_eval.store.store import RunStore
 from retrieval_eval.web.address import Address
 from retrieval_eval.web.app import create_app
 from retrieval_eval.web.hosts import HostRule

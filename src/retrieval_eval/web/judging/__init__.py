@@ -17,7 +17,7 @@ from typing import TYPE_CHECKING, Any
 from retrieval_eval.errors import InputError, UnknownNameError
 from retrieval_eval.labelling.judge_name import default_judge
 from retrieval_eval.questions.labelling import LABELLING_KEY, POOL_KEY, JudgementState
-from retrieval_eval.records import Form
+from retrieval_eval.records.outcome import Form
 
 if TYPE_CHECKING:
     from retrieval_eval.labelling.judge import Judgement, SaveResult
