@@ -39,14 +39,14 @@ import numpy as np
 import tantivy
 from ir_measures import nDCG
 from rank_bm25 import BM25Okapi
-from reval_bm25 import open_index
 from reval_bm25.analyzer import TOKENIZER_NAME, AnalyzerSettings
 from reval_bm25.engine import BODY, ID
 from reval_bm25.metadata import ENGINE_DIR
+from reval_bm25.retriever import open_index
 
 from retrieval_eval.evaluation.coordinator import EvalOptions, evaluate_set
 from retrieval_eval.questions.model import GoldenQuestion, GoldenQuestionSet
-from retrieval_eval.records import Form
+from retrieval_eval.records.outcome import Form
 
 LIMIT = 12  # reval's default request: top-3 x overfetch 4
 CONCURRENCY = 8
@@ -208,7 +208,7 @@ def serve_and_evaluate(
 
 
 async def engine_pass(address: str, qs: GoldenQuestionSet) -> float:
-    from retrieval_eval.retrievers.resolve import open_retriever
+    from retrieval_eval.retrievers.opening import open_retriever
 
     retriever = open_retriever(f"grpc://{address}")
     try:

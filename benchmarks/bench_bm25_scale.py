@@ -34,7 +34,7 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 from bench_bm25 import BUILD_PLUGIN, DEFAULT_DATA, LIMIT, child, latencies, load, raw_tantivy
-from reval_bm25 import open_index
+from reval_bm25.retriever import open_index
 
 BUILD_RAW = """
 import gzip, json, sys, time, resource

@@ -19,7 +19,7 @@ import tarfile
 import tempfile
 from pathlib import Path
 
-from retrieval_eval.report.model import RunReport
+from retrieval_eval.regression.verdict_records import RunReport
 from retrieval_eval.report.run.html_view import render_html, run_view
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))

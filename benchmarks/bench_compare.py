@@ -19,8 +19,9 @@ import time
 from bench_reports import flipped_copy
 from bench_store import build_run
 
-from retrieval_eval.comparison import compare_runs
-from retrieval_eval.regression import Thresholds, judge
+from retrieval_eval.comparison.compare import compare_runs
+from retrieval_eval.regression.verdict import judge
+from retrieval_eval.regression.verdict_records import Thresholds
 from retrieval_eval.stats.many_runs import DEFAULT_RESAMPLES
 
 

@@ -31,7 +31,7 @@ import grpc
 
 from retrieval_eval.evaluation.coordinator import EvalOptions, evaluate_set
 from retrieval_eval.questions.model import GoldenQuestion, GoldenQuestionSet
-from retrieval_eval.records import Form
+from retrieval_eval.records.outcome import Form
 from retrieval_eval.v1 import retriever_pb2 as pb
 from retrieval_eval.v1 import retriever_pb2_grpc as pb_grpc
 
@@ -219,7 +219,8 @@ def remaining(n: int) -> None:
     nothing; the same answers scored as chunks of documents (separator ``#``) are shown
     apart: what a retriever that declares chunk ids costs more."""
     from retrieval_eval.evaluation.accumulate import RunAccumulator
-    from retrieval_eval.records import RetrieverDescription, RunParameters
+    from retrieval_eval.records.parameters import RunParameters
+    from retrieval_eval.records.run import RetrieverDescription
     from retrieval_eval.retrievers.client.wire import plain_ids
     from retrieval_eval.retrievers.protocol import Ranking
 

@@ -159,7 +159,7 @@ def timed(search: Callable[[str], object], questions: list[str]) -> list[float]:
 
 def latency(exact_dir: Path, hnsw_dir: Path, questions: list[str], rounds: int) -> None:
     import wordllama
-    from reval_dense import open_index
+    from reval_dense.retriever import open_index
     from usearch.index import Index
     from wordllama import WordLlama
 
@@ -208,14 +208,14 @@ def latency(exact_dir: Path, hnsw_dir: Path, questions: list[str], rounds: int) 
 
 
 def ndcg(corpus: Path, tmp: Path, exact_dir: Path, queries: dict[str, str], qrels: Any) -> None:
-    from reval_bm25 import build_index as build_bm25
-    from reval_bm25 import open_index as open_bm25
-    from reval_dense import open_index
+    from reval_bm25.index import build_index as build_bm25
+    from reval_bm25.retriever import open_index as open_bm25
+    from reval_dense.retriever import open_index
 
     from retrieval_eval import serve
     from retrieval_eval.evaluation.coordinator import EvalOptions, evaluate
     from retrieval_eval.questions.model import GoldenQuestion, GoldenQuestionSet
-    from retrieval_eval.records import Form
+    from retrieval_eval.records.outcome import Form
 
     build_bm25(corpus, tmp / "bm25")
     questions = tuple(

@@ -17,7 +17,7 @@ import sys
 import time
 from pathlib import Path
 
-from retrieval_eval.report.model import RunReport
+from retrieval_eval.regression.verdict_records import RunReport
 from retrieval_eval.report.run.html_view import render_html
 from retrieval_eval.report.run.json_format import render_json
 

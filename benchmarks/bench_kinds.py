@@ -115,7 +115,7 @@ async def http_bare(url: str, questions: list[str], concurrency: int) -> tuple[f
 async def http_kind(
     config_path: Path, questions: list[str], concurrency: int
 ) -> tuple[float, float]:
-    from retrieval_eval.retrievers.resolve import open_retriever
+    from retrieval_eval.retrievers.opening import open_retriever
 
     retriever = open_retriever("search", config_path=config_path)
     try:
@@ -192,7 +192,7 @@ async def command_calls(
 async def command_kind(
     config_path: Path, questions: list[str], concurrency: int
 ) -> tuple[float, float]:
-    from retrieval_eval.retrievers.resolve import open_retriever
+    from retrieval_eval.retrievers.opening import open_retriever
 
     retriever = open_retriever("proc", config_path=config_path)
     try:

@@ -36,7 +36,7 @@ from retrieval_eval.questions.formats import write_question_set
 from retrieval_eval.questions.lint.lint import lint_set
 from retrieval_eval.questions.loading import load_question_set
 from retrieval_eval.questions.model import GoldenQuestion, GoldenQuestionSet
-from retrieval_eval.records import Form
+from retrieval_eval.records.outcome import Form
 
 FOOTER = (
     "Was this page helpful? Contact our support team any time from the help menu. "

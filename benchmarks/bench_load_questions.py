@@ -25,7 +25,7 @@ import yaml
 from retrieval_eval.questions.formats import write_question_set
 from retrieval_eval.questions.loading import load_question_set
 from retrieval_eval.questions.model import GoldenQuestion, GoldenQuestionSet
-from retrieval_eval.records import Form
+from retrieval_eval.records.outcome import Form
 
 CLASSES = [None, "near-duplicate", "specific-vs-general", "prose-free", "boilerplate", "normal"]
 WORDS = [

@@ -32,7 +32,7 @@ import tempfile
 import time
 from pathlib import Path
 
-from retrieval_eval.store import RunStore
+from retrieval_eval.store.store import RunStore
 
 HERE = Path(__file__).resolve().parent
 REVAL = Path(sys.executable).parent / "reval"

@@ -39,8 +39,9 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "tools"))
 from replicas import LoopbackDns, Replicas
 
 from retrieval_eval.evaluation.coordinator import EvalOptions, evaluate_set
-from retrieval_eval.questions.model import Form, GoldenQuestion, GoldenQuestionSet
-from retrieval_eval.retrievers.resolve import open_retriever
+from retrieval_eval.questions.model import GoldenQuestion, GoldenQuestionSet
+from retrieval_eval.records.outcome import Form
+from retrieval_eval.retrievers.opening import open_retriever
 
 TICKS = os.sysconf("SC_CLK_TCK")
 

@@ -22,9 +22,9 @@ from collections.abc import Callable
 
 from bench_store import build_run
 
-from retrieval_eval.records import RunResult
-from retrieval_eval.regression import Thresholds, judge
-from retrieval_eval.report import RunReport
+from retrieval_eval.records.run import RunResult
+from retrieval_eval.regression.verdict import judge
+from retrieval_eval.regression.verdict_records import RunReport, Thresholds
 from retrieval_eval.report.run.json_format import render_json
 from retrieval_eval.report.run.junit import render_junit
 from retrieval_eval.report.run.markdown import render_markdown

@@ -39,7 +39,7 @@ from collections.abc import Callable
 from typing import Any
 
 from retrieval_eval.questions.model import GoldenQuestion
-from retrieval_eval.records import Form
+from retrieval_eval.records.outcome import Form
 from retrieval_eval.retrievers.protocol import Ranking
 from retrieval_eval.scoring.protocol import normalize_ks
 from retrieval_eval.scoring.run import RunScorer

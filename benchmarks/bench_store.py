@@ -31,19 +31,14 @@ from typing import Any
 
 from retrieval_eval.evaluation.latency import run_latency
 from retrieval_eval.questions.model import GoldenQuestion, label_fingerprint
-from retrieval_eval.records import (
-    FailureKind,
-    Form,
-    QuestionOutcome,
-    RetrievalFailure,
-    RetrieverDescription,
-    RunParameters,
-    RunResult,
-    RunState,
-)
+from retrieval_eval.records.failures import FailureKind, RetrievalFailure
+from retrieval_eval.records.outcome import Form, QuestionOutcome
+from retrieval_eval.records.parameters import RunParameters
+from retrieval_eval.records.run import RetrieverDescription, RunResult, RunState
 from retrieval_eval.scoring.metrics import breakdowns, summarize
 from retrieval_eval.scoring.protocol import score_question
-from retrieval_eval.store import RunStore, mask, resolve_url
+from retrieval_eval.store.store import RunStore
+from retrieval_eval.store.url import mask, resolve_url
 
 
 def build_run(n: int) -> RunResult:

@@ -39,19 +39,18 @@ from pathlib import Path
 import uvicorn
 
 from retrieval_eval.evaluation.latency import run_latency
-from retrieval_eval.questions.model import Form, GoldenQuestion
-from retrieval_eval.records import (
-    RetrievalFailure,
-    RunParameters,
-    RunResult,
-    RunState,
-)
-from retrieval_eval.regression import Thresholds, judge
-from retrieval_eval.retrievers.protocol import RetrievedItem, RetrieverDescription
+from retrieval_eval.questions.model import GoldenQuestion
+from retrieval_eval.records.failures import RetrievalFailure
+from retrieval_eval.records.outcome import Form
+from retrieval_eval.records.parameters import RunParameters
+from retrieval_eval.records.run import RetrieverDescription, RunResult, RunState
+from retrieval_eval.regression.verdict import judge
+from retrieval_eval.regression.verdict_records import Thresholds
+from retrieval_eval.retrievers.protocol import RetrievedItem
 from retrieval_eval.scoring.metrics import breakdowns, summarize
 from retrieval_eval.scoring.protocol import score_question
-from retrieval_eval.store import RunStore
-from retrieval_eval.web import create_app
+from retrieval_eval.store.store import RunStore
+from retrieval_eval.web.app import create_app
 
 
 def build_run(n: int) -> RunResult:

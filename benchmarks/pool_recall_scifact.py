@@ -48,7 +48,7 @@ def main() -> None:
     parser.add_argument("--questions", type=int, default=20)
     parser.add_argument("--data", type=Path, default=DATA)
     args = parser.parse_args()
-    from reval_bm25 import build_index
+    from reval_bm25.index import build_index
 
     questions, truth = load(args.data, args.questions)
     corpus = args.data / "corpus.jsonl.gz"

@@ -13,7 +13,7 @@ from support.env import require
 from retrieval_eval.example_data import EXAMPLE_SET_NAME, corpus_path, questions_path
 from retrieval_eval.questions.loading import load_question_set
 from retrieval_eval.quickstart import CHUNK_OVERLAP, CHUNK_WORDS
-from retrieval_eval.records import Form
+from retrieval_eval.records.outcome import Form
 
 HARD_CLASSES = {"near-duplicate", "specific-vs-general", "prose-free", "boilerplate", "normal"}
 

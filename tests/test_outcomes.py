@@ -13,21 +13,16 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from retrieval_eval.evaluation.coordinator import EvalOptions, evaluate
-from retrieval_eval.outcomes import CompactOutcomes
+from retrieval_eval.outcomes.compact import CompactOutcomes
 from retrieval_eval.questions.compact import CompactQuestions
 from retrieval_eval.questions.model import GoldenQuestion, GoldenQuestionSet
-from retrieval_eval.records import (
-    SKIPPED_MEMBER_NOTE,
-    FailureKind,
-    Form,
-    QuestionOutcome,
-    RetrievalFailure,
-    RetrieverDescription,
-)
+from retrieval_eval.records.failures import SKIPPED_MEMBER_NOTE, FailureKind, RetrievalFailure
+from retrieval_eval.records.outcome import Form, QuestionOutcome
+from retrieval_eval.records.run import RetrieverDescription
 from retrieval_eval.retrievers.protocol import Ranking
 from retrieval_eval.scoring.metrics import summarize_with_breakdowns
 from retrieval_eval.scoring.protocol import score_question
-from retrieval_eval.store import RunStore
+from retrieval_eval.store.store import RunStore
 
 FIELDS = [f.name for f in dataclasses.fields(QuestionOutcome)]
 

@@ -57,7 +57,7 @@ def fill_demo_store(workdir: Path) -> str:
         reval("eval", "--set", questions, "--retriever", f"bm25:{workdir / index}",
               "--db", db, "--label", f"try={i}")  # fmt: skip
         if i == 0:
-            from retrieval_eval.store import RunStore
+            from retrieval_eval.store.store import RunStore
 
             with RunStore.open(db) as store:
                 store.pin(store.list_runs(limit=1)[0].run_id)
@@ -69,8 +69,8 @@ def viewer(db: str) -> Iterator[str]:
     """``reval ui`` over ``db`` in this process, on a free loopback port."""
     import uvicorn
 
-    from retrieval_eval.store import RunStore
-    from retrieval_eval.web import create_app
+    from retrieval_eval.store.store import RunStore
+    from retrieval_eval.web.app import create_app
 
     store = RunStore.open(db)
     server = uvicorn.Server(
@@ -92,7 +92,7 @@ def viewer(db: str) -> Iterator[str]:
 
 
 def pages(base: str, db: str) -> dict[str, str]:
-    from retrieval_eval.store import RunStore
+    from retrieval_eval.store.store import RunStore
 
     with RunStore.open(db) as store:
         runs = store.list_runs(limit=None)
@@ -111,9 +111,9 @@ def shoot(out: Path, db: str) -> list[Path]:
     from playwright.sync_api import sync_playwright
 
     from retrieval_eval.regression.stored import stored_verdict
-    from retrieval_eval.report.model import RunReport
+    from retrieval_eval.regression.verdict_records import RunReport
     from retrieval_eval.report.run.html_view import render_html
-    from retrieval_eval.store import RunStore
+    from retrieval_eval.store.store import RunStore
 
     out.mkdir(parents=True, exist_ok=True)
     with RunStore.open(db) as store:

@@ -20,7 +20,7 @@ from retrieval_eval import (
     evaluate,
 )
 from retrieval_eval.errors import InputError
-from retrieval_eval.report.model import RunReport
+from retrieval_eval.regression.verdict_records import RunReport
 from retrieval_eval.report.run.json_format import render_json
 
 PAGES = {

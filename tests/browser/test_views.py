@@ -12,8 +12,9 @@ from pathlib import Path
 import pytest
 from support.browser import chart_state, open_view
 
-from retrieval_eval.comparison import build_history, compare_runs
-from retrieval_eval.store import RunStore
+from retrieval_eval.comparison.compare import compare_runs
+from retrieval_eval.comparison.history import build_history
+from retrieval_eval.store.store import RunStore
 
 REVAL = str(Path(sys.executable).parent / "reval")
 pytestmark = pytest.mark.browser
@@ -137,7 +138,8 @@ def test_hostile_hard_classes_leave_the_page_whole(page, tmp_path):
     """``<!--<script>`` in a hard class once made one JSON element swallow the page."""
     from support.factory import make_run, question_set
 
-    from retrieval_eval.regression import Thresholds, judge
+    from retrieval_eval.regression.verdict import judge
+    from retrieval_eval.regression.verdict_records import Thresholds
 
     hostile = ["<!--<script>", "</script><u id=injected>x</u>", "a & b > c", "<!--", None]
     run = make_run("1130113011", qs=question_set(10, classes=hostile * 2))

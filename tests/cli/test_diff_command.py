@@ -7,7 +7,7 @@ import json
 import pytest
 from support.cli import BAD, FAIL, GOOD, run_reval
 
-from retrieval_eval.comparison import rbo
+from retrieval_eval.comparison.overlap import rbo
 
 
 @pytest.fixture

@@ -15,7 +15,7 @@ from pathlib import Path
 import pytest
 from support.cli import REVAL, write_set
 
-from retrieval_eval.store import RunStore
+from retrieval_eval.store.store import RunStore
 
 #: A retriever server that answers ``question q-i`` with ``d{i}`` and stops its own
 #: process (SIGSTOP: every thread, as a hung host would) on the HANG_AT-th call. That call

@@ -14,7 +14,7 @@ from pathlib import Path
 from support.cli import GOOD, REVAL
 from support.env import require
 
-from retrieval_eval.store import RunStore
+from retrieval_eval.store.store import RunStore
 
 SCRIPT = """
 set -u

@@ -14,7 +14,7 @@ from pathlib import Path
 import pytest
 from support.cli import FAIL, GOOD, REVAL, run_reval, write_set
 
-from retrieval_eval.store import RunStore
+from retrieval_eval.store.store import RunStore
 
 QUESTIONS = 30
 

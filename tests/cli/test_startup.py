@@ -184,7 +184,7 @@ def test_an_eval_of_a_jsonl_set_on_a_store_at_head_loads_neither_yaml_nor_alembi
     """YAML is imported when a YAML set is read, Alembic when the schema must change: a
     second ``reval eval`` of a JSONL set loads neither (the first, a YAML set that creates
     the store, loads both, so the probe is seen to look in the right place)."""
-    from reval_bm25 import build_index
+    from reval_bm25.index import build_index
 
     from retrieval_eval.example_data import __file__ as example_init
     from retrieval_eval.questions.loading import load_question_sets
@@ -246,7 +246,7 @@ def test_an_eval_of_a_set_file_with_bm25_loads_only_what_it_uses(tmp_path):
     """Each of these is imported when it is used: with a reval.toml present its reader is
     loaded, and searching loads the BM25 retriever and the stored-run records, so the
     probe is seen to look in the right place."""
-    from reval_bm25 import build_index
+    from reval_bm25.index import build_index
 
     from retrieval_eval.example_data import __file__ as example_init
 

@@ -12,7 +12,7 @@ from support.store import pg_schema_url, store_url
 from retrieval_eval.evaluation.coordinator import evaluate
 from retrieval_eval.questions.loading import load_question_set
 from retrieval_eval.report.run.text import UNJUDGED_NOTE
-from retrieval_eval.store import RunStore
+from retrieval_eval.store.store import RunStore
 
 __all__ = ["pg_schema_url", "store_url"]
 

@@ -7,9 +7,11 @@ import pytest
 from scipy.stats import binomtest
 from support.factory import make_run, question_set
 
-from retrieval_eval.comparison import Cell, compare_runs, jaccard, rbo
+from retrieval_eval.comparison.compare import compare_runs
+from retrieval_eval.comparison.overlap import jaccard, rbo
+from retrieval_eval.comparison.results import Cell
 from retrieval_eval.errors import InputError
-from retrieval_eval.records import Form
+from retrieval_eval.records.outcome import Form
 
 QS = question_set(
     12,

@@ -5,9 +5,10 @@ from __future__ import annotations
 
 from support.factory import make_run, question_set
 
-from retrieval_eval.comparison import build_history
-from retrieval_eval.regression import Thresholds, VerdictKind, judge
-from retrieval_eval.store.summaries import StoredRun
+from retrieval_eval.comparison.history import build_history
+from retrieval_eval.regression.verdict import judge
+from retrieval_eval.regression.verdict_records import Thresholds, VerdictKind
+from retrieval_eval.store.stored_run import StoredRun
 from retrieval_eval.store.verdicts import verdict_document
 
 QS = question_set(5)

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from retrieval_eval.corpus import CHUNK_SEPARATOR, Chunking
+from retrieval_eval.corpus.chunking import CHUNK_SEPARATOR, Chunking
 from retrieval_eval.errors import InputError
 
 

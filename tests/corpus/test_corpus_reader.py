@@ -8,8 +8,8 @@ from pathlib import Path
 
 import pytest
 
-from retrieval_eval.corpus import CorpusError, iter_documents, scan_corpus
-from retrieval_eval.errors import InputError
+from retrieval_eval.corpus.reader import iter_documents, scan_corpus
+from retrieval_eval.errors import CorpusError, InputError
 
 DOCS = [
     {"_id": "scurvy", "title": "Scurvy", "text": "Scurvy is caused by a lack of vitamin C."},

@@ -9,7 +9,9 @@ import pytest
 
 from retrieval_eval.evaluation.coordinator import EvalOptions, evaluate_set
 from retrieval_eval.questions.model import GoldenQuestion, GoldenQuestionSet
-from retrieval_eval.records import FailureKind, Form, RetrieverDescription
+from retrieval_eval.records.failures import FailureKind
+from retrieval_eval.records.outcome import Form
+from retrieval_eval.records.run import RetrieverDescription
 from retrieval_eval.retrievers.in_process import InProcessRetriever
 from retrieval_eval.retrievers.protocol import Ranking
 

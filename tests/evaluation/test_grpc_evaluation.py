@@ -15,7 +15,8 @@ import pytest
 from retrieval_eval.errors import RetrieverUnavailable
 from retrieval_eval.evaluation.coordinator import EvalOptions, EvaluationInterrupted, evaluate
 from retrieval_eval.questions.model import GoldenQuestion, GoldenQuestionSet
-from retrieval_eval.records import Form, RetrieverDescription, RunState
+from retrieval_eval.records.outcome import Form
+from retrieval_eval.records.run import RetrieverDescription, RunState
 from retrieval_eval.retrievers.protocol import RetrievedItem
 from retrieval_eval.retrievers.server.sdk import ServerHandle, serve
 

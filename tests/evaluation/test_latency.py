@@ -8,7 +8,8 @@ import pytest
 
 from retrieval_eval.evaluation import latency
 from retrieval_eval.evaluation.latency import percentile, run_latency, summarize_latency
-from retrieval_eval.records import FailureKind, Form, QuestionOutcome, RetrievalFailure
+from retrieval_eval.records.failures import FailureKind, RetrievalFailure
+from retrieval_eval.records.outcome import Form, QuestionOutcome
 
 np = pytest.importorskip("numpy")
 

@@ -10,8 +10,10 @@ import pytest
 from retrieval_eval.errors import InputError
 from retrieval_eval.evaluation.coordinator import EvalOptions, evaluate_set
 from retrieval_eval.evaluation.probe import probe_indexes
-from retrieval_eval.questions.model import Form, GoldenQuestion, GoldenQuestionSet
-from retrieval_eval.retrievers.protocol import RetrievedItem, RetrieverDescription
+from retrieval_eval.questions.model import GoldenQuestion, GoldenQuestionSet
+from retrieval_eval.records.outcome import Form
+from retrieval_eval.records.run import RetrieverDescription
+from retrieval_eval.retrievers.protocol import RetrievedItem
 
 SERVICE_S = 0.01
 

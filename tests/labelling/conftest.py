@@ -13,7 +13,7 @@ from support.labelling import CORPUS, QUESTIONS, Scripted
 @pytest.fixture(scope="session")
 def bm25_specs(tmp_path_factory: pytest.TempPathFactory) -> tuple[str, str]:
     """``bm25:`` specs of the example corpus: whole pages, and chunks of 30 words."""
-    from reval_bm25 import build_index
+    from reval_bm25.index import build_index
 
     root = tmp_path_factory.mktemp("bm25")
     build_index(CORPUS, root / "pages")

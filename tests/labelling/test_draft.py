@@ -19,7 +19,7 @@ from retrieval_eval.questions.loading import load_question_set
 
 def top_distinct(spec: str, question: str, depth: int) -> list[str]:
     """Independently of reval's pooling: ask the index, cut chunk ids, keep first seen."""
-    from reval_bm25 import open_index
+    from reval_bm25.retriever import open_index
 
     retriever = open_index(Path(spec.removeprefix("bm25:")))
     docs: list[str] = []

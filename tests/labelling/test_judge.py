@@ -11,7 +11,8 @@ import yaml
 
 from retrieval_eval.errors import InputError
 from retrieval_eval.labelling.agreement import agreement, cohen_kappa
-from retrieval_eval.labelling.judge import Judgement, default_judge, save_judgement
+from retrieval_eval.labelling.judge import Judgement, save_judgement
+from retrieval_eval.labelling.judge_name import default_judge
 from retrieval_eval.questions.loading import load_question_set
 
 DRAFT = """\

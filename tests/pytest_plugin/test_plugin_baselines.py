@@ -14,7 +14,7 @@ from pathlib import Path
 import pytest
 from support.plugin_suite import BAD, GOOD, PASSING
 
-from retrieval_eval.store import RunStore
+from retrieval_eval.store.store import RunStore
 
 
 def test_a_regression_fails_again_when_the_job_is_retried(suite) -> None:

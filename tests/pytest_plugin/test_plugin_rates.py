@@ -7,7 +7,7 @@ from __future__ import annotations
 
 from support.plugin_suite import BAD, GOOD, PASSING
 
-from retrieval_eval.store import RunStore
+from retrieval_eval.store.store import RunStore
 
 
 def test_a_passing_suite_saves_its_run_labelled(suite) -> None:

@@ -7,7 +7,7 @@ from __future__ import annotations
 
 from support.plugin_suite import BAD, GOOD, PASSING
 
-from retrieval_eval.store import RunStore
+from retrieval_eval.store.store import RunStore
 
 
 def test_a_regression_fails_with_rates_reasons_and_both_rankings(suite) -> None:

@@ -11,7 +11,7 @@ from support.questions import reval, write
 from retrieval_eval.errors import QuestionSetError
 from retrieval_eval.questions.beir import import_beir
 from retrieval_eval.questions.loading import load_question_set
-from retrieval_eval.records import Form
+from retrieval_eval.records.outcome import Form
 
 
 def beir_dir(tmp_path: Path, gz: bool = False) -> Path:

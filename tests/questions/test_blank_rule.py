@@ -13,7 +13,7 @@ from support.questions import jsonl, only
 
 from retrieval_eval.questions.loading import load_question_set
 from retrieval_eval.questions.problems import QuestionSetProblems
-from retrieval_eval.records import RetrieverDescription
+from retrieval_eval.records.run import RetrieverDescription
 from retrieval_eval.retrievers.contract.limits import request_problem
 from retrieval_eval.retrievers.protocol import RetrievedItem
 from retrieval_eval.retrievers.server.sdk import serve

@@ -14,7 +14,7 @@ from hypothesis import strategies as st
 from retrieval_eval.questions.compact import CompactQuestions
 from retrieval_eval.questions.loading import load_question_set
 from retrieval_eval.questions.model import GoldenQuestion, label_fingerprint
-from retrieval_eval.records import Form
+from retrieval_eval.records.outcome import Form
 
 FIELDS = [f.name for f in dataclasses.fields(GoldenQuestion)]
 

@@ -12,7 +12,7 @@ from support.questions import write
 from retrieval_eval.questions.formats import write_question_set
 from retrieval_eval.questions.loading import load_question_set, load_question_sets
 from retrieval_eval.questions.model import GoldenQuestion, GoldenQuestionSet
-from retrieval_eval.records import Form
+from retrieval_eval.records.outcome import Form
 
 QUESTIONS = [
     {

@@ -12,7 +12,7 @@ import pytest
 
 from retrieval_eval.questions.compact import CompactQuestions
 from retrieval_eval.questions.model import GoldenQuestion, label_fingerprint
-from retrieval_eval.records import Form
+from retrieval_eval.records.outcome import Form
 
 
 def at_once(questions: list[GoldenQuestion]) -> str:

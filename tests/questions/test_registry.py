@@ -10,7 +10,7 @@ from support.env import require
 from retrieval_eval.errors import InputError, PluginError, QuestionSetError, UnknownNameError
 from retrieval_eval.questions.loading import load_question_set, load_question_sets
 from retrieval_eval.questions.registry import QuestionSetRegistry
-from retrieval_eval.records import Form
+from retrieval_eval.records.outcome import Form
 
 EXAMPLE_SETS = ["example-faq", "example-gaps", "example-inline"]
 

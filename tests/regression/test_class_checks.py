@@ -7,7 +7,7 @@ import random
 from itertools import product
 
 from retrieval_eval.metric_keys import TOP1_HIT_RATE, TOP3_HIT_RATE
-from retrieval_eval.records import Form, QuestionOutcome
+from retrieval_eval.records.outcome import Form, QuestionOutcome
 from retrieval_eval.regression.class_checks import fewest_one_way_losses, group_flips, group_test
 from retrieval_eval.regression.verdict_records import MetricDelta
 from retrieval_eval.stats.many_runs import holm as holm_adjusted

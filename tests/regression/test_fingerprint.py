@@ -7,8 +7,10 @@ import dataclasses
 import pytest
 from support.factory import make_run, question_set
 
-from retrieval_eval.records import Form, RetrieverDescription, RunParameters
-from retrieval_eval.regression import (
+from retrieval_eval.records.outcome import Form
+from retrieval_eval.records.parameters import RunParameters
+from retrieval_eval.records.run import RetrieverDescription
+from retrieval_eval.regression.fingerprint import (
     benchmark_differences,
     benchmark_fingerprint,
     variant_fingerprint,

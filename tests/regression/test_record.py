@@ -8,8 +8,8 @@ from support.factory import make_run, question_set
 
 from retrieval_eval import judge_and_save, render
 from retrieval_eval.errors import StoreError
-from retrieval_eval.regression import ErrorBudget, Thresholds, VerdictKind
-from retrieval_eval.store import RunStore
+from retrieval_eval.regression.verdict_records import ErrorBudget, Thresholds, VerdictKind
+from retrieval_eval.store.store import RunStore
 
 
 def test_each_run_is_judged_against_the_latest_complete_one_then_saved(tmp_path: Path) -> None:

@@ -7,8 +7,9 @@ import dataclasses
 
 from support.factory import make_run, question_set
 
-from retrieval_eval.records import Form
-from retrieval_eval.regression import Thresholds, judge
+from retrieval_eval.records.outcome import Form
+from retrieval_eval.regression.verdict import judge
+from retrieval_eval.regression.verdict_records import Thresholds
 from retrieval_eval.stats.mcnemar import set_power
 
 

@@ -9,15 +9,12 @@ import pytest
 from support.factory import make_run, question_set
 
 from retrieval_eval.errors import InputError
-from retrieval_eval.records import Form, RetrieverDescription, RunParameters
-from retrieval_eval.regression import (
-    ErrorBudget,
-    Thresholds,
-    VerdictKind,
-    compare,
-    judge,
-    mcnemar_exact,
-)
+from retrieval_eval.records.outcome import Form
+from retrieval_eval.records.parameters import RunParameters
+from retrieval_eval.records.run import RetrieverDescription
+from retrieval_eval.regression.verdict import compare, judge
+from retrieval_eval.regression.verdict_records import ErrorBudget, Thresholds, VerdictKind
+from retrieval_eval.stats.mcnemar import mcnemar_exact
 
 DEFAULT = Thresholds()
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 from support.factory import outcome, run_of
 
-from retrieval_eval.records import RetrieverDescription, RunResult
+from retrieval_eval.records.run import RetrieverDescription, RunResult
 from retrieval_eval.regression.verdict_records import (
     Flip,
     FlipDirection,

@@ -2,7 +2,7 @@ from __future__ import annotations
 
 from datetime import UTC, datetime
 
-from retrieval_eval.records import RunState
+from retrieval_eval.records.run import RunState
 from retrieval_eval.report.runs_list import summaries_json, summaries_table
 from retrieval_eval.store.summaries import RunSummary
 

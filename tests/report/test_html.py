@@ -9,8 +9,8 @@ from html.parser import HTMLParser
 
 from support.factory import make_run, question_set
 
-from retrieval_eval.records import RetrievalFailure
-from retrieval_eval.report.model import RunReport
+from retrieval_eval.records.failures import RetrievalFailure
+from retrieval_eval.regression.verdict_records import RunReport
 from retrieval_eval.report.run.html_view import render_html
 
 EXTERNAL = re.compile(r"""(?:src|href|action)\s*=\s*["'](?!/|#|data:)""", re.IGNORECASE)

@@ -2,7 +2,7 @@ from __future__ import annotations
 
 import json
 
-from retrieval_eval.report import RunReport
+from retrieval_eval.regression.verdict_records import RunReport
 from retrieval_eval.report.run.json_format import (
     SCHEMA_VERSION,
     render_json,

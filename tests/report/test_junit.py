@@ -5,8 +5,7 @@ from dataclasses import replace
 
 from support.factory import outcome, run_of
 
-from retrieval_eval.regression.verdict_records import Verdict, VerdictKind
-from retrieval_eval.report import RunReport
+from retrieval_eval.regression.verdict_records import RunReport, Verdict, VerdictKind
 from retrieval_eval.report.run.junit import VERDICT_CASE, render_junit
 
 

@@ -2,8 +2,7 @@ from __future__ import annotations
 
 from dataclasses import replace
 
-from retrieval_eval.regression.verdict_records import Verdict, VerdictKind
-from retrieval_eval.report import RunReport
+from retrieval_eval.regression.verdict_records import RunReport, Verdict, VerdictKind
 from retrieval_eval.report.run.markdown import render_markdown
 
 

@@ -10,11 +10,11 @@ from dataclasses import replace
 import pytest
 from support.factory import make_run, question_set
 
-from retrieval_eval.comparison import compare_runs
+from retrieval_eval.comparison.compare import compare_runs
 from retrieval_eval.errors import InputError
-from retrieval_eval.records import Form
-from retrieval_eval.regression import Thresholds, judge
-from retrieval_eval.report import RunReport
+from retrieval_eval.records.outcome import Form
+from retrieval_eval.regression.verdict import judge
+from retrieval_eval.regression.verdict_records import RunReport, Thresholds
 from retrieval_eval.report.comparison.json_format import comparison_to_dict
 from retrieval_eval.report.comparison.markdown import render_comparison_markdown
 from retrieval_eval.report.comparison.text import render_comparison_text

@@ -4,7 +4,7 @@ import re
 
 from support.factory import outcome, run_of
 
-from retrieval_eval.report import RunReport
+from retrieval_eval.regression.verdict_records import RunReport
 from retrieval_eval.report.run.text import ALL_QUESTIONS_UP_TO, render_text
 
 ANSI = re.compile(r"\x1b\[[0-9;]*m")

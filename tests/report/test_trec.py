@@ -9,7 +9,7 @@ from support.factory import outcome, run_of
 
 from retrieval_eval.errors import InputError
 from retrieval_eval.questions.model import GoldenQuestion
-from retrieval_eval.records import Form, QuestionOutcome
+from retrieval_eval.records.outcome import Form, QuestionOutcome
 from retrieval_eval.report.run.trec import qrels_lines, retriever_scores, run_lines, trec_export
 from retrieval_eval.retrievers.protocol import RetrievedItem
 from retrieval_eval.scoring.metrics import summarize

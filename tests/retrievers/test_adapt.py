@@ -8,7 +8,7 @@ from typing import Any
 
 import pytest
 
-from retrieval_eval.records import RetrieverDescription
+from retrieval_eval.records.run import RetrieverDescription
 from retrieval_eval.retrievers.adapt import call_describe, describe_of, make_retrieve
 from retrieval_eval.retrievers.contract.limits import ContractBreach
 from retrieval_eval.retrievers.protocol import Ranking, RetrievedItem

@@ -23,7 +23,7 @@ from retrieval_eval.errors import (
     RetrieverUnauthenticated,
     RetrieverUnavailable,
 )
-from retrieval_eval.records import RetrieverDescription
+from retrieval_eval.records.run import RetrieverDescription
 from retrieval_eval.retrievers.client.grpc_client import ClientOptions, GrpcRetrieverClient
 from retrieval_eval.retrievers.client.status import error_from_status
 from retrieval_eval.retrievers.protocol import RetrievedItem

@@ -16,7 +16,7 @@ from support.grpc_servers import NO_PORT_SHARING
 from retrieval_eval.errors import RetrieverContractError, RetrieverUnavailable
 from retrieval_eval.evaluation.coordinator import EvalOptions, evaluate
 from retrieval_eval.questions.model import GoldenQuestion, GoldenQuestionSet
-from retrieval_eval.records import Form
+from retrieval_eval.records.outcome import Form
 from retrieval_eval.retrievers.client.grpc_client import ClientOptions, GrpcRetrieverClient
 from retrieval_eval.retrievers.contract.check import check_contract
 from retrieval_eval.retrievers.contract.limits import (

@@ -10,14 +10,11 @@ from pathlib import Path
 import pytest
 from support.broken_retriever import ALL_CHECKS, Faults, Ranked
 
-from retrieval_eval.retrievers.contract.check import (
-    MAX_SET_PROBES,
-    CheckResult,
-    check_contract,
-    probe_questions,
-)
+from retrieval_eval.retrievers.contract.check import check_contract
 from retrieval_eval.retrievers.contract.limits import MAX_QUESTION_BYTES
+from retrieval_eval.retrievers.contract.probes import MAX_SET_PROBES, probe_questions
 from retrieval_eval.retrievers.contract.rules import (
+    CheckResult,
     judge_ids,
     judge_limit,
     judge_order,

@@ -11,8 +11,8 @@ from click.testing import CliRunner
 from support.broken_retriever import ALL_CHECKS, Faults, Ranked
 
 from retrieval_eval.cli.main import cli
-from retrieval_eval.retrievers.contract.check import PROBE_QUESTIONS
 from retrieval_eval.retrievers.contract.limits import MAX_QUESTION_BYTES
+from retrieval_eval.retrievers.contract.probes import PROBE_QUESTIONS
 from retrieval_eval.retrievers.protocol import RetrievedItem
 from retrieval_eval.retrievers.server.sdk import serve
 

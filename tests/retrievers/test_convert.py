@@ -8,7 +8,7 @@ from google.protobuf.message import DecodeError
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from retrieval_eval.records import RetrieverDescription
+from retrieval_eval.records.run import RetrieverDescription
 from retrieval_eval.retrievers import convert
 from retrieval_eval.retrievers.client.wire import plain_ids
 from retrieval_eval.retrievers.contract.limits import response_breach

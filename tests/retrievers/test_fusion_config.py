@@ -10,7 +10,10 @@ from retrieval_eval.errors import ConfigError
 from retrieval_eval.retrievers.config import load_config
 from retrieval_eval.retrievers.fusion.config import FusionConfig, OnMemberError
 from retrieval_eval.retrievers.fusion.methods import FusionMethod, FusionParams
-from retrieval_eval.retrievers.resolve import FusionSpec, list_retrievers, open_retriever, resolve
+from retrieval_eval.retrievers.listing import list_retrievers
+from retrieval_eval.retrievers.opening import open_retriever
+from retrieval_eval.retrievers.resolve import resolve
+from retrieval_eval.retrievers.specs import FusionSpec
 
 
 def write(tmp_path: Path, text: str) -> Path:

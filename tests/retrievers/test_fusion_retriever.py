@@ -14,13 +14,14 @@ from support.retrievers import TinyRetriever
 
 from retrieval_eval.errors import RetrieverInternal
 from retrieval_eval.evaluation.coordinator import EvalOptions, evaluate
-from retrieval_eval.questions.model import Form, GoldenQuestion, GoldenQuestionSet
-from retrieval_eval.records import RetrieverDescription
+from retrieval_eval.questions.model import GoldenQuestion, GoldenQuestionSet
+from retrieval_eval.records.outcome import Form
+from retrieval_eval.records.run import RetrieverDescription
 from retrieval_eval.retrievers.documents import distinct_scored
 from retrieval_eval.retrievers.fusion.methods import FusionParams, fuse
 from retrieval_eval.retrievers.fusion.retriever import FusedRetriever
+from retrieval_eval.retrievers.opening import open_retriever
 from retrieval_eval.retrievers.protocol import RetrievedItem
-from retrieval_eval.retrievers.resolve import open_retriever
 from retrieval_eval.retrievers.server.sdk import ServerHandle
 
 Serve = Callable[..., ServerHandle]
@@ -172,7 +173,7 @@ def test_every_member_failing_is_an_error_even_when_skipping(
 def test_bm25_plugin_and_grpc_member_evaluate_like_any_retriever(
     tmp_path: Path, serve_retriever: Serve
 ) -> None:
-    from reval_bm25 import build_index
+    from reval_bm25.index import build_index
 
     corpus = tmp_path / "corpus.jsonl"
     corpus.write_text(

@@ -25,7 +25,7 @@ from retrieval_eval.cli.main import cli
 from retrieval_eval.errors import RetrieverRejected, RetrieverUnauthenticated
 from retrieval_eval.evaluation.coordinator import EvalOptions, evaluate
 from retrieval_eval.questions.loading import load_question_set
-from retrieval_eval.records import RetrieverDescription
+from retrieval_eval.records.run import RetrieverDescription
 from retrieval_eval.retrievers.client.grpc_client import ClientOptions, GrpcRetrieverClient
 from retrieval_eval.retrievers.contract.limits import (
     MAX_LIMIT,

@@ -10,7 +10,7 @@ from retrieval_eval.errors import (
     RetrieverRejected,
     RetrieverTimeout,
 )
-from retrieval_eval.records import RetrieverDescription
+from retrieval_eval.records.run import RetrieverDescription
 from retrieval_eval.retrievers.in_process import InProcessRetriever
 from retrieval_eval.retrievers.protocol import RetrievedItem
 

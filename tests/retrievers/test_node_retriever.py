@@ -21,7 +21,7 @@ from retrieval_eval.cli.main import cli
 from retrieval_eval.errors import RetrieverRejected, RetrieverUnauthenticated
 from retrieval_eval.evaluation.coordinator import EvalOptions, evaluate
 from retrieval_eval.questions.model import GoldenQuestion, GoldenQuestionSet
-from retrieval_eval.records import Form
+from retrieval_eval.records.outcome import Form
 from retrieval_eval.retrievers.client.grpc_client import ClientOptions, GrpcRetrieverClient
 from retrieval_eval.retrievers.contract.limits import MAX_LIMIT, MAX_QUESTION_BYTES, MIN_LIMIT
 

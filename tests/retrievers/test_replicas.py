@@ -19,9 +19,10 @@ import pytest
 from support.tools import load_tool
 
 from retrieval_eval.evaluation.coordinator import EvalOptions, evaluate_set
-from retrieval_eval.questions.model import Form, GoldenQuestion, GoldenQuestionSet
-from retrieval_eval.records import RunResult, RunState
-from retrieval_eval.retrievers.resolve import open_retriever
+from retrieval_eval.questions.model import GoldenQuestion, GoldenQuestionSet
+from retrieval_eval.records.outcome import Form
+from retrieval_eval.records.run import RunResult, RunState
+from retrieval_eval.retrievers.opening import open_retriever
 
 replicas_tool = load_tool("replicas")
 LoopbackDns, Replicas = replicas_tool.LoopbackDns, replicas_tool.Replicas

@@ -15,16 +15,17 @@ import pytest
 from support.env import require
 from support.model_server import model_server
 
-from retrieval_eval.corpus import iter_documents
+from retrieval_eval.corpus.reader import iter_documents
 from retrieval_eval.errors import ConfigError, InputError
 from retrieval_eval.evaluation.coordinator import EvalOptions, evaluate
 from retrieval_eval.example_data import corpus_path, questions_path
 from retrieval_eval.questions.loading import load_question_set
-from retrieval_eval.records import RetrieverDescription
+from retrieval_eval.records.run import RetrieverDescription
 from retrieval_eval.retrievers.config import load_config
 from retrieval_eval.retrievers.documents import distinct_documents
 from retrieval_eval.retrievers.embedding import load_embedder
-from retrieval_eval.retrievers.resolve import list_retrievers, open_retriever
+from retrieval_eval.retrievers.listing import list_retrievers
+from retrieval_eval.retrievers.opening import open_retriever
 from retrieval_eval.retrievers.server.sdk import ServerHandle
 
 Serve = Callable[..., ServerHandle]
@@ -37,7 +38,7 @@ def bm25_index(tmp_path_factory: pytest.TempPathFactory) -> Path:
     require(
         importlib.util.find_spec("reval_dense") is not None, "the dense plugin is not installed"
     )
-    from reval_bm25 import build_index
+    from reval_bm25.index import build_index
 
     out = tmp_path_factory.mktemp("rerank") / "bm25"
     build_index(corpus_path(), out, chunk_words=60, chunk_overlap=10)

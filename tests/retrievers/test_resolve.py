@@ -9,17 +9,13 @@ from pathlib import Path
 import pytest
 
 from retrieval_eval.errors import ConfigError, InputError, PluginError, UnknownNameError
+from retrieval_eval.retrievers.addresses import parse_address
 from retrieval_eval.retrievers.in_process import InProcessRetriever
+from retrieval_eval.retrievers.listing import list_retrievers
+from retrieval_eval.retrievers.opening import open_retriever
 from retrieval_eval.retrievers.protocol import RetrievedItem
-from retrieval_eval.retrievers.resolve import (
-    Endpoint,
-    PluginSpec,
-    RetrieverInfo,
-    list_retrievers,
-    open_retriever,
-    parse_address,
-    resolve,
-)
+from retrieval_eval.retrievers.resolve import PluginSpec, resolve
+from retrieval_eval.retrievers.specs import Endpoint, RetrieverInfo
 
 PLUGIN_DIR = Path(__file__).resolve().parent.parent / "fixtures" / "retriever_plugin"
 

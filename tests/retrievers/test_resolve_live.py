@@ -9,7 +9,8 @@ from pathlib import Path
 import pytest
 
 from retrieval_eval.errors import InputError
-from retrieval_eval.retrievers.resolve import list_retrievers, open_retriever
+from retrieval_eval.retrievers.listing import list_retrievers
+from retrieval_eval.retrievers.opening import open_retriever
 
 
 async def test_grpc_address_opens_a_client_on_a_live_server(tiny_server) -> None:
@@ -52,7 +53,7 @@ def bm25_index(tmp_path: Path) -> Path:
     from support.env import require
 
     try:
-        from reval_bm25 import build_index
+        from reval_bm25.index import build_index
     except ImportError:
         build_index = None
     require(

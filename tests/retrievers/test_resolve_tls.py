@@ -7,7 +7,7 @@ from pathlib import Path
 from support.certificates import issue, write_pair
 
 from retrieval_eval.retrievers.contract.check import check_contract
-from retrieval_eval.retrievers.resolve import open_retriever
+from retrieval_eval.retrievers.opening import open_retriever
 from retrieval_eval.retrievers.server.sdk import ServerTls
 
 

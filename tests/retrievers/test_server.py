@@ -20,7 +20,7 @@ from grpc_reflection.v1alpha.proto_reflection_descriptor_database import (
 )
 
 from retrieval_eval.errors import InfrastructureError
-from retrieval_eval.records import RetrieverDescription
+from retrieval_eval.records.run import RetrieverDescription
 from retrieval_eval.retrievers.protocol import RetrievedItem
 from retrieval_eval.retrievers.server.sdk import ServerHandle, serve
 from retrieval_eval.v1 import retriever_pb2 as pb

@@ -11,11 +11,8 @@ import pytest
 from support.certificates import issue, write_pair
 
 from retrieval_eval.errors import ConfigError, RetrieverUnauthenticated, RetrieverUnavailable
-from retrieval_eval.retrievers.client.grpc_client import (
-    ClientOptions,
-    GrpcRetrieverClient,
-    TlsConfig,
-)
+from retrieval_eval.retrievers.client.channel import TlsConfig
+from retrieval_eval.retrievers.client.grpc_client import ClientOptions, GrpcRetrieverClient
 from retrieval_eval.retrievers.server.sdk import ServerHandle, ServerTls
 
 Serve = Callable[..., ServerHandle]

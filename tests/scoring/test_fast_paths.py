@@ -14,7 +14,7 @@ from hypothesis import strategies as st
 from support.scoring_cases import CASES, documents_or_chunks, plain_breach, plain_documents
 
 from retrieval_eval.questions.model import GoldenQuestion
-from retrieval_eval.records import Form, QuestionOutcome
+from retrieval_eval.records.outcome import Form, QuestionOutcome
 from retrieval_eval.retrievers.contract.limits import (
     MAX_CHUNK_ID_BYTES,
     MAX_ID_BYTES,

@@ -6,7 +6,8 @@ import pytest
 
 from retrieval_eval import MetricFamily, metric_key, parse_metric_key
 from retrieval_eval.metric_keys import TOP1_HIT_RATE, TOP3_HIT_RATE, MetricKey, metric_sort_key
-from retrieval_eval.scoring.metrics import hit_rate_key, rank_metrics
+from retrieval_eval.scoring.metrics import rank_metrics
+from retrieval_eval.scoring.ranks import hit_rate_key
 
 
 @pytest.mark.parametrize(

@@ -13,16 +13,12 @@ import pytest
 import pytrec_eval
 
 from retrieval_eval.questions.model import GoldenQuestion
-from retrieval_eval.records import FailureKind, Form, QuestionOutcome, RetrievalFailure
+from retrieval_eval.records.failures import FailureKind, RetrievalFailure
+from retrieval_eval.records.outcome import UNCLASSIFIED, Form, QuestionOutcome
 from retrieval_eval.retrievers.protocol import RetrievedItem
-from retrieval_eval.scoring.metrics import (
-    UNCLASSIFIED,
-    breakdowns,
-    hit_rate_key,
-    rank_metrics,
-    summarize,
-)
+from retrieval_eval.scoring.metrics import breakdowns, rank_metrics, summarize
 from retrieval_eval.scoring.protocol import score_question
+from retrieval_eval.scoring.ranks import hit_rate_key
 
 KS = (1, 3, 5, 10)
 

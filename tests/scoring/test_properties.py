@@ -20,15 +20,9 @@ from hypothesis import strategies as st
 from support.scoring_cases import CASES, documents_or_chunks, plain_breach, plain_documents
 
 from retrieval_eval.questions.model import GoldenQuestion
-from retrieval_eval.records import (
-    UNCLASSIFIED,
-    FailureKind,
-    Form,
-    GroupMetrics,
-    NoAnswerStats,
-    QuestionOutcome,
-    RetrievalFailure,
-)
+from retrieval_eval.records.failures import FailureKind, RetrievalFailure
+from retrieval_eval.records.metrics import GroupMetrics, NoAnswerStats
+from retrieval_eval.records.outcome import UNCLASSIFIED, Form, QuestionOutcome
 from retrieval_eval.retrievers.contract.limits import (
     MAX_CHUNK_ID_BYTES,
     MAX_ID_BYTES,

@@ -6,15 +6,11 @@ import pytest
 
 from retrieval_eval.errors import InputError
 from retrieval_eval.questions.model import GoldenQuestion
-from retrieval_eval.records import FailureKind, Form, RetrievalFailure
+from retrieval_eval.records.failures import FailureKind, RetrievalFailure
+from retrieval_eval.records.outcome import Form
+from retrieval_eval.retrievers.documents import distinct_documents, document_id
 from retrieval_eval.retrievers.protocol import RetrievedItem
-from retrieval_eval.scoring.protocol import (
-    distinct_documents,
-    document_id,
-    normalize_ks,
-    request_limit,
-    score_question,
-)
+from retrieval_eval.scoring.protocol import normalize_ks, request_limit, score_question
 
 KS = (1, 3)
 

@@ -12,14 +12,10 @@ from retrieval_eval.evaluation import accumulate
 from retrieval_eval.evaluation.accumulate import RunAccumulator
 from retrieval_eval.evaluation.latency import run_latency
 from retrieval_eval.questions.model import GoldenQuestion, GoldenQuestionSet
-from retrieval_eval.records import (
-    FailureKind,
-    Form,
-    RetrievalFailure,
-    RetrieverDescription,
-    RunParameters,
-    RunState,
-)
+from retrieval_eval.records.failures import FailureKind, RetrievalFailure
+from retrieval_eval.records.outcome import Form
+from retrieval_eval.records.parameters import RunParameters
+from retrieval_eval.records.run import RetrieverDescription, RunState
 from retrieval_eval.retrievers.protocol import Ranking
 from retrieval_eval.scoring.metrics import summarize_with_breakdowns
 from retrieval_eval.scoring.protocol import normalize_ks, score_question

@@ -10,7 +10,7 @@ from fractions import Fraction
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from retrieval_eval.records import Form
+from retrieval_eval.records.outcome import Form
 from retrieval_eval.scoring.ranks import figures, rank_names
 from retrieval_eval.scoring.tally import Key, Tally, scaled_integers
 

@@ -8,8 +8,10 @@ import dataclasses
 import pytest
 from support.factory import make_run, question_set
 
-from retrieval_eval.regression import Thresholds, judge
-from retrieval_eval.store import RunStore, queries
+from retrieval_eval.regression.verdict import judge
+from retrieval_eval.regression.verdict_records import Thresholds
+from retrieval_eval.store import queries
+from retrieval_eval.store.store import RunStore
 
 
 def fill(store: RunStore) -> dict[str, object]:

@@ -9,7 +9,7 @@ import sys
 import time
 from pathlib import Path
 
-from retrieval_eval.store import RunStore
+from retrieval_eval.store.store import RunStore
 
 WRITERS = 4
 RUNS_EACH = 3

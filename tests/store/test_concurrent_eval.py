@@ -10,9 +10,9 @@ from pathlib import Path
 
 import yaml
 
-from retrieval_eval.records import RetrieverDescription
+from retrieval_eval.records.run import RetrieverDescription
 from retrieval_eval.retrievers.protocol import RetrievedItem
-from retrieval_eval.store import RunStore
+from retrieval_eval.store.store import RunStore
 
 REVAL = Path(sys.executable).parent / "reval"
 PROCESSES = 4

@@ -10,7 +10,7 @@ import pytest
 from support.factory import make_run
 
 from retrieval_eval.errors import InfrastructureError, StoreError
-from retrieval_eval.store import RunStore
+from retrieval_eval.store.store import RunStore
 
 
 def free_port() -> int:

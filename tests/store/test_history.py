@@ -9,8 +9,9 @@ import pytest
 from support.factory import make_run, question_set
 
 from retrieval_eval.errors import InputError, UnknownNameError
-from retrieval_eval.records import RunResult, RunState
-from retrieval_eval.regression import Thresholds, judge
+from retrieval_eval.records.run import RunResult, RunState
+from retrieval_eval.regression.verdict import judge
+from retrieval_eval.regression.verdict_records import Thresholds
 
 
 def save_judged(store, run: RunResult) -> str:

@@ -9,9 +9,10 @@ from sqlalchemy import create_engine, inspect, text
 from sqlalchemy.dialects import postgresql, sqlite
 from support.factory import make_run, question_set
 
-from retrieval_eval.records import RunState
-from retrieval_eval.store import RunStore, queries
+from retrieval_eval.records.run import RunState
+from retrieval_eval.store import queries
 from retrieval_eval.store.schema import alembic_config
+from retrieval_eval.store.store import RunStore
 
 LISTING_INDEXES = {
     "ix_reval_runs_started": ["started_ts", "pk"],

@@ -10,10 +10,12 @@ from contextlib import contextmanager
 from sqlalchemy import Engine, event
 from support.factory import make_run, question_set
 
-from retrieval_eval.records import Form, RunResult
-from retrieval_eval.regression import Thresholds, judge
+from retrieval_eval.records.outcome import Form
+from retrieval_eval.records.run import RunResult
 from retrieval_eval.regression.record import judge_and_save
-from retrieval_eval.store import RunStore
+from retrieval_eval.regression.verdict import judge
+from retrieval_eval.regression.verdict_records import Thresholds
+from retrieval_eval.store.store import RunStore
 
 QS = question_set(10, forms=[Form.MATCH] * 10)
 #: Each run loses one more question: every step passes, drift from the first one grows.

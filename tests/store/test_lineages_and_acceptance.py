@@ -12,13 +12,15 @@ from sqlalchemy import create_engine, insert
 from support.factory import make_run, question_set
 
 from retrieval_eval.errors import InputError
-from retrieval_eval.records import Form
-from retrieval_eval.regression import Thresholds, VerdictKind, judge
+from retrieval_eval.records.outcome import Form
 from retrieval_eval.regression.record import judge_and_save
-from retrieval_eval.store import RunStore, serialize
+from retrieval_eval.regression.verdict import judge
+from retrieval_eval.regression.verdict_records import Thresholds, VerdictKind
+from retrieval_eval.store import serialize
 from retrieval_eval.store.bulk import insert_rows
 from retrieval_eval.store.models import outcome_table, run_table
 from retrieval_eval.store.schema import alembic_config, current_revision, head_revision
+from retrieval_eval.store.store import RunStore
 
 QS = question_set(10, forms=[Form.MATCH] * 10)
 NEW_COLUMNS = {"lineage", "accepted_at", "accepted_by", "accepted_reason", "pk"}

@@ -13,9 +13,9 @@ from sqlalchemy import create_engine, inspect, text
 from support.factory import make_run
 
 from retrieval_eval.errors import StoreError
-from retrieval_eval.store import RunStore
 from retrieval_eval.store.models import metadata
 from retrieval_eval.store.schema import HEAD, VERSION_TABLE, head_revision
+from retrieval_eval.store.store import RunStore
 
 
 def test_migration_from_an_empty_database(store_url):

@@ -9,7 +9,7 @@ import pytest
 from support.factory import make_run
 
 from retrieval_eval.errors import InputError
-from retrieval_eval.records import RetrieverDescription
+from retrieval_eval.records.run import RetrieverDescription
 
 
 def test_nul_in_retrieved_ids_and_error_messages_round_trips(store):

@@ -8,10 +8,11 @@ from alembic.script import ScriptDirectory
 from sqlalchemy import create_engine, insert
 from support.factory import make_run
 
-from retrieval_eval.store import RunStore, serialize
+from retrieval_eval.store import serialize
 from retrieval_eval.store.bulk import insert_rows
 from retrieval_eval.store.models import outcome_table, run_table
 from retrieval_eval.store.schema import alembic_config, current_revision, head_revision
+from retrieval_eval.store.store import RunStore
 
 
 def test_question_texts_round_trip(store):

@@ -7,15 +7,10 @@ from datetime import datetime, timedelta, timezone
 
 from support.factory import make_run, question_set
 
-from retrieval_eval.records import (
-    FailureKind,
-    Form,
-    QuestionOutcome,
-    RetrievalFailure,
-    RetrieverDescription,
-    RunParameters,
-    RunState,
-)
+from retrieval_eval.records.failures import FailureKind, RetrievalFailure
+from retrieval_eval.records.outcome import Form, QuestionOutcome
+from retrieval_eval.records.parameters import RunParameters
+from retrieval_eval.records.run import RetrieverDescription, RunState
 
 
 def rich_run():

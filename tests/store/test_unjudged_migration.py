@@ -11,14 +11,15 @@ from alembic import command
 from sqlalchemy import create_engine, select, update
 from support.factory import make_run, question_set
 
-from retrieval_eval.records import Form, RunResult
-from retrieval_eval.regression import Thresholds, judge
-from retrieval_eval.regression.verdict_records import RunReport
+from retrieval_eval.records.outcome import Form
+from retrieval_eval.records.run import RunResult
+from retrieval_eval.regression.verdict import judge
+from retrieval_eval.regression.verdict_records import RunReport, Thresholds
 from retrieval_eval.report.run.render import render
-from retrieval_eval.store import RunStore, serialize
+from retrieval_eval.store import serialize
 from retrieval_eval.store.models import run_table
 from retrieval_eval.store.schema import alembic_config
-from retrieval_eval.store.store import _insert_run
+from retrieval_eval.store.store import RunStore, _insert_run
 
 REVISION = importlib.import_module("retrieval_eval.store.migrations.versions.0006_unjudged_runs")
 QS = question_set(10, forms=[Form.MATCH] * 10)

@@ -10,9 +10,10 @@ import pytest
 from sqlalchemy import select, update
 from support.factory import make_run, question_set
 
-from retrieval_eval.records import Form
-from retrieval_eval.regression import Thresholds, VerdictKind, judge
+from retrieval_eval.records.outcome import Form
 from retrieval_eval.regression.record import judge_and_save
+from retrieval_eval.regression.verdict import judge
+from retrieval_eval.regression.verdict_records import Thresholds, VerdictKind
 from retrieval_eval.store import queries
 from retrieval_eval.store.models import run_table
 

@@ -9,8 +9,8 @@ import pytest
 from support.factory import make_run
 
 from retrieval_eval.errors import ConfigError, InputError
-from retrieval_eval.store import RunStore, mask, resolve_url
-from retrieval_eval.store.url import default_url
+from retrieval_eval.store.store import RunStore
+from retrieval_eval.store.url import default_url, mask, resolve_url
 
 
 def test_default_is_a_sqlite_file_in_reval_home_created_on_first_use(tmp_path, monkeypatch):

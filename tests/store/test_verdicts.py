@@ -5,8 +5,9 @@ from __future__ import annotations
 
 from support.factory import make_run, question_set
 
-from retrieval_eval.records import Form
-from retrieval_eval.regression import Thresholds, VerdictKind, judge
+from retrieval_eval.records.outcome import Form
+from retrieval_eval.regression.verdict import judge
+from retrieval_eval.regression.verdict_records import Thresholds, VerdictKind
 
 QS = question_set(20, forms=[Form.MATCH] * 20)
 

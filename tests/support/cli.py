@@ -14,7 +14,7 @@ from pathlib import Path
 
 import yaml
 
-from retrieval_eval.records import RetrieverDescription
+from retrieval_eval.records.run import RetrieverDescription
 from retrieval_eval.retrievers.protocol import RetrievedItem
 
 REVAL = Path(sys.executable).parent / "reval"

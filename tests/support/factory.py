@@ -16,16 +16,10 @@ from datetime import UTC, datetime, timedelta
 
 from retrieval_eval.evaluation.latency import run_latency
 from retrieval_eval.questions.model import GoldenQuestion, GoldenQuestionSet
-from retrieval_eval.records import (
-    FailureKind,
-    Form,
-    QuestionOutcome,
-    RetrievalFailure,
-    RetrieverDescription,
-    RunParameters,
-    RunResult,
-    RunState,
-)
+from retrieval_eval.records.failures import FailureKind, RetrievalFailure
+from retrieval_eval.records.outcome import Form, QuestionOutcome
+from retrieval_eval.records.parameters import RunParameters
+from retrieval_eval.records.run import RetrieverDescription, RunResult, RunState
 from retrieval_eval.retrievers.protocol import RetrievedItem
 from retrieval_eval.scoring.metrics import breakdowns, summarize
 from retrieval_eval.scoring.protocol import score_question

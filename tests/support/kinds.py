@@ -13,8 +13,8 @@ from typing import Any
 import pytest
 
 from retrieval_eval.example_data import questions_path
+from retrieval_eval.retrievers.opening import open_retriever
 from retrieval_eval.retrievers.protocol import Ranking
-from retrieval_eval.retrievers.resolve import open_retriever
 from support.cosine import Reference, reference
 
 

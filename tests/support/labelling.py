@@ -6,7 +6,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
 
-from retrieval_eval.records import RetrieverDescription
+from retrieval_eval.records.run import RetrieverDescription
 from retrieval_eval.retrievers.protocol import RetrievedItem
 
 EXAMPLE = Path(__file__).resolve().parents[2] / "src" / "retrieval_eval" / "example_data"

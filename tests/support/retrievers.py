@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import re
 
-from retrieval_eval.records import RetrieverDescription
+from retrieval_eval.records.run import RetrieverDescription
 from retrieval_eval.retrievers.protocol import RetrievedItem
 
 TINY_DOCS = {

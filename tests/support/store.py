@@ -11,7 +11,7 @@ import psycopg
 import pytest
 from sqlalchemy.engine import make_url
 
-from retrieval_eval.store import RunStore
+from retrieval_eval.store.store import RunStore
 
 
 def libpq_url(sqlalchemy_url: str) -> str:

@@ -14,17 +14,17 @@ from click.testing import CliRunner
 
 from retrieval_eval.cli.main import cli
 from retrieval_eval.errors import InputError, RetrieverInternal, UnknownNameError
-from retrieval_eval.questions.model import Form, GoldenQuestion, GoldenQuestionSet
-from retrieval_eval.records import RetrieverDescription
+from retrieval_eval.questions.model import GoldenQuestion, GoldenQuestionSet
+from retrieval_eval.records.outcome import Form
+from retrieval_eval.records.run import RetrieverDescription
 from retrieval_eval.retrievers.config import load_config
 from retrieval_eval.retrievers.fusion.methods import FusionMethod, FusionParams
 from retrieval_eval.retrievers.protocol import RetrievedItem
 from retrieval_eval.retrievers.server.sdk import serve
-from retrieval_eval.tuning import TuneOptions, tune_fusion
 from retrieval_eval.tuning.crossval import cross_validate, stratified_folds
 from retrieval_eval.tuning.grid import settings_grid, weight_vectors
 from retrieval_eval.tuning.rankings import CachedRankings
-from retrieval_eval.tuning.tune import metric_k, score_grid
+from retrieval_eval.tuning.tune import TuneOptions, metric_k, score_grid, tune_fusion
 
 
 def golden(n: int) -> GoldenQuestionSet:

@@ -9,10 +9,11 @@ from starlette.testclient import TestClient
 from support.factory import make_run, question_set
 from support.store import pg_schema_url, store, store_url  # noqa: F401  (fixtures)
 
-from retrieval_eval.questions.model import Form
-from retrieval_eval.regression import Thresholds, judge
-from retrieval_eval.store import RunStore
-from retrieval_eval.web import create_app
+from retrieval_eval.records.outcome import Form
+from retrieval_eval.regression.verdict import judge
+from retrieval_eval.regression.verdict_records import Thresholds
+from retrieval_eval.store.store import RunStore
+from retrieval_eval.web.app import create_app
 
 QS = question_set(10, forms=[Form.MATCH, Form.GAP] * 5, classes=["near-duplicate", None] * 5)
 #: started minute -> (codes, labels): a pass, a regression, an incomplete run.

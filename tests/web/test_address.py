@@ -7,7 +7,7 @@ import re
 import pytest
 
 from retrieval_eval.errors import InputError
-from retrieval_eval.web import parse_address
+from retrieval_eval.web.address import parse_address
 
 
 @pytest.mark.parametrize(

@@ -8,7 +8,7 @@ import re
 import pytest
 
 from retrieval_eval.regression.stored import stored_verdict
-from retrieval_eval.report.model import RunReport
+from retrieval_eval.regression.verdict_records import RunReport
 from retrieval_eval.report.run.json_format import runs_to_document
 
 EXTERNAL = re.compile(r"""(?:src|href|action)\s*=\s*["'](?!/|#|data:)""", re.IGNORECASE)
@@ -86,8 +86,8 @@ def test_assets_are_served_by_the_viewer_itself(client):
 def test_judging_saves_refuse_other_sites(tmp_path) -> None:  # type: ignore[no-untyped-def]
     from starlette.testclient import TestClient
 
-    from retrieval_eval.store import RunStore
-    from retrieval_eval.web import create_app
+    from retrieval_eval.store.store import RunStore
+    from retrieval_eval.web.app import create_app
     from retrieval_eval.web.judging import JudgingDesk
 
     draft = tmp_path / "draft.yaml"

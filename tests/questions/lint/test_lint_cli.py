@@ -15,11 +15,12 @@ from support.lint import EXAMPLE_CORPUS, EXAMPLE_SET, q, write_set
 
 from retrieval_eval.questions.loading import load_question_set
 from retrieval_eval.questions.model import GoldenQuestionSet
-from retrieval_eval.records import RetrieverDescription, RunParameters, RunResult, RunState
+from retrieval_eval.records.parameters import RunParameters
+from retrieval_eval.records.run import RetrieverDescription, RunResult, RunState
 from retrieval_eval.retrievers.protocol import RetrievedItem
 from retrieval_eval.scoring.metrics import breakdowns, summarize
 from retrieval_eval.scoring.protocol import score_question
-from retrieval_eval.store import RunStore
+from retrieval_eval.store.store import RunStore
 
 T0 = datetime(2026, 11, 30, 9, 0, tzinfo=UTC)
 REVAL = str(Path(sys.executable).parent / "reval")

@@ -10,7 +10,9 @@ import pytest
 from support.lint import EXAMPLE_CORPUS, EXAMPLE_SET, PLANTED, write_set
 
 from retrieval_eval.questions.corpus import read_corpus
-from retrieval_eval.questions.lint import FindingKind, LintOptions, lint_set
+from retrieval_eval.questions.lint.findings import FindingKind
+from retrieval_eval.questions.lint.lint import lint_set
+from retrieval_eval.questions.lint.options import LintOptions
 from retrieval_eval.questions.loading import load_question_set
 
 

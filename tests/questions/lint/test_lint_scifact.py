@@ -12,7 +12,8 @@ from support.lint import q, write_set
 
 from retrieval_eval.questions.beir import import_beir
 from retrieval_eval.questions.corpus import read_corpus
-from retrieval_eval.questions.lint import FindingKind, lint_set
+from retrieval_eval.questions.lint.findings import FindingKind
+from retrieval_eval.questions.lint.lint import lint_set
 from retrieval_eval.questions.loading import load_question_set
 
 pytestmark = pytest.mark.scifact

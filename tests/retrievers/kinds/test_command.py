@@ -30,7 +30,7 @@ from retrieval_eval.evaluation.coordinator import evaluate
 from retrieval_eval.example_data import corpus_path, questions_path
 from retrieval_eval.questions.loading import load_question_set
 from retrieval_eval.retrievers.kinds.command.process import MAX_RESTARTS, CommandRetriever
-from retrieval_eval.retrievers.resolve import open_retriever
+from retrieval_eval.retrievers.opening import open_retriever
 
 EXAMPLES = REPO_ROOT / "examples" / "command-retriever"
 

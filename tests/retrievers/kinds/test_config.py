@@ -14,7 +14,9 @@ from retrieval_eval.errors import ConfigError
 from retrieval_eval.example_data import corpus_path, questions_path
 from retrieval_eval.retrievers.config import load_config
 from retrieval_eval.retrievers.kinds.base import describe_kind
-from retrieval_eval.retrievers.resolve import KindSpec, list_retrievers, resolve
+from retrieval_eval.retrievers.listing import list_retrievers
+from retrieval_eval.retrievers.resolve import resolve
+from retrieval_eval.retrievers.specs import KindSpec
 
 REVAL = str(Path(sys.executable).parent / "reval")
 HTTP = """

@@ -18,7 +18,7 @@ from support.offline import sitecustomize
 
 from retrieval_eval.errors import ConfigError
 from retrieval_eval.example_data import questions_path
-from retrieval_eval.retrievers.resolve import open_retriever
+from retrieval_eval.retrievers.opening import open_retriever
 
 # Found, not imported: importing llama_index.core takes seconds, which every collection of
 # the suite would pay; the tests import it through the kind.
@@ -60,7 +60,8 @@ def test_an_unimportable_module_exits_2_with_one_line(tmp_path: Path) -> None:
 def test_the_version_follows_the_factory_module(folder: Path, tmp_path: Path) -> None:
     """An edited factory module is a new variant of the same lineage."""
     from retrieval_eval.retrievers.kinds.base import describe_kind
-    from retrieval_eval.retrievers.resolve import KindSpec, resolve
+    from retrieval_eval.retrievers.resolve import resolve
+    from retrieval_eval.retrievers.specs import KindSpec
 
     module = tmp_path / "mod" / "li_mod.py"
     module.parent.mkdir()

@@ -29,8 +29,8 @@ from retrieval_eval.errors import (
 from retrieval_eval.evaluation.coordinator import evaluate
 from retrieval_eval.example_data import questions_path
 from retrieval_eval.questions.loading import load_question_set
+from retrieval_eval.retrievers.opening import open_retriever
 from retrieval_eval.retrievers.protocol import Ranking
-from retrieval_eval.retrievers.resolve import open_retriever
 
 # Found, not imported: importing llama_index.core takes seconds, which every collection of
 # the suite would pay; the tests import it through the kind.
