@@ -36,8 +36,7 @@ from retrieval_eval.evaluation.accumulate import RunAccumulator
 from retrieval_eval.evaluation.deadlines import describe_once, with_deadline
 from retrieval_eval.evaluation.failfast import ErrorWatch, StopRule
 from retrieval_eval.evaluation.probe import probe_latency
-from retrieval_eval.evaluation.workers import Progress as Progress  # re-exported
-from retrieval_eval.evaluation.workers import start_pool
+from retrieval_eval.evaluation.workers import Progress, start_pool
 from retrieval_eval.questions.model import GoldenQuestionSet
 from retrieval_eval.records.parameters import (
     DEFAULT_CONCURRENCY,

@@ -7,8 +7,7 @@ from collections.abc import Mapping
 from retrieval_eval.metric_keys import metric_sort_key
 from retrieval_eval.records.metrics import GroupMetrics, LatencySummary
 from retrieval_eval.records.run import RunResult
-from retrieval_eval.regression.verdict_records import FlipDirection
-from retrieval_eval.regression.verdict_records import RunReport as RunReport  # the run, judged
+from retrieval_eval.regression.verdict_records import FlipDirection, RunReport
 
 
 def ordered_metrics(values: Mapping[str, float]) -> list[str]:

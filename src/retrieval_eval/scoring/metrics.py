@@ -20,11 +20,9 @@ from __future__ import annotations
 from collections.abc import Iterable, Sequence
 
 from retrieval_eval.records.metrics import GroupMetrics
-from retrieval_eval.records.outcome import UNCLASSIFIED as UNCLASSIFIED
 from retrieval_eval.records.outcome import QuestionOutcome
 from retrieval_eval.scoring.protocol import normalize_ks, target_ranks
 from retrieval_eval.scoring.ranks import figures, rank_names
-from retrieval_eval.scoring.ranks import hit_rate_key as hit_rate_key
 from retrieval_eval.scoring.tally import Tally
 
 

@@ -29,11 +29,7 @@ from retrieval_eval.questions.model import GoldenQuestion
 from retrieval_eval.records.failures import FailureKind, RetrievalFailure
 from retrieval_eval.records.outcome import Form, QuestionOutcome
 from retrieval_eval.retrievers.contract.limits import MAX_LIMIT, response_breach
-from retrieval_eval.retrievers.documents import (  # distinct_documents, document_id re-exported
-    distinct_documents as distinct_documents,
-)
 from retrieval_eval.retrievers.documents import distinct_members
-from retrieval_eval.retrievers.documents import document_id as document_id
 from retrieval_eval.retrievers.protocol import Ranking, RetrievedItem
 
 #: The cutoffs that are always scored, whatever the user asks for (the methodology's).

@@ -1,6 +1,6 @@
 """What run listings return: a run's identity and headline numbers, without outcomes.
 (``Acceptance``, ``StoredRun`` and ``is_accepted`` live in ``store.stored_run``, which
-evaluating imports; they are re-exported here.)"""
+evaluating imports.)"""
 
 from __future__ import annotations
 
@@ -10,13 +10,11 @@ from datetime import datetime
 
 from retrieval_eval.records.run import RunState
 from retrieval_eval.store.stored_run import (
-    ACCEPTING_VERDICTS,
     Acceptance,
-    StoredRun,
     is_accepted,
 )
 
-__all__ = ["ACCEPTING_VERDICTS", "Acceptance", "RunSummary", "StoredRun", "is_accepted"]
+__all__ = ["RunSummary"]
 
 
 @dataclass(frozen=True, slots=True)

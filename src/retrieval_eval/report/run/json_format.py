@@ -95,8 +95,8 @@ from collections import Counter
 from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any, TextIO
 
-from retrieval_eval import records
-from retrieval_eval.records.json_shape import group_to_dict, question_to_dict
+from retrieval_eval.records import json_shape
+from retrieval_eval.records.json_shape import question_to_dict
 from retrieval_eval.records.run import RunResult, RunState
 from retrieval_eval.regression.verdict_records import PairedTest, RunReport, Verdict
 from retrieval_eval.report.baseline_notes import acceptance_dict
@@ -107,8 +107,6 @@ if TYPE_CHECKING:  # the comparison's records load with the comparison, not with
     from retrieval_eval.store.stored_run import Acceptance
 
 __all__ = [
-    "group_to_dict",
-    "question_to_dict",
     "render_json",
     "run_to_dict",
     "runs_to_document",
@@ -196,7 +194,7 @@ def run_to_dict(
 ) -> dict[str, Any]:
     """One run in the documented shape (see the module docstring): ``run.to_dict()``
     with its verdict and its acceptance as a baseline."""
-    out = records.run_to_dict(run, questions=questions)
+    out = json_shape.run_to_dict(run, questions=questions)
     out["regression"] = verdict_to_dict(verdict) if verdict is not None else None
     if acceptance is not None:  # only then: a run's own ``to_dict()`` is the same object
         out["accepted"] = acceptance_dict(acceptance)

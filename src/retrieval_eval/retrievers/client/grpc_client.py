@@ -37,7 +37,7 @@ from retrieval_eval.v1 import retriever_pb2_grpc as pb_grpc
 
 log = logging.getLogger(__name__)
 
-__all__ = ["ClientOptions", "GrpcRetrieverClient", "TlsConfig"]
+__all__ = ["ClientOptions", "GrpcRetrieverClient"]
 
 T = TypeVar("T")
 _DESCRIBE = pb.DescribeRequest()

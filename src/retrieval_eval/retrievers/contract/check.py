@@ -19,15 +19,7 @@ from pathlib import Path
 from retrieval_eval.errors import InputError
 from retrieval_eval.records.parameters import DEFAULT_TIMEOUT_S
 from retrieval_eval.retrievers.client.grpc_client import GrpcRetrieverClient
-from retrieval_eval.retrievers.contract.probes import (
-    BLANK_QUESTION,
-    HANG_GRACE_S,
-    MAX_SET_PROBES,
-    PROBE_LIMITS,
-    PROBE_QUESTIONS,
-    SHORT_DEADLINE_S,
-    probe_questions,
-)
+from retrieval_eval.retrievers.contract.probes import PROBE_QUESTIONS
 from retrieval_eval.retrievers.contract.rules import CheckResult
 from retrieval_eval.retrievers.contract.server_checks import run_checks
 from retrieval_eval.retrievers.contract.wire import Wire, client_for
@@ -35,18 +27,6 @@ from retrieval_eval.retrievers.opening import open_plugin
 from retrieval_eval.retrievers.rerank.open import RerankSpec
 from retrieval_eval.retrievers.resolve import PluginSpec, Resolved, resolve
 from retrieval_eval.retrievers.specs import Endpoint, FusionSpec, KindSpec
-
-__all__ = [  # the probes' names too: importable from here, where they were first defined
-    "BLANK_QUESTION",
-    "HANG_GRACE_S",
-    "MAX_SET_PROBES",
-    "PROBE_LIMITS",
-    "PROBE_QUESTIONS",
-    "SHORT_DEADLINE_S",
-    "CheckResult",
-    "check_contract",
-    "probe_questions",
-]
 
 
 async def check_contract(
