@@ -55,7 +55,7 @@ DEFAULT_DATA = Path(__file__).resolve().parents[2] / "shared" / "datasets" / "sc
 BUILD_PLUGIN = """
 import sys, time, resource
 from pathlib import Path
-from reval_bm25 import build_index
+from reval_bm25.index import build_index
 t = time.perf_counter()
 build_index(Path(sys.argv[1]), Path(sys.argv[2]))
 print(time.perf_counter() - t, resource.getrusage(resource.RUSAGE_SELF).ru_maxrss)

@@ -49,7 +49,7 @@ DEFAULT_DATA = Path(__file__).resolve().parents[2] / "shared" / "datasets" / "sc
 BUILD_PLUGIN = """
 import sys, time
 from pathlib import Path
-from reval_dense import build_index
+from reval_dense.index import build_index
 from reval_dense.manifest import HnswSettings
 t = time.perf_counter()
 hnsw = HnswSettings() if sys.argv[3] == "1" else None
@@ -86,7 +86,7 @@ from reval_dense.embedders.wordllama import WordLlamaEmbedder
 if sys.argv[1] == "model":
     WordLlamaEmbedder(256).embed(["warm up"])
 else:
-    from reval_dense import open_index
+    from reval_dense.retriever import open_index
     open_index(Path(sys.argv[1])).retrieve("warm up", 12)
 print(PEAK_KIB())
 """

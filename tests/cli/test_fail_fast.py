@@ -23,7 +23,7 @@ from retrieval_eval.store.store import RunStore
 #: threads: on a loaded machine a later call could otherwise slip an answer out.
 SERVER = """
 import os, signal, sys, threading
-from retrieval_eval.records import RetrieverDescription
+from retrieval_eval.records.run import RetrieverDescription
 from retrieval_eval.retrievers.server.sdk import serve
 from retrieval_eval.retrievers.protocol import RetrievedItem
 

@@ -19,7 +19,7 @@ WRITER = """
 import sys, time
 from pathlib import Path
 from support.factory import make_run
-from retrieval_eval.store import RunStore
+from retrieval_eval.store.store import RunStore
 
 url, go, name = sys.argv[1], Path(sys.argv[2]), sys.argv[3]
 runs, questions = int(sys.argv[4]), int(sys.argv[5])

@@ -64,7 +64,7 @@ def test_the_known_head_is_the_newest_migration():
 
 OPEN_AND_REPORT = """
 import sys
-from retrieval_eval.store import RunStore
+from retrieval_eval.store.store import RunStore
 with RunStore.open(sys.argv[1]) as store:
     store.list_runs()
 print(sorted(m for m in ("alembic", "mako") if m in sys.modules))

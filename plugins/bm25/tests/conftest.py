@@ -27,7 +27,7 @@ def corpus(tmp_path: Path) -> Path:
 
 @pytest.fixture
 def index_dir(tmp_path: Path, corpus: Path) -> Path:
-    from reval_bm25 import build_index
+    from reval_bm25.index import build_index
 
     out = tmp_path / "index"
     build_index(corpus, out)

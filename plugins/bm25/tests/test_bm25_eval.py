@@ -8,14 +8,15 @@ import shutil
 from pathlib import Path
 
 import pytest
-from reval_bm25 import build_index, open_index
+from reval_bm25.index import build_index
+from reval_bm25.retriever import open_index
 from support.env import REPO_ROOT
 
 from retrieval_eval import serve
 from retrieval_eval.cli.main import main
 from retrieval_eval.evaluation.coordinator import EvalOptions, evaluate_set
 from retrieval_eval.questions.loading import load_question_set
-from retrieval_eval.retrievers.resolve import open_retriever
+from retrieval_eval.retrievers.opening import open_retriever
 
 EXAMPLES = REPO_ROOT / "src" / "retrieval_eval" / "example_data"
 

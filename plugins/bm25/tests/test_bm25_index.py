@@ -7,8 +7,10 @@ import os
 from pathlib import Path
 
 import pytest
-from reval_bm25 import Bm25IndexError, build_index, open_index, update_index
+from reval_bm25.errors import Bm25IndexError
+from reval_bm25.index import build_index, update_index
 from reval_bm25.metadata import ENGINE_DIR, METADATA_FILE
+from reval_bm25.retriever import open_index
 
 from .corpora import DOCS, write_jsonl
 
@@ -204,7 +206,7 @@ def test_index_from_another_tantivy_minor_names_both_versions(index_dir: Path) -
 )
 def test_bad_corpus_writes_nothing(tmp_path: Path, content: str) -> None:
     """The shared reader refuses it mid-build; the staging directory is thrown away."""
-    from retrieval_eval.corpus import CorpusError
+    from retrieval_eval.errors import CorpusError
 
     path = tmp_path / "corpus.jsonl"
     path.write_text(content, "utf-8")

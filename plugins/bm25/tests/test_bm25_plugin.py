@@ -15,12 +15,12 @@ from pathlib import Path
 import grpc
 import pytest
 from grpc_health.v1 import health_pb2, health_pb2_grpc
-from reval_bm25 import Bm25Retriever, open_index
+from reval_bm25.retriever import Bm25Retriever, open_index
 
 from retrieval_eval.cli.main import main
 from retrieval_eval.errors import InputError, PluginError
 from retrieval_eval.plugins import COMMANDS, RETRIEVERS, list_plugins, load_plugin
-from retrieval_eval.retrievers.resolve import open_retriever
+from retrieval_eval.retrievers.opening import open_retriever
 from retrieval_eval.v1 import retriever_pb2 as pb
 from retrieval_eval.v1 import retriever_pb2_grpc as pb_grpc
 

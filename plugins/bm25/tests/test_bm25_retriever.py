@@ -6,11 +6,12 @@ from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
 import pytest
-from reval_bm25 import build_index, open_index
+from reval_bm25.index import build_index
+from reval_bm25.retriever import open_index
 
 from retrieval_eval import Ranking, RetrievedItem
 from retrieval_eval.questions.model import GoldenQuestion
-from retrieval_eval.records import Form
+from retrieval_eval.records.outcome import Form
 from retrieval_eval.scoring.protocol import score_question
 
 from .corpora import DOCS, write_jsonl

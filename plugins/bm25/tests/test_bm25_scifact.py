@@ -9,12 +9,13 @@ from pathlib import Path
 import ir_measures
 import pytest
 from ir_measures import Success, nDCG
-from reval_bm25 import Bm25Retriever, build_index, open_index
+from reval_bm25.index import build_index
+from reval_bm25.retriever import Bm25Retriever, open_index
 
 from retrieval_eval.evaluation.coordinator import EvalOptions, evaluate_set
 from retrieval_eval.questions.beir import import_beir
 from retrieval_eval.questions.model import GoldenQuestionSet
-from retrieval_eval.retrievers.resolve import open_retriever
+from retrieval_eval.retrievers.opening import open_retriever
 
 pytestmark = pytest.mark.scifact
 

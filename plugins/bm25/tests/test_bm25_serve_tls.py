@@ -12,11 +12,8 @@ import pytest
 from support.certificates import issue, write_pair
 
 from retrieval_eval.errors import RetrieverUnavailable
-from retrieval_eval.retrievers.client.grpc_client import (
-    ClientOptions,
-    GrpcRetrieverClient,
-    TlsConfig,
-)
+from retrieval_eval.retrievers.client.channel import TlsConfig
+from retrieval_eval.retrievers.client.grpc_client import ClientOptions, GrpcRetrieverClient
 
 QUICK = {"timeout_s": 5, "max_attempts": 1}
 

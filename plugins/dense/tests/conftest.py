@@ -32,7 +32,7 @@ def questions() -> Path:
 @pytest.fixture(scope="session")
 def index_dir(tmp_path_factory: pytest.TempPathFactory, corpus: Path) -> Path:
     """Default settings (WordLlama, 256 dimensions, exact), 150-word chunks."""
-    from reval_dense import build_index
+    from reval_dense.index import build_index
 
     out = tmp_path_factory.mktemp("dense") / "index"
     build_index(corpus, out, chunk_words=150, chunk_overlap=30)

@@ -10,9 +10,10 @@ from pathlib import Path
 
 import numpy as np
 import pytest
-from reval_dense import build_index, open_index
 from reval_dense.embedders.openai import EndpointSettings, OpenAIEmbedder, create
 from reval_dense.embedders.wordllama import WordLlamaEmbedder
+from reval_dense.index import build_index
+from reval_dense.retriever import open_index
 from support.model_server import model_server
 
 from retrieval_eval import EvalOptions, evaluate, load_question_set

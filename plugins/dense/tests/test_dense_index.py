@@ -7,12 +7,15 @@ from pathlib import Path
 
 import numpy as np
 import pytest
-from reval_dense import DenseIndexError, build_index, open_index
 from reval_dense.embedders.wordllama import WordLlamaEmbedder, weights_checksum, weights_path
+from reval_dense.errors import DenseIndexError
+from reval_dense.index import build_index
 from reval_dense.manifest import MANIFEST_FILE, VECTORS_FILE, HnswSettings
+from reval_dense.retriever import open_index
 
-from retrieval_eval.corpus import Chunking, CorpusError, iter_documents, scan_corpus
-from retrieval_eval.errors import ConfigError
+from retrieval_eval.corpus.chunking import Chunking
+from retrieval_eval.corpus.reader import iter_documents, scan_corpus
+from retrieval_eval.errors import ConfigError, CorpusError
 
 QUESTIONS = ["how do I reset my password", "disk encryption keys", "backup schedule"]
 

@@ -12,14 +12,14 @@ from pathlib import Path
 import grpc
 import pytest
 from grpc_health.v1 import health_pb2, health_pb2_grpc
-from reval_dense import DenseRetriever, open_index
+from reval_dense.retriever import DenseRetriever, open_index
 
 from retrieval_eval import EvalOptions, evaluate, load_question_set
 from retrieval_eval.cli.main import main
 from retrieval_eval.errors import InputError, PluginError
 from retrieval_eval.plugins import COMMANDS, EMBEDDERS, RETRIEVERS, list_plugins, load_plugin
 from retrieval_eval.retrievers.embedding import load_embedder
-from retrieval_eval.retrievers.resolve import open_retriever
+from retrieval_eval.retrievers.opening import open_retriever
 from retrieval_eval.v1 import retriever_pb2 as pb
 from retrieval_eval.v1 import retriever_pb2_grpc as pb_grpc
 
