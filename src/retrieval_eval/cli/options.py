@@ -1,7 +1,8 @@
 """Options shared by reval's commands, parsing only, no work.
 
-A plugin's own commands (``reval bm25 serve``) take their token, TLS and progress
-options from here and from ``cli.progress``, so that every command spells them alike.
+A plugin's own commands (``reval bm25 serve``) take their serving options from here and
+their progress bar from ``cli.progress``, through ``retrieval_eval.plugin_api``, so that
+every command spells them alike.
 """
 
 from __future__ import annotations
@@ -200,6 +201,28 @@ def server_tls_options(function: F) -> F:
     ):
         function = click.option(name, type=pem, default=None, help=help_text)(function)
     return function
+
+
+def serve_options(function: F) -> F:
+    """``--address``, ``--token-env``, ``--max-concurrency`` and the TLS options: every
+    command that serves a retriever over gRPC (``reval serve``, a plugin's ``serve``)."""
+    function = server_tls_options(function)
+    function = click.option(
+        "--max-concurrency",
+        type=click.IntRange(min=1),
+        default=64,
+        show_default=True,
+        help="Requests answered at once.",
+    )(function)
+    function = token_env_option(
+        "Require 'authorization: Bearer <token>', the token read from $VAR."
+    )(function)
+    return click.option(
+        "--address",
+        default="127.0.0.1:0",
+        show_default=True,
+        help="host:port to bind (port 0 picks a free port).",
+    )(function)
 
 
 def server_tls(cert: Path | None, key: Path | None, client_ca: Path | None) -> ServerTls | None:

@@ -16,32 +16,17 @@ import click
 from retrieval_eval.cli.options import (
     config_option,
     read_token,
+    serve_options,
     server_tls,
-    server_tls_options,
     timeout_option,
-    token_env_option,
 )
 
 
 @click.command("serve")
 @click.argument("spec", metavar="NAME")
-@click.option(
-    "--address",
-    default="127.0.0.1:0",
-    show_default=True,
-    help="host:port to bind (port 0 picks a free port).",
-)
+@serve_options
 @config_option
 @timeout_option
-@token_env_option("Require 'authorization: Bearer <token>', the token read from $VAR.")
-@click.option(
-    "--max-concurrency",
-    type=click.IntRange(min=1),
-    default=64,
-    show_default=True,
-    help="Requests answered at once.",
-)
-@server_tls_options
 def serve_command(
     spec: str,
     address: str,
