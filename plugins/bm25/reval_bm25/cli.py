@@ -2,14 +2,19 @@
 
 from __future__ import annotations
 
-import signal
 from pathlib import Path
+from typing import Any
 
 import click
 
-from retrieval_eval.cli.options import read_token, server_tls, server_tls_options, token_env_option
-from retrieval_eval.cli.progress import RichProgress
-from retrieval_eval.corpus import Chunking
+from retrieval_eval.plugin_api import (
+    Chunking,
+    RetrieverDescription,
+    RichProgress,
+    index_options,
+    serve_index,
+    serve_options,
+)
 from reval_bm25.errors import Bm25IndexError
 
 
@@ -25,27 +30,7 @@ def bm25() -> None:
 
 
 @bm25.command("index")
-@click.argument("corpus", type=click.Path(path_type=Path))
-@click.option(
-    "--out",
-    "out",
-    required=True,
-    type=click.Path(path_type=Path),
-    help="Index directory (replaced atomically if it holds an index).",
-)
-@click.option(
-    "--chunk-words",
-    type=click.IntRange(min=1),
-    default=None,
-    help="Split documents into chunks of N words (ids '<doc id>#<n>').",
-)
-@click.option(
-    "--chunk-overlap",
-    type=click.IntRange(min=0),
-    default=0,
-    show_default=True,
-    help="Words shared by consecutive chunks.",
-)
+@index_options("Index directory (replaced atomically if it holds an index).")
 @click.option(
     "--update",
     is_flag=True,
@@ -96,60 +81,13 @@ def _check_update_chunking(
 
 
 @bm25.command("serve")
-@click.argument("index_dir", metavar="DIR", type=click.Path(path_type=Path))
-@click.option(
-    "--address",
-    default="127.0.0.1:0",
-    show_default=True,
-    help="host:port to bind (port 0 picks a free port).",
-)
-@token_env_option("Require 'authorization: Bearer <token>', the token read from $VAR.")
-@click.option(
-    "--max-concurrency",
-    type=click.IntRange(min=1),
-    default=64,
-    show_default=True,
-    help="Requests answered at once.",
-)
-@server_tls_options
-def serve_command(
-    index_dir: Path,
-    address: str,
-    token_env: str | None,
-    max_concurrency: int,
-    tls_cert: Path | None,
-    tls_key: Path | None,
-    tls_client_ca: Path | None,
-) -> None:
+@serve_options
+def serve_command(index_dir: Path, **options: Any) -> None:
     """Serve the index at DIR over gRPC (health and reflection included) until Ctrl-C."""
-    from retrieval_eval import serve
     from reval_bm25.retriever import open_index
 
-    token = read_token(token_env)
-    tls = server_tls(tls_cert, tls_key, tls_client_ca)
-    retriever = open_index(index_dir)
-    try:
-        description = retriever.describe()
-        handle = serve(
-            retriever, address, describe=description, token=token, tls=tls,
-            max_concurrency=max_concurrency,
-        )  # fmt: skip
-        signal.signal(signal.SIGTERM, _interrupt)  # a process manager's stop = Ctrl-C
-        click.echo(
-            f"serving {index_dir} ({description.metadata['documents']} documents, corpus "
-            f"revision {description.corpus_revision}) on {handle.address}"
-            f"{' with TLS' if tls else ''}; Ctrl-C to stop"
-        )
-        try:
-            handle.wait()  # returns after Ctrl-C, the server stopped
-        except KeyboardInterrupt:
-            pass
-        finally:
-            handle.stop()
-    finally:
-        retriever.close()
-    click.echo("stopped", err=True)
+    serve_index(open_index, index_dir, _documents, **options)
 
 
-def _interrupt(signum: int, frame: object) -> None:
-    raise KeyboardInterrupt
+def _documents(description: RetrieverDescription) -> str:
+    return f"{description.metadata['documents']} documents"

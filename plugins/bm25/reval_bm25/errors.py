@@ -1,13 +1,9 @@
-"""Errors of the BM25 plugin; both are input errors, so ``reval`` exits with code 2.
-
-``CorpusError`` is reval's (``retrieval_eval.corpus`` reads the corpus), re-exported here.
-"""
+"""Errors of the BM25 plugin: an input error, so ``reval`` exits with code 2. (A corpus
+that cannot be read is reval's ``CorpusError``, raised by the shared corpus reader.)"""
 
 from __future__ import annotations
 
-from retrieval_eval.errors import CorpusError, InputError
-
-__all__ = ["Bm25IndexError", "CorpusError"]
+from retrieval_eval.plugin_api import InputError
 
 
 class Bm25IndexError(InputError):

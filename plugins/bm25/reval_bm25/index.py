@@ -19,7 +19,7 @@ from typing import Protocol
 
 import tantivy
 
-from retrieval_eval.corpus import (
+from retrieval_eval.plugin_api import (
     Chunking,
     CorpusDocument,
     CorpusScan,

@@ -13,7 +13,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from retrieval_eval.corpus import Chunking
+from retrieval_eval.plugin_api import Chunking, read_index_file
 from reval_bm25.analyzer import AnalyzerSettings
 from reval_bm25.errors import Bm25IndexError
 
@@ -93,27 +93,10 @@ def _replace(path: Path, text: str) -> None:
 
 def read_metadata(directory: Path) -> IndexMetadata:
     """Validated metadata of the index at ``directory``; ``Bm25IndexError`` otherwise."""
-    if not directory.exists():
-        raise Bm25IndexError(f"index not found: {directory} (build it with 'reval bm25 index')")
-    path = directory / METADATA_FILE
-    if not directory.is_dir() or not path.is_file():
-        raise Bm25IndexError(f"{directory}: not a bm25 index (no {METADATA_FILE})")
-    try:
-        data = json.loads(path.read_text("utf-8"))
-    except (OSError, UnicodeDecodeError, json.JSONDecodeError) as e:
-        raise Bm25IndexError(f"{path}: corrupt index metadata: {e}") from e
-    if not isinstance(data, dict) or data.get("format") != FORMAT:
-        raise Bm25IndexError(f"{path}: not a bm25 index metadata file")
-    found = data.get("format_version")
-    if found != FORMAT_VERSION:
-        raise Bm25IndexError(
-            f"{directory}: index format version {found} is not supported (this version reads "
-            f"{FORMAT_VERSION}); rebuild it with 'reval bm25 index'"
-        )
-    try:
-        return IndexMetadata.from_dict(data)
-    except (KeyError, TypeError, ValueError) as e:
-        raise Bm25IndexError(f"{path}: corrupt index metadata: missing or bad {e}") from e
+    return read_index_file(
+        directory, METADATA_FILE, plugin="bm25", fmt=FORMAT, version=FORMAT_VERSION,
+        what="metadata", parse=IndexMetadata.from_dict, error=Bm25IndexError,
+    )  # fmt: skip
 
 
 def read_hashes(directory: Path) -> dict[str, str]:

@@ -10,7 +10,7 @@ from __future__ import annotations
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from retrieval_eval.errors import InputError
+from retrieval_eval.plugin_api import InputError
 from reval_bm25.retriever import Bm25Retriever, open_index
 
 if TYPE_CHECKING:

@@ -12,9 +12,7 @@ from pathlib import Path
 
 import tantivy
 
-from retrieval_eval import Ranking
-from retrieval_eval.corpus import CHUNK_SEPARATOR
-from retrieval_eval.records import RetrieverDescription
+from retrieval_eval.plugin_api import CHUNK_SEPARATOR, Ranking, RetrieverDescription
 from reval_bm25.engine import BODY, ID, open_engine
 from reval_bm25.metadata import IndexMetadata, read_metadata
 from reval_bm25.version import __version__

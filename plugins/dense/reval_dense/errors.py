@@ -4,7 +4,7 @@ it happens while answering a question)."""
 
 from __future__ import annotations
 
-from retrieval_eval.errors import InputError
+from retrieval_eval.plugin_api import InputError
 
 
 class DenseIndexError(InputError):

@@ -20,16 +20,17 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any, Protocol
 
-from retrieval_eval.corpus import (
+from retrieval_eval.plugin_api import (
     Chunking,
     CorpusDocument,
+    Embedder,
     corpus_fingerprint,
     count_documents,
     duplicate_error,
     empty_error,
     iter_documents,
+    load_embedder,
 )
-from retrieval_eval.retrievers.embedding import Embedder, load_embedder
 from reval_dense.errors import DenseIndexError
 from reval_dense.manifest import (
     HNSW_FILE,

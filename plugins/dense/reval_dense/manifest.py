@@ -14,8 +14,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from retrieval_eval.corpus import Chunking
-from retrieval_eval.retrievers.embedding import EmbedderIdentity
+from retrieval_eval.plugin_api import Chunking, EmbedderIdentity, read_index_file
 from reval_dense.errors import DenseIndexError
 
 FORMAT = "reval-dense-index"
@@ -129,23 +128,7 @@ def write_manifest(directory: Path, manifest: Manifest) -> None:
 
 def read_manifest(directory: Path) -> Manifest:
     """The validated manifest of the index at ``directory``; ``DenseIndexError`` otherwise."""
-    if not directory.exists():
-        raise DenseIndexError(f"index not found: {directory} (build it with 'reval dense index')")
-    path = directory / MANIFEST_FILE
-    if not directory.is_dir() or not path.is_file():
-        raise DenseIndexError(f"{directory}: not a dense index (no {MANIFEST_FILE})")
-    try:
-        data = json.loads(path.read_text("utf-8"))
-    except (OSError, UnicodeDecodeError, json.JSONDecodeError) as e:
-        raise DenseIndexError(f"{path}: corrupt index manifest: {e}") from e
-    if not isinstance(data, dict) or data.get("format") != FORMAT:
-        raise DenseIndexError(f"{path}: not a dense index manifest")
-    if data.get("format_version") != FORMAT_VERSION:
-        raise DenseIndexError(
-            f"{directory}: index format version {data.get('format_version')} is not supported "
-            f"(this version reads {FORMAT_VERSION}); rebuild it with 'reval dense index'"
-        )
-    try:
-        return Manifest.from_dict(data)
-    except (KeyError, TypeError, ValueError) as e:
-        raise DenseIndexError(f"{path}: corrupt index manifest: missing or bad {e}") from e
+    return read_index_file(
+        directory, MANIFEST_FILE, plugin="dense", fmt=FORMAT, version=FORMAT_VERSION,
+        what="manifest", parse=Manifest.from_dict, error=DenseIndexError,
+    )  # fmt: skip

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from retrieval_eval.errors import InputError
+from retrieval_eval.plugin_api import InputError
 from reval_dense.index import build_index
 from reval_dense.retriever import DenseRetriever, open_index
 

@@ -11,11 +11,15 @@ import json
 from pathlib import Path
 from typing import Any
 
-from retrieval_eval import Ranking
-from retrieval_eval.corpus import CHUNK_SEPARATOR
-from retrieval_eval.errors import RetrieverUnavailable
-from retrieval_eval.records import RetrieverDescription
-from retrieval_eval.retrievers.embedding import Embedder, EmbeddingError, load_embedder
+from retrieval_eval.plugin_api import (
+    CHUNK_SEPARATOR,
+    Embedder,
+    EmbeddingError,
+    Ranking,
+    RetrieverDescription,
+    RetrieverUnavailable,
+    load_embedder,
+)
 from reval_dense.errors import DenseIndexError
 from reval_dense.manifest import HNSW_FILE, IDS_FILE, VECTORS_FILE, Manifest, read_manifest
 from reval_dense.version import __version__

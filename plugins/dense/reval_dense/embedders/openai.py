@@ -19,9 +19,15 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
-from retrieval_eval.errors import ConfigError
-from retrieval_eval.retrievers.embedding import EmbedderIdentity, EmbeddingError, normalise
-from retrieval_eval.retrievers.http_json import HttpCallError, RetryPolicy, post_json
+from retrieval_eval.plugin_api import (
+    ConfigError,
+    EmbedderIdentity,
+    EmbeddingError,
+    HttpCallError,
+    RetryPolicy,
+    normalise,
+    post_json,
+)
 
 if TYPE_CHECKING:
     import numpy as np

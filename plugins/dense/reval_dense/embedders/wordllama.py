@@ -21,8 +21,7 @@ from pathlib import Path
 from types import ModuleType
 from typing import TYPE_CHECKING, Any
 
-from retrieval_eval.errors import ConfigError
-from retrieval_eval.retrievers.embedding import EmbedderIdentity, EmbeddingError, normalise
+from retrieval_eval.plugin_api import ConfigError, EmbedderIdentity, EmbeddingError, normalise
 
 if TYPE_CHECKING:
     import numpy as np
