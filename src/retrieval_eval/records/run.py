@@ -68,7 +68,7 @@ class RunResult:
     by_hard_class: Mapping[str, GroupMetrics]
     latency: LatencySummary | None
     #: In question order. A run the coordinator or the store made holds them by column
-    #: (``retrieval_eval.outcomes.CompactOutcomes``); any sequence of outcomes will do.
+    #: (``retrieval_eval.outcomes.compact.CompactOutcomes``); any sequence of outcomes will do.
     questions: Sequence[QuestionOutcome]
     underfilled_count: int = 0
     labels: Mapping[str, str] = field(default_factory=dict)
