@@ -15,7 +15,7 @@ from typing import Any, Protocol
 
 
 class VerdictLike(Protocol):
-    """What the store needs of a verdict (``retrieval_eval.regression.Verdict``)."""
+    """What the store needs of a verdict (``retrieval_eval.regression.verdict_records.Verdict``)."""
 
     @property
     def kind(self) -> str: ...
