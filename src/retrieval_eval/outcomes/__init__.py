@@ -18,12 +18,6 @@ outcome when it is read, equal field by field to the one that was added:
   strings the outcome holds; errors and notes, rare, are kept by position.
 
 Built with ``CompactOutcomes.builder()`` in any order (the coordinator records answers as
-they arrive), then ``build(order)`` puts them in question order.
+they arrive), then ``build(order)`` puts them in question order. ``compact`` holds the
+sequence and its builder, ``columns`` the columns and the shapes read back.
 """
-
-from __future__ import annotations
-
-from retrieval_eval.outcomes.columns import OutcomeValues, Question
-from retrieval_eval.outcomes.compact import CompactOutcomeBuilder, CompactOutcomes
-
-__all__ = ["CompactOutcomeBuilder", "CompactOutcomes", "OutcomeValues", "Question"]
