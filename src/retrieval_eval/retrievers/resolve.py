@@ -12,9 +12,9 @@ Resolution order for a spec:
 4. an in-process plugin from the entry-point namespace ``retrieval_eval.retrievers``:
    ``NAME`` or ``NAME:ARGUMENT`` (e.g. ``bm25:/path/to/index``).
 
-This module resolves; ``addresses`` parses gRPC addresses, ``opening`` opens what a spec
-resolved to (``open_retriever``), ``listing`` lists the names (``list_retrievers``). Their
-names stay importable from here; ``opening``'s and ``listing``'s load on first use.
+This module resolves; ``addresses`` parses gRPC addresses, ``specs`` holds the resolved
+forms, ``opening`` opens what a spec resolved to (``open_retriever``), ``listing`` lists
+the names (``list_retrievers``).
 """
 
 from __future__ import annotations
@@ -26,38 +26,24 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from retrieval_eval.errors import ConfigError, InputError, UnknownNameError
-from retrieval_eval.lazy_names import lazy_getattr
-from retrieval_eval.retrievers.addresses import RAW_TARGET_PREFIXES, SCHEMES, parse_address
+from retrieval_eval.retrievers.addresses import parse_address
 from retrieval_eval.retrievers.config_file import default_config_path
 
 if TYPE_CHECKING:  # reval.toml's fusions, kinds and rerank stages load when one is named
     from typing import TypeAlias
 
     from retrieval_eval.retrievers.config import Entry, RetrieverConfig
-    from retrieval_eval.retrievers.listing import list_retrievers
-    from retrieval_eval.retrievers.opening import open_fusion, open_plugin, open_retriever
     from retrieval_eval.retrievers.rerank.open import RerankSpec
-    from retrieval_eval.retrievers.specs import Endpoint, FusionSpec, KindSpec, RetrieverInfo
+    from retrieval_eval.retrievers.specs import Endpoint, FusionSpec, KindSpec
 
 __all__ = [
     "KIND_CONFIG",
     "KIND_FUSION",
     "KIND_PLUGIN",
     "KIND_RERANK",
-    "RAW_TARGET_PREFIXES",
-    "SCHEMES",
-    "Endpoint",
-    "FusionSpec",
-    "KindSpec",
     "PluginSpec",
     "Resolved",
-    "RetrieverInfo",
-    "list_retrievers",
     "load_config_entries",
-    "open_fusion",
-    "open_plugin",
-    "open_retriever",
-    "parse_address",
     "resolve",
 ]
 
@@ -79,23 +65,6 @@ class PluginSpec:
 
 
 Resolved: TypeAlias = "Endpoint | PluginSpec | FusionSpec | KindSpec | RerankSpec"
-
-
-#: Loaded on first use: the other resolved forms (``retrievers.specs``), built when a spec
-#: resolves to one; opening and listing, which import this module.
-__getattr__ = lazy_getattr(
-    globals(),
-    {
-        **dict.fromkeys(
-            ("Endpoint", "FusionSpec", "KindSpec", "RetrieverInfo"),
-            "retrieval_eval.retrievers.specs",
-        ),
-        **dict.fromkeys(
-            ("open_fusion", "open_plugin", "open_retriever"), "retrieval_eval.retrievers.opening"
-        ),
-        "list_retrievers": "retrieval_eval.retrievers.listing",
-    },
-)
 
 
 def load_config_entries(config_path: Path | None) -> dict[str, Entry]:
