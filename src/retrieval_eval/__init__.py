@@ -1,14 +1,17 @@
 """reval: measure retrieval quality against golden question sets.
 
-The public API is importable from here and typed for the user's type checker; its
-modules are imported on first use, so that ``import retrieval_eval`` stays cheap.
+The public API (docs/reference/api.md) is importable from here and typed for the user's
+type checker. ``PUBLIC`` says where each name lives: a name's module is imported when the
+name is first asked for, so that ``import retrieval_eval`` (and ``reval --help``) loads
+no store, gRPC or report code. Type checkers read the names from the ``TYPE_CHECKING``
+imports and ``__all__``; ``tests/test_public_names.py`` holds the three equal.
 """
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
+import importlib
+from typing import TYPE_CHECKING, Any
 
-from retrieval_eval.lazy_names import lazy_getattr
 from retrieval_eval.version import __version__
 
 if TYPE_CHECKING:
@@ -40,41 +43,28 @@ if TYPE_CHECKING:
     from retrieval_eval.retrievers.protocol import Ranking, RetrievedItem, Retriever
     from retrieval_eval.retrievers.server.sdk import ServerTls, serve
 
-_LAZY = {
-    "Recorded": "retrieval_eval.regression.record",
-    "judge_and_save": "retrieval_eval.regression.record",
-    "ErrorBudget": "retrieval_eval.regression.verdict_records",
-    "RunReport": "retrieval_eval.regression.verdict_records",
-    "Thresholds": "retrieval_eval.regression.verdict_records",
-    "Verdict": "retrieval_eval.regression.verdict_records",
-    "ReportFormat": "retrieval_eval.report.run.render",
-    "render": "retrieval_eval.report.run.render",
-    "EvalOptions": "retrieval_eval.evaluation.coordinator",
-    "EvaluationInterrupted": "retrieval_eval.evaluation.coordinator",
-    "aevaluate": "retrieval_eval.evaluation.coordinator",
-    "evaluate": "retrieval_eval.evaluation.coordinator",
-    "QuestionOutcome": "retrieval_eval.records",
-    "MetricFamily": "retrieval_eval.metric_keys",
-    "metric_key": "retrieval_eval.metric_keys",
-    "parse_metric_key": "retrieval_eval.metric_keys",
-    "RunResult": "retrieval_eval.records",
-    "RunState": "retrieval_eval.records",
-    "load_question_set": "retrieval_eval.questions.loading",
-    "load_question_sets": "retrieval_eval.questions.loading",
-    "Form": "retrieval_eval.records",
-    "GoldenQuestion": "retrieval_eval.questions.model",
-    "GoldenQuestionSet": "retrieval_eval.questions.model",
-    "Embedder": "retrieval_eval.retrievers.embedding",
-    "EmbedderIdentity": "retrieval_eval.retrievers.embedding",
-    "EmbeddingError": "retrieval_eval.retrievers.embedding",
-    "load_embedder": "retrieval_eval.retrievers.embedding",
-    "ServerTls": "retrieval_eval.retrievers.server.sdk",
-    "serve": "retrieval_eval.retrievers.server.sdk",
-    "Retriever": "retrieval_eval.retrievers.protocol",
-    "RetrievedItem": "retrieval_eval.retrievers.protocol",
-    "Ranking": "retrieval_eval.retrievers.protocol",
-    "RetrieverDescription": "retrieval_eval.records",
-}
+#: The modules of the public names, and the names each defines.
+PUBLIC = {
+    "retrieval_eval.evaluation.coordinator": (
+        "EvalOptions", "EvaluationInterrupted", "aevaluate", "evaluate",
+    ),
+    "retrieval_eval.metric_keys": ("MetricFamily", "metric_key", "parse_metric_key"),
+    "retrieval_eval.questions.loading": ("load_question_set", "load_question_sets"),
+    "retrieval_eval.questions.model": ("GoldenQuestion", "GoldenQuestionSet"),
+    "retrieval_eval.records.outcome": ("Form", "QuestionOutcome"),
+    "retrieval_eval.records.run": ("RetrieverDescription", "RunResult", "RunState"),
+    "retrieval_eval.regression.record": ("Recorded", "judge_and_save"),
+    "retrieval_eval.regression.verdict_records": (
+        "ErrorBudget", "RunReport", "Thresholds", "Verdict",
+    ),
+    "retrieval_eval.report.run.render": ("ReportFormat", "render"),
+    "retrieval_eval.retrievers.embedding": (
+        "Embedder", "EmbedderIdentity", "EmbeddingError", "load_embedder",
+    ),
+    "retrieval_eval.retrievers.protocol": ("Ranking", "RetrievedItem", "Retriever"),
+    "retrieval_eval.retrievers.server.sdk": ("ServerTls", "serve"),
+}  # fmt: skip
+_MODULE_OF = {name: module for module, names in PUBLIC.items() for name in names}
 
 __all__ = [
     "Embedder",
@@ -114,8 +104,14 @@ __all__ = [
 ]
 
 
-__getattr__ = lazy_getattr(globals(), _LAZY)
+def __getattr__(name: str) -> Any:
+    module = _MODULE_OF.get(name)
+    if module is None:
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    value = getattr(importlib.import_module(module), name)
+    globals()[name] = value  # a plain attribute from now on
+    return value
 
 
 def __dir__() -> list[str]:
-    return sorted(__all__)
+    return sorted({*globals(), *__all__})
