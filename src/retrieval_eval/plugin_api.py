@@ -72,37 +72,20 @@ ON_FIRST_USE = {
 }  # fmt: skip
 _MODULE_OF = {name: module for module, names in ON_FIRST_USE.items() for name in names}
 
-__all__ = [
-    "CHUNK_SEPARATOR",
-    "Chunking",
-    "ConfigError",
-    "CorpusDocument",
-    "CorpusError",
-    "CorpusScan",
-    "Embedder",
-    "EmbedderIdentity",
-    "EmbeddingError",
-    "HttpCallError",
-    "InputError",
-    "Ranking",
-    "RetrieverDescription",
-    "RetrieverUnavailable",
-    "RetryPolicy",
-    "RichProgress",
-    "corpus_fingerprint",
-    "count_documents",
-    "duplicate_error",
-    "empty_error",
-    "index_options",
-    "iter_documents",
-    "load_embedder",
-    "normalise",
-    "post_json",
-    "read_index_file",
-    "scan_corpus",
-    "serve_index",
-    "serve_options",
-]
+__all__ = [  # noqa: RUF022 (grouped by what the names are for)
+    # errors
+    "ConfigError", "CorpusError", "EmbeddingError", "InputError", "RetrieverUnavailable",
+    # what a retriever returns and says about itself
+    "Ranking", "RetrieverDescription",
+    # the shared corpus reader, chunker and corpus revision
+    "CHUNK_SEPARATOR", "Chunking", "CorpusDocument", "CorpusScan", "corpus_fingerprint",
+    "count_documents", "duplicate_error", "empty_error", "iter_documents", "scan_corpus",
+    # embedders, and the HTTP client of an endpoint's embedder
+    "Embedder", "EmbedderIdentity", "load_embedder", "normalise",
+    "HttpCallError", "RetryPolicy", "post_json",
+    # an index directory's file, a plugin's commands
+    "read_index_file", "index_options", "serve_options", "serve_index", "RichProgress",
+]  # fmt: skip
 
 F = TypeVar("F", bound=Callable[..., Any])
 T = TypeVar("T")
