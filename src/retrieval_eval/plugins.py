@@ -12,6 +12,7 @@ from __future__ import annotations
 import difflib
 import logging
 import os
+import sys
 from typing import Any, NamedTuple
 
 from retrieval_eval.errors import PluginError, UnknownNameError
@@ -39,6 +40,7 @@ class PluginInfo(NamedTuple):
 
 def list_plugins(namespace: str) -> list[PluginInfo]:
     """Every entry point registered in ``namespace``, without importing any of them."""
+    # importlib.metadata only to list: a scan reads entry points without it
     from importlib.metadata import entry_points
 
     infos = []
@@ -74,7 +76,6 @@ def _installed() -> dict[str, dict[str, tuple[str, str, str]]]:
     ``sys.path`` or one of its directories changes (a distribution installed meanwhile):
     one command asks several times (its own lookup, then the plugin's loading)."""
     global _scanned
-    import sys
 
     key = tuple((entry, _mtime(entry or ".")) for entry in sys.path)
     if key == _scanned[0]:
@@ -150,6 +151,7 @@ def load_plugin(namespace: str, name: str, kind: str = "plugin") -> Any:
     Raises ``UnknownNameError`` (with suggestions) or ``PluginError`` naming the entry
     point and the underlying import error.
     """
+    # stevedore and importlib.metadata only to load a plugin
     from importlib.metadata import EntryPoint
 
     from stevedore import NamedExtensionManager

@@ -8,7 +8,8 @@ from pathlib import Path
 import click
 
 from retrieval_eval.cli.options import config_option, format_option, timeout_option
-from retrieval_eval.tuning.tune import TuneOptions
+from retrieval_eval.errors import InputError
+from retrieval_eval.tuning.tune import TuneOptions, tune_fusion
 
 _DEFAULTS = TuneOptions()
 
@@ -68,9 +69,7 @@ def tune_command(
       reval fusion tune hybrid --set faq.yaml --metric top3_hit_rate --folds 5
     """
     from retrieval_eval.cli.eval.flow import load_sets
-    from retrieval_eval.errors import InputError
     from retrieval_eval.report.tuning import tuning_text, tuning_to_dict
-    from retrieval_eval.tuning.tune import tune_fusion
 
     sets = load_sets([set_source])
     if len(sets) != 1:

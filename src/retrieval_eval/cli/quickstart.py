@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import click
 
+from retrieval_eval.errors import IncompleteRun
+
 NEXT_STEPS = """\
 Next, try:
   reval quickstart                  run it again: the report compares with this run
@@ -41,7 +43,6 @@ def quickstart(db_url: str | None) -> None:
     """
     from retrieval_eval.cli.render import emit_report
     from retrieval_eval.comparison.results import QuestionsShown
-    from retrieval_eval.errors import IncompleteRun
     from retrieval_eval.quickstart import (
         RETRIEVERS,
         compare_quickstart,

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+import re
 from collections.abc import Iterator
 from contextlib import contextmanager
 
@@ -34,7 +35,6 @@ def one_line_failures(db: str | None) -> Iterator[None]:
 def _scrub(message: str, db: str | None) -> str:
     """``message`` made visible, with every password reval may know replaced by ``***``:
     masked URLs, and the bare password of the store URL wherever a driver quoted it."""
-    import re
 
     from retrieval_eval.store.url import mask
 

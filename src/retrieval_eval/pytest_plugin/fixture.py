@@ -5,6 +5,7 @@ assert on it; each run saved is labelled with the test and the commit under test
 from __future__ import annotations
 
 import os
+import subprocess
 from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
@@ -30,7 +31,6 @@ def git_sha(rootpath: Path) -> str | None:
     for variable in GIT_SHA_VARIABLES:
         if os.environ.get(variable):
             return os.environ[variable]
-    import subprocess
 
     try:
         done = subprocess.run(

@@ -8,6 +8,7 @@ from collections.abc import Callable, Iterable
 
 import uvicorn
 
+from retrieval_eval.errors import InputError
 from retrieval_eval.store.store import RunStore
 from retrieval_eval.web.address import Address
 from retrieval_eval.web.app import create_app
@@ -32,7 +33,6 @@ def serve(
         sock.bind((address.host, address.port))
     except OSError as e:
         sock.close()
-        from retrieval_eval.errors import InputError
 
         raise InputError(f"cannot listen on {address.url()}: {e.strerror or e}") from e
     bound = Address(address.host, sock.getsockname()[1])

@@ -31,14 +31,14 @@ from retrieval_eval.cli.options import (
     token_env_option,
 )
 from retrieval_eval.cli.render import check_writable, emit_report
+from retrieval_eval.errors import IncompleteRun, Interrupted
+from retrieval_eval.questions.model import GoldenQuestionSet
 from retrieval_eval.records.parameters import DEFAULT_CONCURRENCY, DEFAULT_KS, DEFAULT_OVERFETCH
-from retrieval_eval.regression.verdict_records import Thresholds
+from retrieval_eval.records.run import RunResult
+from retrieval_eval.regression.verdict_records import ErrorBudget, RunReport, Thresholds
 
 if TYPE_CHECKING:
     from retrieval_eval.evaluation.coordinator import EvalOptions
-    from retrieval_eval.questions.model import GoldenQuestionSet
-    from retrieval_eval.records.run import RunResult
-    from retrieval_eval.regression.verdict_records import RunReport
 
 
 #: Defaults shown by --help come from the library's options.
@@ -192,10 +192,8 @@ def eval_command(
           --retriever grpc://search:50051 --format junit --output reval.xml \\
           --label git_sha=$GIT_SHA --fail-on-regression
     """
-    from retrieval_eval.errors import IncompleteRun, Interrupted
     from retrieval_eval.evaluation.coordinator import EvalOptions
     from retrieval_eval.regression.record import judge_and_save
-    from retrieval_eval.regression.verdict_records import ErrorBudget
     from retrieval_eval.store.store import RunStore
 
     specs = [*positional, *retrievers]

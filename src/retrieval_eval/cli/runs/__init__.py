@@ -12,6 +12,7 @@ from retrieval_eval.cli.options import db_option, format_option, label_option, t
 from retrieval_eval.cli.render import emit_report, terminal_width
 from retrieval_eval.cli.runs.store import open_run_store
 from retrieval_eval.errors import InputError
+from retrieval_eval.regression.verdict_records import RunReport, Thresholds
 from retrieval_eval.report.plural import plural
 
 
@@ -115,7 +116,6 @@ def show(
     was given when it was saved."""
     from retrieval_eval.regression.stored import stored_verdict
     from retrieval_eval.regression.verdict import judge
-    from retrieval_eval.regression.verdict_records import RunReport, Thresholds
 
     with open_run_store(db_url) as store:
         stored = store.get_stored(run_id)

@@ -9,6 +9,7 @@ import os
 import click
 
 from retrieval_eval.cli.options import db_option
+from retrieval_eval.cli.runs.store import open_run_store
 
 
 def _default_user() -> str:
@@ -37,8 +38,6 @@ def accept(run_id: str, reason: str, by: str | None, db_url: str | None) -> None
     retriever: the next run of the same retriever is judged against it, unless a run is
     pinned. Runs judged regression, incomparable or incomplete never become a baseline
     otherwise."""
-    from retrieval_eval.cli.runs.store import open_run_store
-
     with open_run_store(db_url) as store:
         summary = store.accept(run_id, reason, by if by is not None else _default_user())
     acceptance = summary.acceptance

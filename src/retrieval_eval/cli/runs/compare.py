@@ -14,7 +14,9 @@ from retrieval_eval.cli.options import (
     rbo_p_option,
     threshold_options,
 )
-from retrieval_eval.cli.render import terminal_width
+from retrieval_eval.cli.render import emit_html, terminal_width
+from retrieval_eval.cli.runs.store import open_run_store
+from retrieval_eval.regression.verdict_records import Thresholds
 
 
 @click.command("compare")
@@ -71,10 +73,8 @@ def compare(
     thresholds, rank overlap (Jaccard, RBO), breakdowns and a per-question grid. Runs
     scored against other labels are reported incomparable and left out.
     """
-    from retrieval_eval.cli.runs.store import open_run_store
     from retrieval_eval.comparison.compare import compare_runs
     from retrieval_eval.comparison.results import QuestionsShown
-    from retrieval_eval.regression.verdict_records import Thresholds
 
     if len(run_ids) < 2:
         raise click.UsageError("give at least two runs: the reference first, then the others")
@@ -89,7 +89,6 @@ def compare(
     )
     shown = QuestionsShown(questions)
     if fmt == "html":
-        from retrieval_eval.cli.render import emit_html
         from retrieval_eval.report.comparison.html_view import render_comparison_html
 
         emit_html(render_comparison_html(comparison, shown), output)

@@ -9,7 +9,8 @@ from pathlib import Path
 import click
 
 from retrieval_eval.cli.options import db_option, format_option
-from retrieval_eval.cli.render import terminal_width
+from retrieval_eval.cli.render import emit_html, terminal_width
+from retrieval_eval.cli.runs.store import open_run_store
 
 
 @click.command("history")
@@ -41,7 +42,6 @@ def history(
 ) -> None:
     """One set × retriever over time: rates with intervals, variants, stored verdicts,
     the pinned baseline; then flaky and never-hit questions."""
-    from retrieval_eval.cli.runs.store import open_run_store
     from retrieval_eval.comparison.history import build_history
 
     with open_run_store(db_url) as store:
@@ -50,7 +50,6 @@ def history(
         click.echo(f"no runs of set {set_name!r} with retriever {retriever!r}", err=True)
     result = build_history(set_name, retriever, stored)
     if fmt == "html":
-        from retrieval_eval.cli.render import emit_html
         from retrieval_eval.report.history.html_view import render_history_html
 
         emit_html(render_history_html(result), output)

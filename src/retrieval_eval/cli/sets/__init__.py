@@ -14,6 +14,7 @@ import click
 
 from retrieval_eval.cli.lazy import Lazy, LazyGroup
 from retrieval_eval.cli.options import format_option
+from retrieval_eval.errors import InputError, PluginError, QuestionSetError
 
 if TYPE_CHECKING:
     from retrieval_eval.questions.model import GoldenQuestionSet
@@ -71,7 +72,6 @@ def list_command(fmt: str) -> None:
 
     Set files need no registration: pass their path wherever a set name is accepted.
     """
-    from retrieval_eval.errors import PluginError
     from retrieval_eval.questions.registry import QuestionSetRegistry
 
     listings, failures = QuestionSetRegistry().inventory()
@@ -146,7 +146,6 @@ def show_command(source: str, fmt: str) -> None:
 def validate_command(sources: tuple[str, ...], corpus: Path | None, fmt: str) -> None:
     """Check set files, directories or names; report every problem with file, line and
     question id. Exit code 2 when anything is wrong."""
-    from retrieval_eval.errors import QuestionSetError
     from retrieval_eval.questions.corpus import read_corpus_ids
     from retrieval_eval.questions.validation import validate_source
 
@@ -263,7 +262,6 @@ def import_beir_command(
     Every query with a relevant document becomes a question expecting all of them.
     BEIR has no MATCH/GAP labels: imported questions are UNLABELLED.
     """
-    from retrieval_eval.errors import InputError
     from retrieval_eval.questions.beir import import_beir
     from retrieval_eval.questions.formats import set_format, write_question_set
 

@@ -7,6 +7,7 @@ from pathlib import Path
 import click
 
 from retrieval_eval.cli.options import db_option
+from retrieval_eval.errors import PluginError
 
 
 @click.command("judge", short_help="Judge a drafted set in the viewer (prints its URL).")
@@ -33,7 +34,6 @@ def judge_command(
     """Open the judging page for SET_FILE in the reval ui viewer, on loopback, and print
     its URL. Each save writes the file back (comments and layout kept); Ctrl-C stops."""
     from retrieval_eval.cli.extras import require_extra
-    from retrieval_eval.errors import PluginError
 
     require_extra("ui", "reval sets judge")
     from retrieval_eval.store.store import RunStore

@@ -18,6 +18,8 @@ from typing import Any
 import jinja2
 from markupsafe import Markup
 
+from retrieval_eval.version import __version__
+
 #: Files under ``assets/``, in the order a page loads them.
 STYLES = ("reval.css",)
 SCRIPTS = ("chart.umd.min.js", "reval.js")
@@ -36,8 +38,6 @@ SERVED_POLICY = (
 
 def page_context() -> dict[str, Any]:
     """What every page's footer says: the version and when it was made."""
-    from retrieval_eval.version import __version__
-
     return {"version": __version__, "generated": f"{datetime.now(UTC):%Y-%m-%d %H:%M UTC}"}
 
 

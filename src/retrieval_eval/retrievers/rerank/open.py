@@ -9,6 +9,7 @@ from pathlib import Path
 
 from retrieval_eval.corpus.reader import iter_documents
 from retrieval_eval.errors import ConfigError, CorpusError
+from retrieval_eval.retrievers.embedding import load_embedder
 from retrieval_eval.retrievers.http_json import RetryPolicy
 from retrieval_eval.retrievers.protocol import AsyncRetriever
 from retrieval_eval.retrievers.rerank.config import RerankConfig
@@ -47,7 +48,6 @@ def make_scorer(entry: RerankConfig) -> Scorer:
             api_key_env=options.get("api_key_env"),
             policy=policy,
         )
-    from retrieval_eval.retrievers.embedding import load_embedder
 
     return EmbeddingScorer(load_embedder(entry.embedder, options))
 
