@@ -25,15 +25,13 @@ import os
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, Protocol
+from typing import Any, Protocol
 
 from retrieval_eval.errors import ConfigError, RetrieverRejected
 from retrieval_eval.records.parameters import DEFAULT_TIMEOUT_S
 from retrieval_eval.records.run import RetrieverDescription
 from retrieval_eval.retrievers.contract.limits import request_problem
-
-if TYPE_CHECKING:
-    from retrieval_eval.retrievers.protocol import AsyncRetriever
+from retrieval_eval.retrievers.protocol import AsyncRetriever
 
 COMMON_KEYS = ("kind", "timeout", "version", "corpus_revision", "chunk_separator")
 

@@ -8,16 +8,13 @@ A kind subclasses ``KindRetriever``, writes ``retrieve`` (``base.admit`` first, 
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Self
+from typing import Self
 
 from retrieval_eval.errors import RetrieverContractError
+from retrieval_eval.records.run import RetrieverDescription
 from retrieval_eval.retrievers.contract.limits import response_breach
-from retrieval_eval.retrievers.kinds.base import describe_kind
-
-if TYPE_CHECKING:
-    from retrieval_eval.records.run import RetrieverDescription
-    from retrieval_eval.retrievers.kinds.base import KindConfig
-    from retrieval_eval.retrievers.protocol import Ranking
+from retrieval_eval.retrievers.kinds.base import KindConfig, describe_kind
+from retrieval_eval.retrievers.protocol import Ranking
 
 
 class KindRetriever:

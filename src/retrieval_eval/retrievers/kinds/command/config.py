@@ -23,12 +23,9 @@ import hashlib
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import TYPE_CHECKING
 
 from retrieval_eval.retrievers.kinds.base import Common, KindEntry, TableReader
-
-if TYPE_CHECKING:
-    from retrieval_eval.retrievers.protocol import AsyncRetriever
+from retrieval_eval.retrievers.protocol import AsyncRetriever
 
 KEYS = ("command", "cwd", "env")
 
@@ -57,6 +54,7 @@ class CommandConfig(KindEntry):
         }
 
     def open(self, timeout_s: float | None) -> AsyncRetriever:
+        # the kind's retriever loads when it is opened, not when reval.toml is read
         from retrieval_eval.retrievers.kinds.command.process import CommandRetriever
 
         return CommandRetriever(self, timeout_s)

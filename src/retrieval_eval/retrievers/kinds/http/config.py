@@ -27,10 +27,10 @@ from urllib.parse import urlsplit
 
 from retrieval_eval.retrievers.kinds.base import Common, KindEntry, TableReader
 from retrieval_eval.retrievers.kinds.http.template import BodyTemplate
+from retrieval_eval.retrievers.protocol import AsyncRetriever
 
 if TYPE_CHECKING:
     from retrieval_eval.retrievers.kinds.http.paths import Search
-    from retrieval_eval.retrievers.protocol import AsyncRetriever
 
 KEYS = (
     "url",
@@ -81,6 +81,7 @@ class HttpConfig(KindEntry):
     def paths(self) -> tuple[Search, Search | None, Search | None]:
         """The JMESPath expressions as functions of the parsed answer (checked when
         parsed)."""
+        # the kind's paths and retriever load when it is opened, not when reval.toml is read
         from retrieval_eval.retrievers.kinds.http.paths import compile_path
 
         return (
@@ -162,6 +163,7 @@ def _path(reader: TableReader, key: str) -> str | None:
     if not reader.has(key):
         return None
     expression = reader.string(key)
+    # JMESPath only for a JMESPath expression
     import jmespath
     from jmespath.exceptions import JMESPathError
 

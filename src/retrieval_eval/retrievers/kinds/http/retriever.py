@@ -72,6 +72,7 @@ class HttpRetriever(KindRetriever):
         self._loop: asyncio.AbstractEventLoop | None = None
 
     def _open(self) -> httpx2.AsyncClient:
+        # the HTTP client only when the kind connects
         import httpx2
 
         limits = httpx2.Limits(
@@ -98,6 +99,7 @@ class HttpRetriever(KindRetriever):
         return self._ranking(content, limit)
 
     async def _send(self, question: str, limit: int) -> tuple[int, bytes]:
+        # the HTTP client only when the kind connects
         import httpx2
 
         client = self._client or self._open()

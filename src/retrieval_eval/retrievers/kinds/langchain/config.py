@@ -18,14 +18,11 @@ from __future__ import annotations
 import importlib.util
 from collections.abc import Mapping
 from dataclasses import dataclass
-from typing import TYPE_CHECKING
 
 from retrieval_eval.errors import ConfigError
 from retrieval_eval.retrievers.kinds.base import Common, KindEntry, TableReader
 from retrieval_eval.retrievers.kinds.factory import FACTORY_KEYS, Factory, parse_factory
-
-if TYPE_CHECKING:
-    from retrieval_eval.retrievers.protocol import AsyncRetriever
+from retrieval_eval.retrievers.protocol import AsyncRetriever
 
 KEYS = (*FACTORY_KEYS, "id_key", "score_key", "limit_kwarg")
 INSTALL = "pip install 'retrieval-eval[langchain]'"
@@ -54,6 +51,7 @@ class LangChainConfig(KindEntry):
     def open(self, timeout_s: float | None) -> AsyncRetriever:
         if importlib.util.find_spec("langchain_core") is None:
             raise ConfigError(f"{self.where}: langchain-core is not installed; {INSTALL}")
+        # the kind's retriever loads when it is opened, not when reval.toml is read
         from retrieval_eval.retrievers.kinds.langchain.retriever import LangChainRetriever
 
         return LangChainRetriever(self, timeout_s)

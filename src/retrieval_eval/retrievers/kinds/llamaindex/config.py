@@ -18,14 +18,11 @@ from __future__ import annotations
 import importlib.util
 from collections.abc import Mapping
 from dataclasses import dataclass
-from typing import TYPE_CHECKING
 
 from retrieval_eval.errors import ConfigError
 from retrieval_eval.retrievers.kinds.base import Common, KindEntry, TableReader
 from retrieval_eval.retrievers.kinds.factory import FACTORY_KEYS, Factory, parse_factory
-
-if TYPE_CHECKING:
-    from retrieval_eval.retrievers.protocol import AsyncRetriever
+from retrieval_eval.retrievers.protocol import AsyncRetriever
 
 KEYS = (*FACTORY_KEYS, "id_key", "limit_attribute")
 INSTALL = "pip install 'retrieval-eval[llamaindex]'"
@@ -52,6 +49,7 @@ class LlamaIndexConfig(KindEntry):
     def open(self, timeout_s: float | None) -> AsyncRetriever:
         if not _installed("llama_index.core"):
             raise ConfigError(f"{self.where}: llama-index-core is not installed; {INSTALL}")
+        # the kind's retriever loads when it is opened, not when reval.toml is read
         from retrieval_eval.retrievers.kinds.llamaindex.retriever import LlamaIndexRetriever
 
         return LlamaIndexRetriever(self, timeout_s)

@@ -37,13 +37,11 @@ import os
 import re
 from collections.abc import Mapping
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from retrieval_eval.errors import ConfigError
 from retrieval_eval.retrievers.kinds.base import Common, KindEntry, TableReader, env_value
-
-if TYPE_CHECKING:
-    from retrieval_eval.retrievers.protocol import AsyncRetriever
+from retrieval_eval.retrievers.protocol import AsyncRetriever
 
 KEYS = ("dsn", "dsn_env", "password_env", "query", "pool_size", "embedder", "embedder_options")
 PARAMETER = re.compile(r"(?<![:\w]):(question|limit|embedding)\b")
@@ -70,6 +68,7 @@ class PostgresConfig(KindEntry):
         return env_value(self.common, "dsn_env", self.dsn_env)
 
     def detail(self) -> str:
+        # psycopg (the postgres kind's dependency) only when a DSN is read
         from psycopg.conninfo import conninfo_to_dict
 
         by = f" by {self.embedder}" if self.embedder else ""
@@ -107,6 +106,7 @@ def parse(common: Common, reader: TableReader) -> PostgresConfig:
         raise ConfigError(f"{reader.where}: give exactly one of 'dsn' and 'dsn_env'")
     dsn = reader.string("dsn") if reader.has("dsn") else ""
     try:
+        # psycopg (the postgres kind's dependency) only when a DSN is read
         from psycopg.conninfo import conninfo_to_dict
 
         info = conninfo_to_dict(dsn) if dsn else {}

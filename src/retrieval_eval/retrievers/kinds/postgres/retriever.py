@@ -67,6 +67,7 @@ class PostgresRetriever(KindRetriever):
         self._loop: asyncio.AbstractEventLoop | None = None
 
     async def _connect(self) -> psycopg.AsyncConnection[Any]:
+        # psycopg only when the kind connects
         import psycopg
 
         extra: dict[str, Any] = {"password": self._password} if self._password else {}
@@ -85,6 +86,7 @@ class PostgresRetriever(KindRetriever):
     async def retrieve(
         self, question: str, limit: int, *, timeout_s: float | None = None
     ) -> Ranking:
+        # psycopg only when the kind connects
         import psycopg
 
         deadline = admit(self.target, question, limit, timeout_s, self.timeout_s)

@@ -21,14 +21,12 @@ from __future__ import annotations
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import Any
 from urllib.parse import urlsplit
 
 from retrieval_eval.errors import ConfigError
 from retrieval_eval.retrievers.kinds.base import Common, KindEntry, TableReader
-
-if TYPE_CHECKING:
-    from retrieval_eval.retrievers.protocol import AsyncRetriever
+from retrieval_eval.retrievers.protocol import AsyncRetriever
 
 KEYS = (
     "collection",
@@ -72,6 +70,7 @@ class QdrantConfig(KindEntry):
 
     def open(self, timeout_s: float | None) -> AsyncRetriever:
         try:
+            # the Qdrant client and the kind's retriever load when it is opened
             import qdrant_client  # noqa: F401
         except ImportError:
             raise ConfigError(f"{self.where}: qdrant-client is not installed; {INSTALL}") from None

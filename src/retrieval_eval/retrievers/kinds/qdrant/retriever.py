@@ -57,6 +57,7 @@ class QdrantRetriever(KindRetriever):
         self._client: AsyncQdrantClient | None = None
 
     def _connect(self) -> AsyncQdrantClient:
+        # the Qdrant client only when the kind connects
         from qdrant_client import AsyncQdrantClient
 
         if self._client is None:
@@ -94,6 +95,7 @@ class QdrantRetriever(KindRetriever):
         return self._ranking(response.points, limit)
 
     def _failure(self, error: Exception) -> RetrieverError:
+        # the Qdrant client's errors only when a call fails
         from qdrant_client.http.exceptions import ResponseHandlingException, UnexpectedResponse
 
         message = " ".join(str(error).split())
@@ -141,6 +143,7 @@ class QdrantRetriever(KindRetriever):
 def _malformed(error: BaseException) -> bool:
     """An answer that is not JSON, not the shape qdrant-client parses, or has no result
     (qdrant-client asserts on that): what the server sent, not how it was reached."""
+    # pydantic (the Qdrant client's) only when an answer is malformed
     from pydantic import ValidationError
 
     return isinstance(error, json.JSONDecodeError | ValidationError) or (
