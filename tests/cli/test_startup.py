@@ -229,7 +229,7 @@ def test_listing_an_empty_store_loads_no_report_and_no_judge(tmp_path):
 #: What ``reval eval`` of a set file against ``bm25:INDEX`` does not need: the BM25
 #: indexer and the corpus reader (searching needs neither), the set-provider registry (a
 #: file is no registered name), the reval.toml reader and TOML (there is no reval.toml),
-#: the records of the other retriever specs, and the listings' ``RunSummary``.
+#: and the listings' ``RunSummary``.
 NOT_FOR_A_PLUGIN_EVAL = (
     "reval_bm25.index",
     "retrieval_eval.corpus.reader",
@@ -237,7 +237,6 @@ NOT_FOR_A_PLUGIN_EVAL = (
     "retrieval_eval.questions.validation",
     "retrieval_eval.retrievers.config",
     "tomllib",
-    "retrieval_eval.retrievers.specs",
     "retrieval_eval.store.summaries",
 )
 

@@ -4,13 +4,10 @@
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
 from urllib.parse import urlsplit
 
 from retrieval_eval.errors import InputError
-
-if TYPE_CHECKING:
-    from retrieval_eval.retrievers.specs import Endpoint
+from retrieval_eval.retrievers.specs import Endpoint
 
 SCHEMES = ("grpc://", "grpcs://")
 RAW_TARGET_PREFIXES = ("dns:", "ipv4:", "ipv6:", "unix:", "unix-abstract:", "vsock:")
@@ -25,8 +22,6 @@ def parse_address(address: str) -> Endpoint | None:
     if address.startswith(SCHEMES):
         return parse_url(address)
     if address.startswith(RAW_TARGET_PREFIXES):
-        from retrieval_eval.retrievers.specs import Endpoint
-
         if address.partition(":")[2].strip("/") == "":
             raise InputError(f"invalid gRPC target {address!r}: nothing after the scheme")
         return Endpoint(display=address, channel_target=address)
@@ -34,8 +29,6 @@ def parse_address(address: str) -> Endpoint | None:
 
 
 def parse_url(address: str) -> Endpoint:
-    from retrieval_eval.retrievers.specs import Endpoint
-
     secure = address.startswith("grpcs://")
     example = "grpcs://HOST[:PORT]" if secure else "grpc://HOST:PORT"
     try:

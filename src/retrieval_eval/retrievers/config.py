@@ -147,6 +147,7 @@ def _parse_document(document: Mapping[str, Any], path: Path) -> dict[str, Entry]
         if not isinstance(table, dict):
             raise ConfigError(f"{where}: must be a table with at least 'address'")
         if "fuse" in table:
+            # fusions, rerank stages and kinds load only when reval.toml has one
             from retrieval_eval.retrievers.fusion.config import parse_fusion
 
             entries[name] = parse_fusion(name, table, path, where)

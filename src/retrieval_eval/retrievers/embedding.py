@@ -69,6 +69,7 @@ def load_embedder(name: str, options: Mapping[str, Any] | None = None) -> Embedd
 
     Errors a factory raises on purpose pass through; anything else is a ``PluginError``.
     """
+    # stevedore only to load an embedder
     from retrieval_eval.plugins import EMBEDDERS, load_plugin
 
     factory: EmbedderFactory = load_plugin(EMBEDDERS, name, kind="embedder")
@@ -87,6 +88,7 @@ def load_embedder(name: str, options: Mapping[str, Any] | None = None) -> Embedd
 
 def normalise(matrix: NDArray[Any]) -> NDArray[np.float32]:
     """Rows scaled to unit length as float32 (a zero row stays zero)."""
+    # numpy only when vectors are normalised
     import numpy as np
 
     rows = np.asarray(matrix, dtype=np.float32)

@@ -13,19 +13,19 @@ from retrieval_eval.retrievers.resolve import (
     KIND_RERANK,
     load_config_entries,
 )
+from retrieval_eval.retrievers.specs import RetrieverInfo
 
 if TYPE_CHECKING:
     from retrieval_eval.retrievers.config import RetrieverConfig
     from retrieval_eval.retrievers.fusion.config import FusionConfig
     from retrieval_eval.retrievers.kinds.base import KindConfig
     from retrieval_eval.retrievers.rerank.config import RerankConfig
-    from retrieval_eval.retrievers.specs import RetrieverInfo
 
 
 def list_retrievers(config_path: Path | None = None) -> list[RetrieverInfo]:
     """Every resolvable name: reval.toml entries first (they win on a clash), then plugins."""
+    # the plugins' entry points only when listing
     from retrieval_eval.plugins import RETRIEVERS, list_plugins
-    from retrieval_eval.retrievers.specs import RetrieverInfo
 
     configs = load_config_entries(config_path)
     infos = [_config_info(entry) for entry in configs.values()]
@@ -41,10 +41,10 @@ def list_retrievers(config_path: Path | None = None) -> list[RetrieverInfo]:
 def _config_info(
     entry: RetrieverConfig | FusionConfig | KindConfig | RerankConfig,
 ) -> RetrieverInfo:
+    # reval.toml's records only when it names retrievers
     from retrieval_eval.retrievers.config import RetrieverConfig
     from retrieval_eval.retrievers.fusion.config import FusionConfig
     from retrieval_eval.retrievers.rerank.config import RerankConfig
-    from retrieval_eval.retrievers.specs import RetrieverInfo
 
     if isinstance(entry, FusionConfig):
         return RetrieverInfo(entry.name, KIND_FUSION, str(entry.source), _fusion_detail(entry))

@@ -10,12 +10,12 @@ from typing import TYPE_CHECKING
 from retrieval_eval.errors import ConfigError, PluginError, RevalError, UnknownNameError
 from retrieval_eval.retrievers.protocol import AsyncRetriever, RetrieverFactory
 from retrieval_eval.retrievers.resolve import PluginSpec, Resolved, resolve
+from retrieval_eval.retrievers.specs import Endpoint, FusionSpec, KindSpec
 
 if TYPE_CHECKING:
     from retrieval_eval.retrievers.fusion.retriever import FusedRetriever
     from retrieval_eval.retrievers.in_process import InProcessRetriever
     from retrieval_eval.retrievers.rerank.open import RerankSpec
-    from retrieval_eval.retrievers.specs import FusionSpec
 
 #: Closing tasks of members of a fusion that failed to open (kept until done).
 _closing: set[object] = set()
@@ -39,7 +39,7 @@ def _open_resolved(resolved: Resolved, chain: tuple[str, ...]) -> AsyncRetriever
     opened around it, so that a cycle among them is an error rather than a hang."""
     if isinstance(resolved, PluginSpec):
         return open_plugin(resolved)
-    from retrieval_eval.retrievers.specs import Endpoint, FusionSpec, KindSpec
+    # the gRPC client, fusion, rerank and plugins load with the spec that needs them
 
     if isinstance(resolved, FusionSpec):
         return open_fusion(resolved, chain)
@@ -114,6 +114,7 @@ def _open_member(name: str, spec: FusionSpec, chain: tuple[str, ...]) -> AsyncRe
 def _close_now(retriever: AsyncRetriever) -> None:
     """Close a member opened before a later one failed to open: now, or as a task of the
     running event loop (opening is synchronous, closing may not be)."""
+    # asyncio only to close a retriever from sync code
     import asyncio
 
     try:

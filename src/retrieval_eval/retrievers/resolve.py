@@ -23,18 +23,16 @@ import difflib
 import os
 from dataclasses import dataclass, replace
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, TypeAlias
 
 from retrieval_eval.errors import ConfigError, InputError, UnknownNameError
 from retrieval_eval.retrievers.addresses import parse_address
 from retrieval_eval.retrievers.config_file import default_config_path
+from retrieval_eval.retrievers.specs import Endpoint, FusionSpec, KindSpec
 
 if TYPE_CHECKING:  # reval.toml's fusions, kinds and rerank stages load when one is named
-    from typing import TypeAlias
-
     from retrieval_eval.retrievers.config import Entry, RetrieverConfig
     from retrieval_eval.retrievers.rerank.open import RerankSpec
-    from retrieval_eval.retrievers.specs import Endpoint, FusionSpec, KindSpec
 
 __all__ = [
     "KIND_CONFIG",
@@ -72,6 +70,7 @@ def load_config_entries(config_path: Path | None) -> dict[str, Entry]:
     records are not imported)."""
     if config_path is None and not default_config_path().is_file():
         return {}
+    # the TOML reader only when there is a reval.toml
     from retrieval_eval.retrievers.config import load_config
 
     return load_config(config_path)
@@ -97,10 +96,10 @@ def resolve(
         return _with_options(endpoint, timeout_s=timeout_s, token=token)
     configs = load_config_entries(config_path)
     if spec in configs:
+        # reval.toml's records and the plugins' entry points load when a spec needs them
         from retrieval_eval.retrievers.config import RetrieverConfig
         from retrieval_eval.retrievers.fusion.config import FusionConfig
         from retrieval_eval.retrievers.rerank.config import RerankConfig
-        from retrieval_eval.retrievers.specs import FusionSpec, KindSpec
 
         entry = configs[spec]
         if isinstance(entry, FusionConfig):
@@ -145,8 +144,8 @@ def _with_options(endpoint: Endpoint, *, timeout_s: float | None, token: str | N
 
 
 def _from_config(entry: RetrieverConfig, *, timeout_s: float | None, token: str | None) -> Endpoint:
+    # reval.toml's records only for a reval.toml entry
     from retrieval_eval.retrievers.config import check_token
-    from retrieval_eval.retrievers.specs import Endpoint
 
     try:
         endpoint = parse_address(entry.address)

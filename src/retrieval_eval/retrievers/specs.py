@@ -33,6 +33,7 @@ class Endpoint:
     server_name: str | None = None
 
     def client_options(self) -> ClientOptions:
+        # gRPC only to connect: specs are resolved without it
         from retrieval_eval.retrievers.client.channel import TlsConfig
         from retrieval_eval.retrievers.client.grpc_client import ClientOptions
 

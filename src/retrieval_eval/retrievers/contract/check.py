@@ -78,6 +78,7 @@ async def check_contract(
 async def _check_plugin(
     spec: PluginSpec, timeout_s: float, questions: Sequence[str]
 ) -> list[CheckResult]:
+    # the gRPC server only to check a plugin
     from retrieval_eval.retrievers.server.sdk import serve
 
     retriever = open_plugin(spec)
@@ -95,6 +96,7 @@ async def _check_kind(
 ) -> list[CheckResult]:
     """A reval.toml kind (http, command, postgres) served on 127.0.0.1 on this loop, so
     that what it answers is judged by the same checks as any server."""
+    # the forwarding server only to check a kind
     from retrieval_eval.retrievers.server.forward import serve_async
 
     retriever = spec.open()
