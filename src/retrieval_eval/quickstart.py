@@ -21,10 +21,21 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Protocol
 
+from retrieval_eval.comparison.compare import compare_runs
 from retrieval_eval.errors import PluginError, UnknownNameError
+from retrieval_eval.evaluation.coordinator import EvalOptions, EvaluationInterrupted, evaluate
 from retrieval_eval.example_data import corpus_path, questions_path
+from retrieval_eval.plugins import RETRIEVERS as NAMESPACE
+from retrieval_eval.plugins import load_plugin
+from retrieval_eval.questions.loading import load_question_set
 from retrieval_eval.records.run import RunResult
+from retrieval_eval.regression.record import judge_and_save
 from retrieval_eval.regression.verdict_records import RunReport, Verdict
+from retrieval_eval.report.comparison.html_view import render_comparison_html
+from retrieval_eval.report.run.html_view import render_html
+from retrieval_eval.retrievers.server.sdk import serve
+from retrieval_eval.store.store import RunStore
+from retrieval_eval.store.url import reval_home
 
 if TYPE_CHECKING:
     from retrieval_eval.comparison.results import Comparison
@@ -77,10 +88,6 @@ def run_quickstart(db_url: str | None = None, *, notify: Notify | None = None) -
     Judging and saving is ``judge_and_save``, exactly as ``reval eval`` does it; an
     interrupted evaluation is still saved (it never becomes a baseline).
     """
-    from retrieval_eval.evaluation.coordinator import EvaluationInterrupted
-    from retrieval_eval.regression.record import judge_and_save
-    from retrieval_eval.store.store import RunStore
-
     say = notify or (lambda message: log.info("%s", message))
     started = time.perf_counter()
     bm25 = _factory("bm25")
@@ -115,10 +122,6 @@ COMPARISON_NAME = "quickstart-comparison.html"
 def write_html_report(result: QuickstartResult, directory: Path | None = None) -> Path:
     """The run as one self-contained HTML file (``$REVAL_HOME/quickstart-report.html``
     unless ``directory`` is given), replaced by each quickstart."""
-    from retrieval_eval.regression.verdict_records import RunReport
-    from retrieval_eval.report.run.html_view import render_html
-    from retrieval_eval.store.url import reval_home
-
     folder = directory or reval_home()
     folder.mkdir(parents=True, exist_ok=True)
     path = folder / REPORT_NAME
@@ -129,17 +132,12 @@ def write_html_report(result: QuickstartResult, directory: Path | None = None) -
 def compare_quickstart(result: QuickstartResult) -> Comparison:
     """The four runs side by side, BM25 the reference: deltas with paired intervals, exact
     McNemar tests (Holm-corrected), the breakdown by form, rank overlap."""
-    from retrieval_eval.comparison.compare import compare_runs
-
     return compare_runs([r.run for r in result.reports])
 
 
 def write_html_comparison(comparison: Comparison, directory: Path | None = None) -> Path:
     """The comparison as one self-contained HTML file (``$REVAL_HOME/quickstart-
     comparison.html`` unless ``directory`` is given), replaced by each quickstart."""
-    from retrieval_eval.report.comparison.html_view import render_comparison_html
-    from retrieval_eval.store.url import reval_home
-
     folder = directory or reval_home()
     folder.mkdir(parents=True, exist_ok=True)
     path = folder / COMPARISON_NAME
@@ -149,9 +147,6 @@ def write_html_comparison(comparison: Comparison, directory: Path | None = None)
 
 def _measure(bm25: IndexingFactory, dense: IndexingFactory, say: Notify) -> list[RunResult]:
     """Index, serve and evaluate (Ctrl-C raises ``EvaluationInterrupted`` with the runs)."""
-    from retrieval_eval.evaluation.coordinator import EvalOptions, evaluate
-    from retrieval_eval.questions.loading import load_question_set
-
     question_set = load_question_set(questions_path())
     chunks = {"chunk_words": CHUNK_WORDS, "chunk_overlap": CHUNK_OVERLAP}
     with tempfile.TemporaryDirectory(prefix="reval-quickstart-") as tmp:
@@ -181,8 +176,6 @@ def _measure(bm25: IndexingFactory, dense: IndexingFactory, say: Notify) -> list
 @contextmanager
 def _served(retriever: Any) -> Iterator[str]:
     """``retriever`` served over gRPC on a free loopback port; closed on every exit."""
-    from retrieval_eval.retrievers.server.sdk import serve
-
     try:
         with serve(retriever, "127.0.0.1:0") as handle:
             yield handle.address
@@ -218,9 +211,6 @@ embedder = "wordllama"
 def _factory(name: str) -> IndexingFactory:
     """A reference plugin (``bm25``, ``dense``) through its entry point: each is a
     separate distribution."""
-    from retrieval_eval.plugins import RETRIEVERS as NAMESPACE
-    from retrieval_eval.plugins import load_plugin
-
     hint = f"install it with `pip install -e ./plugins/{name}` from a reval checkout"
     label = "BM25" if name == "bm25" else name
     try:
