@@ -73,6 +73,7 @@ def read_questions(path: Path) -> GoldenQuestionSet:
     """A set file (its questions, labels ignored) or a text file, one question per line
     (blank lines and lines starting with ``#`` skipped)."""
     if path.suffix.lower() in _SET_SUFFIXES:
+        # the set loaders (YAML and the rest) only for a set file
         from retrieval_eval.questions.loading import load_set_file
 
         return load_set_file(path)
@@ -162,6 +163,7 @@ def diff_retrievers(
     """Ask both retrievers every question (``k`` times the default overfetch, so that
     chunks still leave k distinct documents) and diff their top k. Names resolve in
     ``config_path`` (default ./reval.toml), as ``evaluate`` resolves them."""
+    # the coordinator only to measure: report.diff reads Diff without it
     from retrieval_eval.evaluation.coordinator import EvalOptions, evaluate
 
     if k < 1:

@@ -254,6 +254,7 @@ async def aevaluate(
     token: str | None = None,
 ) -> list[RunResult]:
     """``evaluate`` for code already inside an event loop: ``await aevaluate(...)``."""
+    # the specs, gRPC client and plugins load only when a spec, not an object, is given
     from retrieval_eval.retrievers.opening import open_retriever
 
     options = options or EvalOptions()

@@ -164,6 +164,7 @@ def _split_document(data: Any) -> tuple[dict[str, Any], Any]:
 
 
 def parse_yaml(text: str, source: str, default_name: str) -> RawSet:
+    # PyYAML only for a YAML set
     import yaml  # only when a YAML set is read: a JSON or JSONL one never loads it
 
     loader = getattr(yaml, "CSafeLoader", yaml.SafeLoader)(text)
@@ -384,6 +385,7 @@ def write_question_set(qs: GoldenQuestionSet, path: Path) -> None:
     elif fmt == "json":
         text = json.dumps({**header, "questions": records}, ensure_ascii=False, indent=2) + "\n"
     else:
+        # PyYAML only to write a YAML set
         import yaml
 
         document = {**header, "questions": records}

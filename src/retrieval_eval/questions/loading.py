@@ -34,6 +34,7 @@ def load_question_set(source: str | Path) -> GoldenQuestionSet:
     """
     path = as_path(source)
     if path is None:
+        # the provider registry (entry points) only for a registered name
         from retrieval_eval.questions.registry import QuestionSetRegistry
 
         return QuestionSetRegistry().load(str(source))
@@ -50,6 +51,7 @@ def load_question_sets(source: str | Path) -> list[GoldenQuestionSet]:
     """Every set of a directory or a provider, or the one set of a file or name."""
     path = as_path(source)
     if path is None:
+        # the provider registry (entry points) only for a registered name
         from retrieval_eval.questions.registry import QuestionSetRegistry
 
         registry = QuestionSetRegistry()

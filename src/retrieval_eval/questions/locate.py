@@ -58,6 +58,7 @@ class JsonlLines:
 
 
 def _mapping_keys(node: yaml.Node | None) -> dict[str, int]:
+    # PyYAML only to locate a problem in a YAML set
     import yaml
 
     if not isinstance(node, yaml.MappingNode):
@@ -73,6 +74,7 @@ class YamlLines:
     """Lines straight from libyaml's node marks (composed once, while loading)."""
 
     def __init__(self, root: yaml.Node | None) -> None:
+        # PyYAML only to locate a problem in a YAML set
         import yaml
 
         self._root_keys = _mapping_keys(root)
@@ -103,6 +105,7 @@ class YamlLines:
 
 def duplicate_yaml_keys(node: yaml.Node | None) -> list[tuple[str, int]]:
     """Keys given twice in one mapping (libyaml silently keeps the last): (key, line)."""
+    # PyYAML only to check a YAML set's keys
     import yaml
 
     if not isinstance(node, yaml.MappingNode):

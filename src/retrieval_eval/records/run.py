@@ -12,6 +12,7 @@ from typing import Any
 
 from retrieval_eval.metric_keys import TOP1_HIT_RATE, TOP3_HIT_RATE
 from retrieval_eval.records.failures import SKIPPED_MEMBER_NOTE, FailureKind, RetrievalFailure
+from retrieval_eval.records.json_shape import run_to_dict
 from retrieval_eval.records.metrics import GroupMetrics, LatencySummary
 from retrieval_eval.records.outcome import QuestionOutcome
 from retrieval_eval.records.parameters import RunParameters
@@ -108,8 +109,6 @@ class RunResult:
     def to_dict(self) -> dict[str, Any]:
         """The run as the JSON report holds it (``regression`` is null: a verdict is not
         part of the run; ``RunReport.to_dict`` adds it)."""
-        from retrieval_eval.records.json_shape import run_to_dict
-
         return run_to_dict(self)
 
     def __repr__(self) -> str:

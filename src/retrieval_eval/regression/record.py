@@ -91,6 +91,7 @@ def judge_and_save(
             for run in runs:
                 reports.append(_judge_and_save_one(store, run, thresholds, baseline_id, save))
         else:
+            # SQLAlchemy only when a store is opened here, from its URL
             from retrieval_eval.store.store import RunStore
 
             with RunStore.open(store) as opened:

@@ -162,6 +162,7 @@ def prune_victims(conn: Connection, keep: int) -> list[int]:
 
 
 def summaries(conn: Connection, query: Select[Any]) -> list[RunSummary]:
+    # the listings' records only when listing
     from retrieval_eval.store.summaries import RunSummary
 
     rows = conn.execute(query).mappings().all()

@@ -35,6 +35,7 @@ HEAD = "0006"
 
 
 def alembic_config() -> Config:
+    # Alembic only to migrate: a store at head opens without it
     from alembic.config import Config
 
     config = Config()
@@ -44,6 +45,7 @@ def alembic_config() -> Config:
 
 
 def head_revision() -> str:
+    # Alembic only to migrate: a store at head opens without it
     from alembic.script import ScriptDirectory
 
     head = ScriptDirectory.from_config(alembic_config()).get_current_head()
@@ -52,6 +54,7 @@ def head_revision() -> str:
 
 
 def current_revision(engine: Engine) -> str | None:
+    # Alembic only to migrate: a store at head opens without it
     from alembic.runtime.migration import MigrationContext
 
     with engine.connect() as connection:
@@ -82,6 +85,7 @@ def ensure_schema(engine: Engine, url: URL, lock_timeout_s: float) -> None:
 
 
 def _migrate(engine: Engine, url: URL, lock_timeout_s: float) -> None:
+    # Alembic only to migrate: a store at head opens without it
     from alembic import command
     from alembic.script import ScriptDirectory
 

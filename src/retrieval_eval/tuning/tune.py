@@ -137,6 +137,7 @@ def tune_fusion(
 async def _open_and_tune(
     qs: GoldenQuestionSet, name: str, options: TuneOptions, config_path: Path | None
 ) -> TuningResult:
+    # reval.toml and the retrievers load when a tuning runs
     from retrieval_eval.retrievers.config import load_config
     from retrieval_eval.retrievers.opening import open_retriever
 

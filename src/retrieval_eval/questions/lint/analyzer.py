@@ -57,6 +57,7 @@ def tokens(text: str) -> list[str]:
 
 @lru_cache(maxsize=1)
 def _stemmer() -> Any:
+    # the stemmer (the lint extra) only when a lint stems
     import Stemmer  # PyStemmer, from the ``lint`` extra
 
     return Stemmer.Stemmer("english")

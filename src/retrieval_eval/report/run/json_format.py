@@ -100,11 +100,11 @@ from retrieval_eval.records.json_shape import question_to_dict
 from retrieval_eval.records.run import RunResult, RunState
 from retrieval_eval.regression.verdict_records import PairedTest, RunReport, Verdict
 from retrieval_eval.report.baseline_notes import acceptance_dict
+from retrieval_eval.store.stored_run import Acceptance
 from retrieval_eval.version import __version__
 
 if TYPE_CHECKING:  # the comparison's records load with the comparison, not with a run
     from retrieval_eval.comparison.results import SignificanceTest
-    from retrieval_eval.store.stored_run import Acceptance
 
 __all__ = [
     "render_json",

@@ -43,6 +43,7 @@ def render(
         reports = [_as_report(r) for r in report]
     kind = ReportFormat(fmt)
     if kind is ReportFormat.JSON:
+        # each format's module (Jinja2 for HTML) loads with its format
         from retrieval_eval.report.run.json_format import render_json
 
         return render_json(reports, warnings)

@@ -35,6 +35,7 @@ class JudgedSet:
     _documents: dict[str, CorpusDocument] | None = None
 
     def documents(self) -> dict[str, CorpusDocument]:
+        # see above: the readers load with the first judging request
         from retrieval_eval.questions.corpus import read_corpus
 
         if self._documents is None:
@@ -50,6 +51,7 @@ class JudgingDesk:
     sets: dict[str, JudgedSet] = field(default_factory=dict)
 
     def add(self, path: Path, corpus: Path) -> str:
+        # see above: the readers load with the first judging request
         from retrieval_eval.labelling.document import load_document
 
         load_document(path)  # readable now, or a clear error before the viewer starts
@@ -66,6 +68,7 @@ class JudgingDesk:
 
     def page_data(self, key: str) -> dict[str, Any]:
         """Everything the page shows: questions, candidates with document text, pool."""
+        # see above: the readers load with the first judging request
         from retrieval_eval.labelling.document import load_document
 
         judged = self.get(key)
@@ -86,6 +89,7 @@ class JudgingDesk:
         }
 
     def save(self, key: str, question_id: str, body: Any) -> SaveResult:
+        # see above: the readers load with the first judging request
         from retrieval_eval.labelling.judge import save_judgement
 
         judged = self.get(key)
@@ -127,6 +131,7 @@ def _question(question: Any, documents: dict[str, CorpusDocument]) -> dict[str, 
 
 
 def _judgement(question_id: str, body: Any) -> Judgement:
+    # see above: the readers load with the first judging request
     from retrieval_eval.labelling.judge import Judgement
 
     if not isinstance(body, dict):
