@@ -33,7 +33,7 @@ ROOT = Path(__file__).resolve().parent.parent
 PAGE = ROOT / "docs" / "reference" / "cli.md"
 #: The distributions whose ``retrieval_eval.commands`` are documented here (normalised
 #: names); other installed plugins' commands are theirs to document.
-REFERENCE_PLUGINS = ("retrieval-eval-bm25", "retrieval-eval-dense")
+REFERENCE_PLUGINS = ("reval-ir-bm25", "reval-ir-dense")
 
 
 def walk() -> Iterator[tuple[click.Context, click.Command]]:

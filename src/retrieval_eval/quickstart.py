@@ -25,6 +25,7 @@ from retrieval_eval.errors import PluginError, UnknownNameError
 from retrieval_eval.example_data import corpus_path, questions_path
 from retrieval_eval.records import RunResult
 from retrieval_eval.regression.verdict_records import RunReport, Verdict
+from retrieval_eval.version import install_plugin
 
 if TYPE_CHECKING:
     from retrieval_eval.comparison.results import Comparison
@@ -221,7 +222,7 @@ def _factory(name: str) -> IndexingFactory:
     from retrieval_eval.plugins import RETRIEVERS as NAMESPACE
     from retrieval_eval.plugins import load_plugin
 
-    hint = f"install it with `pip install -e ./plugins/{name}` from a reval checkout"
+    hint = f"install it: {install_plugin(name)}"
     label = "BM25" if name == "bm25" else name
     try:
         factory = load_plugin(NAMESPACE, name, kind="retriever")
