@@ -44,6 +44,7 @@ OTHER_PROJECT = re.compile(r"retrieval[-.]eval\b|\bretrieval_eval\[")
 WARNINGS = {
     "README.md": "must not share an environment",
     "docs/getting-started.md": "must not share an environment",
+    "docs/contributing.md": "another project",
     "src/retrieval_eval/version.py": "another project",
     "tests/api/test_version.py": "another project",
 }
