@@ -17,7 +17,7 @@ from support.env import REPO_ROOT
 README = REPO_ROOT / "README.md"
 DOCS = REPO_ROOT / "docs"
 MKDOCS_YML = REPO_ROOT / "mkdocs.yml"
-#: Pages written by a tool from the code (tools/cli_reference.py), checked by their own test.
+#: Pages written by a tool from the code (cog, from --help), checked by their own test.
 GENERATED = frozenset({"reference/cli.md"})
 SHELL_LANGUAGES = {"console", "bash", "sh", "shell"}
 KINDS = "run|skip|file|quickstart-output"

@@ -55,8 +55,10 @@ def ui(
     judge drafted sets (--judge DRAFT --corpus CORPUS) at /judge.
 
     Read-only over runs: the viewer never changes a stored run (like every command, it creates
-    the store or upgrades an old schema on first use). Needs the ``ui`` extra
-    (``pip install 'reval-ir[ui]'``).
+    the store or upgrades an old schema on first use). Needs the ui extra:
+
+    \b
+        pip install 'reval-ir[ui]'
     """
     from retrieval_eval.cli.extras import require_extra
 
