@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import compileall
+import os
 import sys
 
 import pytest
@@ -24,6 +25,11 @@ __all__ = ["isolated_home", "isolated_session_home", "postgres_url", "repo_root"
 settings.register_profile("reval", deadline=None)
 settings.load_profile("reval")
 
+
+#: What CI adds to this run through PYTEST_ADDOPTS (coverage, in .ci/run) is this run's
+#: alone: the pytest processes the tests start (the pytest plugin's, the docs' blocks) run
+#: as a user's would. (This run read the variable before loading this module.)
+os.environ.pop("PYTEST_ADDOPTS", None)
 
 #: The sources that the suite's subprocesses (``reval``, servers, plugin suites) import.
 SOURCES = ("src", "plugins/bm25/reval_bm25", "plugins/dense/reval_dense")

@@ -36,6 +36,7 @@ from retrieval_eval.report.run.html_view import render_html
 from retrieval_eval.retrievers.server.sdk import serve
 from retrieval_eval.store.store import RunStore
 from retrieval_eval.store.url import reval_home
+from retrieval_eval.version import install_plugin
 
 if TYPE_CHECKING:
     from retrieval_eval.comparison.results import Comparison
@@ -211,7 +212,7 @@ embedder = "wordllama"
 def _factory(name: str) -> IndexingFactory:
     """A reference plugin (``bm25``, ``dense``) through its entry point: each is a
     separate distribution."""
-    hint = f"install it with `pip install -e ./plugins/{name}` from a reval checkout"
+    hint = f"install it: {install_plugin(name)}"
     label = "BM25" if name == "bm25" else name
     try:
         factory = load_plugin(NAMESPACE, name, kind="retriever")

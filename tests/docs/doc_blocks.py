@@ -17,7 +17,7 @@ from support.env import REPO_ROOT
 README = REPO_ROOT / "README.md"
 DOCS = REPO_ROOT / "docs"
 MKDOCS_YML = REPO_ROOT / "mkdocs.yml"
-#: Pages written by a tool from the code (tools/cli_reference.py), checked by their own test.
+#: Pages written by a tool from the code (cog, from --help), checked by their own test.
 GENERATED = frozenset({"reference/cli.md"})
 SHELL_LANGUAGES = {"console", "bash", "sh", "shell"}
 KINDS = "run|skip|file|quickstart-output"
@@ -26,11 +26,13 @@ FENCE = re.compile(r"^```(?P<lang>[\w-]*)\s*$")
 PORT = re.compile(r"\b5005\d\b")
 ADDRESS = re.compile(r"127\.0\.0\.1:(\d+)")
 EXAMPLE_DATABASE_URL = "postgresql://reval@db.internal:5432/reval"
+# The core first: pip before 23.3 (a fresh venv's on Debian 12) cannot resolve a plugin's
+# dependency on reval-ir against an editable `.[extras]` named after it.
 INSTALL_COMMAND = (
-    "pip install -e ./plugins/bm25 -e ./plugins/dense -e '.[ui,lint]' && reval quickstart"
+    "pip install -e '.[ui,lint]' -e ./plugins/bm25 -e ./plugins/dense && reval quickstart"
 )
 TEST_COMMAND = (
-    "pip install -e ./plugins/bm25 -e ./plugins/dense -e '.[test]' "
+    "pip install -e '.[test]' -e ./plugins/bm25 -e ./plugins/dense "
     "-e ./examples/question-set-provider && pytest"
 )
 

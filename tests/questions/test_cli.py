@@ -31,7 +31,7 @@ questions:
 
 def test_list_shows_registered_sets(capsys) -> None:
     assert reval("sets", "list") == 0
-    source = "reval-example-provider, reval_example_provider:ExampleSets"
+    source = "reval-ir-example-provider, reval_example_provider:ExampleSets"
     assert capsys.readouterr().out == (
         "NAME            PROVIDER  QUESTIONS  SOURCE\n"
         f"example-faq     example   4          {source}\n"

@@ -27,10 +27,10 @@ def test_the_example_provider_lists_and_loads_its_sets() -> None:
     sets, failures = registry.list_sets()
     assert failures == []
     assert [(s.name, s.provider) for s in sets] == [(n, "example") for n in EXAMPLE_SETS]
-    assert sets[0].source == "reval-example-provider, reval_example_provider:ExampleSets"
+    assert sets[0].source == "reval-ir-example-provider, reval_example_provider:ExampleSets"
     faq = load_question_set("example-faq")
     assert faq.name == "example-faq" and len(faq) == 4
-    assert faq.source.startswith("example:example-faq (reval-example-provider")
+    assert faq.source.startswith("example:example-faq (reval-ir-example-provider")
     assert [q.form for q in faq.questions] == [Form.MATCH, Form.GAP, Form.MATCH, Form.GAP]
     assert faq.questions[1].expected_document_ids == ("account-password", "account-recovery")
     assert faq.questions[3].expects_nothing

@@ -72,7 +72,7 @@ def bm25_index(tmp_path: Path) -> Path:
 async def test_bm25_plugin_through_its_installed_entry_point(tmp_path: Path) -> None:
     index = bm25_index(tmp_path)
     infos = {i.name: i for i in list_retrievers()}
-    assert infos["bm25"].source == "entry point in retrieval-eval-bm25"
+    assert infos["bm25"].source == "entry point in reval-ir-bm25"
     retriever = open_retriever(f"bm25:{index}")
     try:
         items = await retriever.retrieve("how is green tea brewed", 2)

@@ -30,7 +30,7 @@ from .corpora import DOCS
 def test_entry_points_are_installed() -> None:
     retrievers = {p.name: p for p in list_plugins(RETRIEVERS)}
     assert retrievers["bm25"].target == "reval_bm25.plugin:create"
-    assert retrievers["bm25"].distribution == "retrieval-eval-bm25"
+    assert retrievers["bm25"].distribution == "reval-ir-bm25"
     commands = {p.name: p.target for p in list_plugins(COMMANDS)}
     assert commands["bm25"] == "reval_bm25.cli:bm25"
 

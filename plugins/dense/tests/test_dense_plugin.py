@@ -29,7 +29,7 @@ REVAL = [sys.executable, "-c", "from retrieval_eval.cli.main import main; main()
 def test_entry_points_are_installed() -> None:
     retrievers = {p.name: p for p in list_plugins(RETRIEVERS)}
     assert retrievers["dense"].target == "reval_dense.plugin:create"
-    assert retrievers["dense"].distribution == "retrieval-eval-dense"
+    assert retrievers["dense"].distribution == "reval-ir-dense"
     assert {p.name: p.target for p in list_plugins(COMMANDS)}["dense"] == "reval_dense.cli:dense"
     embedders = {p.name: p.target for p in list_plugins(EMBEDDERS)}
     assert embedders["wordllama"] == "reval_dense.embedders.wordllama:create"

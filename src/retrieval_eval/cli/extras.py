@@ -6,6 +6,7 @@ from __future__ import annotations
 import importlib.util
 
 from retrieval_eval.errors import PluginError
+from retrieval_eval.version import install_extra
 
 #: extra -> the modules it installs (top-level import names).
 EXTRAS = {"ui": ("starlette", "uvicorn"), "lint": ("numpy", "Stemmer")}
@@ -21,6 +22,5 @@ def require_extra(extra: str, command: str) -> None:
             found = False
         if not found:
             raise PluginError(
-                f"{command} needs the {extra} extra ({module} is missing): "
-                f"pip install 'retrieval-eval[{extra}]'"
+                f"{command} needs the {extra} extra ({module} is missing): {install_extra(extra)}"
             )

@@ -13,7 +13,7 @@ from retrieval_eval.cli.lazy import Lazy, LazyGroup
 from retrieval_eval.errors import RevalError
 from retrieval_eval.plugins import COMMANDS as PLUGIN_COMMANDS
 from retrieval_eval.plugins import scan_plugins
-from retrieval_eval.version import __version__
+from retrieval_eval.version import DISTRIBUTION, __version__
 
 #: Built-in commands, imported only when used, so that ``reval --help`` stays fast and one
 #: broken command cannot break the others.
@@ -103,7 +103,12 @@ def plugin_commands(ctx: click.Context) -> dict[str, Lazy]:
 @click.group(
     cls=RevalGroup, lazy=COMMANDS, context_settings={"help_option_names": ["-h", "--help"]}
 )
-@click.version_option(__version__, prog_name="reval")
+@click.version_option(
+    __version__,
+    prog_name="reval",
+    package_name=DISTRIBUTION,
+    message="%(prog)s, version %(version)s (distribution %(package)s)",
+)
 def cli() -> None:
     """reval: measure whether the right documents still come back.
 

@@ -8,6 +8,7 @@ import click
 
 from retrieval_eval.cli.options import db_option
 from retrieval_eval.errors import InputError, PluginError
+from retrieval_eval.version import install_extra
 
 
 @click.command("ui")
@@ -54,8 +55,10 @@ def ui(
     judge drafted sets (--judge DRAFT --corpus CORPUS) at /judge.
 
     Read-only over runs: the viewer never changes a stored run (like every command, it creates
-    the store or upgrades an old schema on first use). Needs the ``ui`` extra
-    (``pip install 'retrieval-eval[ui]'``).
+    the store or upgrades an old schema on first use). Needs the ui extra:
+
+    \b
+        pip install 'reval-ir[ui]'
     """
     from retrieval_eval.cli.extras import require_extra
 
@@ -73,7 +76,7 @@ def ui(
         from retrieval_eval.web.serve import serve
     except ModuleNotFoundError as e:
         raise PluginError(
-            f"reval ui needs the ui extra ({e.name} is missing): pip install 'retrieval-eval[ui]'"
+            f"reval ui needs the ui extra ({e.name} is missing): {install_extra('ui')}"
         ) from e
     desk = JudgingDesk()
     keys = [desk.add(draft, corpus) for draft in drafts if corpus is not None]

@@ -16,6 +16,7 @@ from retrieval_eval.labelling.draft import Suggester
 from retrieval_eval.questions.corpus import CorpusDocument, read_corpus
 from retrieval_eval.questions.lint.overlap import OverlapMeter, suggested_form
 from retrieval_eval.records.outcome import Form
+from retrieval_eval.version import install_extra
 
 log = logging.getLogger(__name__)
 
@@ -29,9 +30,7 @@ def form_suggester(corpus: Path) -> Suggester | None:
     try:
         meter = OverlapMeter.from_texts(_text(d) for d in read_corpus(corpus))
     except ModuleNotFoundError as e:
-        log.warning(
-            "no suggested forms: %s is missing (pip install 'retrieval-eval[lint]')", e.name
-        )
+        log.warning("no suggested forms: %s is missing (%s)", e.name, install_extra("lint"))
         return None
 
     def suggest(question: str, candidates: Sequence[CorpusDocument]) -> tuple[Form, float]:

@@ -29,6 +29,7 @@ from retrieval_eval.errors import ConfigError, InputError, UnknownNameError
 from retrieval_eval.retrievers.addresses import parse_address
 from retrieval_eval.retrievers.config_file import default_config_path
 from retrieval_eval.retrievers.specs import Endpoint, FusionSpec, KindSpec
+from retrieval_eval.version import PLUGIN_DISTRIBUTIONS, install_plugin
 
 if TYPE_CHECKING:  # reval.toml's fusions, kinds and rerank stages load when one is named
     from retrieval_eval.retrievers.config import Entry, RetrieverConfig
@@ -127,6 +128,11 @@ def resolve(
         suggestions = [f"grpc://{argument[2:].rstrip('/')}"]
         hint = ("gRPC addresses start with grpc://, or grpcs:// with TLS; an HTTP search API "
                 "is a retriever of kind \"http\" in reval.toml, named by its name")  # fmt: skip
+    elif name in PLUGIN_DISTRIBUTIONS:
+        hint = (
+            f"{name} is the reference plugin of the {PLUGIN_DISTRIBUTIONS[name]} distribution, "
+            f"not installed here: {install_plugin(name)}"
+        )
     elif not sep and plugins:
         # a bare name is often a plugin's argument (an index directory) without the plugin
         suggestions += [f"{plugin}:{spec}" for plugin in plugins]

@@ -14,6 +14,7 @@ from sqlalchemy.engine import URL, make_url
 from sqlalchemy.exc import ArgumentError
 
 from retrieval_eval.errors import ConfigError
+from retrieval_eval.version import install_extra
 
 ENV_URL = "REVAL_DATABASE_URL"
 ENV_HOME = "REVAL_HOME"
@@ -25,7 +26,7 @@ _SECRET_IN_TEXT = re.compile(r"((?:pass|pwd|secret|token)[^=&]*=)[^&]*", re.IGNO
 _USERINFO_IN_TEXT = re.compile(r"(//[^/:@]*:)[^/@]*@")
 _HIDDEN = "reval-hidden-secret"
 
-#: Bare or legacy PostgreSQL schemes -> the driver reval ships with (psycopg 3).
+#: Bare or legacy PostgreSQL schemes -> the driver the postgres extra installs (psycopg 3).
 _POSTGRES_ALIASES = {"postgres", "postgresql", "postgresql+psycopg2"}
 
 
@@ -62,6 +63,16 @@ def resolve_url(url: str | None = None) -> URL:
         )
     try:
         parsed.get_dialect().import_dbapi()  # the driver module itself must be installed
+    except ModuleNotFoundError as e:
+        if parsed.drivername == "postgresql+psycopg" and e.name == "psycopg":
+            raise ConfigError(
+                f"a PostgreSQL store ({mask(parsed)}) needs the postgres extra "
+                f"(psycopg is missing): {install_extra('postgres')}"
+            ) from e
+        raise ConfigError(
+            f"unknown database driver {parsed.drivername!r} in {mask(parsed)!r}: "
+            "use sqlite:///PATH or postgresql://USER@HOST/DB"
+        ) from e
     except (ArgumentError, ImportError) as e:
         raise ConfigError(
             f"unknown database driver {parsed.drivername!r} in {mask(parsed)!r}: "

@@ -148,7 +148,7 @@ def test_without_qdrant_client_the_error_names_the_pip_command(
     done = kinds.eval_without("qdrant_client", config, "vectors", tmp_path / "home")
     assert done.returncode == 2, done.stderr
     [line] = [x for x in done.stderr.splitlines() if "qdrant-client" in x]
-    assert "pip install 'retrieval-eval[qdrant]'" in line
+    assert "pip install 'reval-ir[qdrant]'" in line
 
 
 async def test_an_unreachable_server_is_unavailable(tmp_path: Path) -> None:

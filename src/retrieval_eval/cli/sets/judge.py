@@ -8,6 +8,7 @@ import click
 
 from retrieval_eval.cli.options import db_option
 from retrieval_eval.errors import PluginError
+from retrieval_eval.version import install_extra
 
 
 @click.command("judge", short_help="Judge a drafted set in the viewer (prints its URL).")
@@ -45,8 +46,7 @@ def judge_command(
         from retrieval_eval.web.serve import serve
     except ModuleNotFoundError as e:
         raise PluginError(
-            f"reval sets judge needs the ui extra ({e.name} is missing): "
-            "pip install 'retrieval-eval[ui]'"
+            f"reval sets judge needs the ui extra ({e.name} is missing): {install_extra('ui')}"
         ) from e
     desk = JudgingDesk(judge) if judge else JudgingDesk()
     key = desk.add(set_file, corpus)

@@ -7,6 +7,7 @@ from dataclasses import dataclass
 
 from retrieval_eval.errors import InputError
 from retrieval_eval.stats.mcnemar import DEFAULT_DISCORDANCE, DEFAULT_MAX_DROP
+from retrieval_eval.version import install_extra
 
 #: Overlap at or above this suggests MATCH, below it GAP. Calibrated on the shipped example
 #: set with ``overlap.best_cutoff`` (19 of its 21 answerable questions on their labelled
@@ -50,6 +51,4 @@ def require_lint_dependencies() -> None:
     modules = {"numpy": "numpy", "Stemmer": "PyStemmer"}
     missing = [name for m, name in modules.items() if importlib.util.find_spec(m) is None]
     if missing:
-        raise InputError(
-            f"linting a set needs {', '.join(missing)}: pip install 'retrieval-eval[lint]'"
-        )
+        raise InputError(f"linting a set needs {', '.join(missing)}: {install_extra('lint')}")

@@ -160,6 +160,5 @@ def test_without_llama_index_the_error_names_the_pip_command(folder: Path, tmp_p
     assert done.returncode == 2, done.stderr
     [line] = done.stderr.strip().splitlines()
     assert line.endswith(
-        "[retrievers.index]: llama-index-core is not installed; "
-        "pip install 'retrieval-eval[llamaindex]'"
+        "[retrievers.index]: llama-index-core is not installed; pip install 'reval-ir[llamaindex]'"
     )

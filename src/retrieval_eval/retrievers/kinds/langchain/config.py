@@ -23,9 +23,10 @@ from retrieval_eval.errors import ConfigError
 from retrieval_eval.retrievers.kinds.base import Common, KindEntry, TableReader
 from retrieval_eval.retrievers.kinds.factory import FACTORY_KEYS, Factory, parse_factory
 from retrieval_eval.retrievers.protocol import AsyncRetriever
+from retrieval_eval.version import install_extra
 
 KEYS = (*FACTORY_KEYS, "id_key", "score_key", "limit_kwarg")
-INSTALL = "pip install 'retrieval-eval[langchain]'"
+INSTALL = install_extra("langchain")
 
 
 @dataclass(frozen=True, slots=True)

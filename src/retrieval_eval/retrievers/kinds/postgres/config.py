@@ -33,15 +33,20 @@ use is refused too (it would be loaded, and fingerprinted, for nothing).
 
 from __future__ import annotations
 
+import importlib
 import os
 import re
 from collections.abc import Mapping
 from dataclasses import dataclass, field
-from typing import Any
+from types import ModuleType
+from typing import TYPE_CHECKING, Any
 
 from retrieval_eval.errors import ConfigError
 from retrieval_eval.retrievers.kinds.base import Common, KindEntry, TableReader, env_value
-from retrieval_eval.retrievers.protocol import AsyncRetriever
+from retrieval_eval.version import install_extra
+
+if TYPE_CHECKING:
+    from retrieval_eval.retrievers.protocol import AsyncRetriever
 
 KEYS = ("dsn", "dsn_env", "password_env", "query", "pool_size", "embedder", "embedder_options")
 PARAMETER = re.compile(r"(?<![:\w]):(question|limit|embedding)\b")
@@ -68,14 +73,11 @@ class PostgresConfig(KindEntry):
         return env_value(self.common, "dsn_env", self.dsn_env)
 
     def detail(self) -> str:
-        # psycopg (the postgres kind's dependency) only when a DSN is read
-        from psycopg.conninfo import conninfo_to_dict
-
         by = f" by {self.embedder}" if self.embedder else ""
         if self.dsn_env is not None and not os.environ.get(self.dsn_env):
             return f"postgres ${self.dsn_env}{by}"
         try:
-            info = conninfo_to_dict(self.connection_string())
+            info = require_psycopg(self.where).conninfo_to_dict(self.connection_string())
         except Exception:
             return f"postgres ${self.dsn_env}{by}"
         where = f"{info.get('host', 'localhost')}:{info.get('port', 5432)}"
@@ -96,20 +98,33 @@ class PostgresConfig(KindEntry):
         return PARAMETER.sub(r"%(\1)s", self.query.replace("%", "%%"))
 
     def open(self, timeout_s: float | None) -> AsyncRetriever:
+        require_psycopg(self.where)
         from retrieval_eval.retrievers.kinds.postgres.retriever import PostgresRetriever
 
         return PostgresRetriever(self, timeout_s)
+
+
+def require_psycopg(where: str) -> ModuleType:
+    """psycopg's ``conninfo`` module; ``ConfigError`` naming the extra that installs it when
+    psycopg is missing (the core install has no PostgreSQL driver)."""
+    try:
+        return importlib.import_module("psycopg.conninfo")
+    except ModuleNotFoundError as e:
+        if e.name != "psycopg":
+            raise
+        raise ConfigError(
+            f"{where}: the postgres kind needs the postgres extra (psycopg is missing): "
+            f"{install_extra('postgres')}"
+        ) from None
 
 
 def parse(common: Common, reader: TableReader) -> PostgresConfig:
     if reader.has("dsn") == reader.has("dsn_env"):
         raise ConfigError(f"{reader.where}: give exactly one of 'dsn' and 'dsn_env'")
     dsn = reader.string("dsn") if reader.has("dsn") else ""
+    conninfo = require_psycopg(reader.where)
     try:
-        # psycopg (the postgres kind's dependency) only when a DSN is read
-        from psycopg.conninfo import conninfo_to_dict
-
-        info = conninfo_to_dict(dsn) if dsn else {}
+        info = conninfo.conninfo_to_dict(dsn) if dsn else {}
     except Exception as e:
         raise reader.fail("dsn", f"not a PostgreSQL connection string: {e}") from None
     if info.get("password"):

@@ -13,7 +13,7 @@
 
 The question is embedded with the same embedder (and options) the collection was built
 with; the points' payload ``id_key`` is the document id and Qdrant's score the score.
-Needs the ``qdrant`` extra (``pip install 'retrieval-eval[qdrant]'``).
+Needs the ``qdrant`` extra (``pip install 'reval-ir[qdrant]'``).
 """
 
 from __future__ import annotations
@@ -27,6 +27,7 @@ from urllib.parse import urlsplit
 from retrieval_eval.errors import ConfigError
 from retrieval_eval.retrievers.kinds.base import Common, KindEntry, TableReader
 from retrieval_eval.retrievers.protocol import AsyncRetriever
+from retrieval_eval.version import install_extra
 
 KEYS = (
     "collection",
@@ -38,7 +39,7 @@ KEYS = (
     "embedder",
     "embedder_options",
 )
-INSTALL = "pip install 'retrieval-eval[qdrant]'"
+INSTALL = install_extra("qdrant")
 
 
 @dataclass(frozen=True, slots=True)
