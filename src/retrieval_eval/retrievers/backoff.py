@@ -54,6 +54,8 @@ class Verdict:
     transient: bool
     #: What the server asked for (``Retry-After``), if anything.
     retry_after_s: float | None = None
+    #: A few words for the log: ``UNAVAILABLE``, ``HTTP 503``.
+    reason: str = ""
 
 
 class GaveUp(Exception):
@@ -81,6 +83,7 @@ async def retrying(
     first: Exception | None = None,
     deadline: float | None = None,
     sleep: Callable[[float], Awaitable[None]] = asyncio.sleep,
+    label: str = "",
 ) -> T:
     """The result of ``attempt``, tried again after transient failures as ``policy`` says.
 
@@ -88,7 +91,8 @@ async def retrying(
     unchanged); a failure it judges ends in ``GaveUp`` once it is not transient or the
     attempts or the time run out. ``first`` is a failure of a first attempt the caller made
     itself (a hot path skips this function until something fails); ``deadline`` is the
-    ``time.monotonic()`` by which the call must be over.
+    ``time.monotonic()`` by which the call must be over; ``label`` names the call in the
+    log (a debug line for each retry).
     """
     made, error = (0, None) if first is None else (1, first)
     while True:
@@ -105,7 +109,8 @@ async def retrying(
         late = deadline is not None and time.monotonic() + wait >= deadline
         if not verdict.transient or made >= policy.attempts or late:
             raise GaveUp(error, made, verdict.transient) from error
-        log.debug("%s: retry %d in %.3fs", error, made, wait)
+        reason = verdict.reason or type(error).__name__
+        log.debug("%s: %s, retry %d in %.3fs", label, reason, made, wait)
         await sleep(wait)
         error = None
 

@@ -105,7 +105,7 @@ async def _post(
 
     def classify(error: Exception) -> Verdict | None:
         if isinstance(error, _StatusFailure):
-            return Verdict(error.status in RETRY_STATUSES, error.retry_after)
+            return Verdict(error.status in RETRY_STATUSES, error.retry_after, str(error))
         return transport_verdict(error)
 
     async def attempt() -> bytes:
@@ -120,7 +120,7 @@ async def _post(
         try:
             async with asyncio.timeout(policy.timeout_s):
                 return await retrying(
-                    attempt, policy.backoff, classify, deadline=deadline, sleep=sleep
+                    attempt, policy.backoff, classify, deadline=deadline, sleep=sleep, label=url
                 )
         except TimeoutError:
             raise HttpCallError(f"no answer within {policy.timeout_s:g} s") from None

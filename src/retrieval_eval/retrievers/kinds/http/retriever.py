@@ -18,7 +18,6 @@ from __future__ import annotations
 
 import asyncio
 import json
-import logging
 import os
 import time
 from typing import TYPE_CHECKING, Any
@@ -53,7 +52,6 @@ from retrieval_eval.retrievers.protocol import Ranking
 if TYPE_CHECKING:  # the config imports this module when it opens one
     from retrieval_eval.retrievers.kinds.http.config import HttpConfig
 
-log = logging.getLogger(__name__)
 
 #: Statuses worth another attempt (a proxy or the service is briefly unavailable).
 RETRY_STATUSES = frozenset({502, 503, 504})
@@ -72,7 +70,7 @@ class _StatusFailure(Exception):
 
 def _classify(error: Exception) -> Verdict | None:
     if isinstance(error, _StatusFailure):
-        return Verdict(error.status in RETRY_STATUSES, error.retry_after)
+        return Verdict(error.status in RETRY_STATUSES, error.retry_after, str(error))
     return transport_verdict(error)
 
 
@@ -132,7 +130,7 @@ class HttpRetriever(KindRetriever):
                 return await read_body(response, MAX_RESPONSE_BYTES)
 
         try:
-            return await retrying(attempt, BACKOFF, _classify, deadline=deadline)
+            return await retrying(attempt, BACKOFF, _classify, deadline=deadline, label=self.target)
         except GaveUp as e:
             raise self._failure(e) from e.error
 
