@@ -1,8 +1,11 @@
 """The one HTTP client reval speaks through (aiohttp): the ``http`` kind's searches and the
 model-server calls (embeddings, rerank) share its session settings and its body reading.
 
-- A session keeps up to ``max_connections`` connections open and reuses them; proxies and
-  the CA bundle come from the environment, as for any HTTP client.
+- A session keeps up to ``max_connections`` connections open and reuses them. The proxy
+  for a URL comes from the environment (``HTTPS_PROXY``, ``NO_PROXY``, ...), read once by
+  ``proxy_for`` rather than on every request as aiohttp's ``trust_env`` would (two trips
+  through a thread pool per request: most of a search's client CPU). The CA bundle is
+  OpenSSL's default (``SSL_CERT_FILE`` applies).
 - A body is read in pieces and never past ``limit`` bytes, decompressed or not: a small
   gzip answer that expands to a gigabyte costs ``limit`` bytes of memory and the time to
   decompress them, then fails as ``BodyTooLarge``. reval decodes ``gzip`` and
@@ -16,8 +19,10 @@ against the same server (benchmarks/bench_kinds.py, docs/benchmarks.md).
 
 from __future__ import annotations
 
+import urllib.request
 import zlib
 from collections.abc import Mapping
+from urllib.parse import urlsplit
 
 import aiohttp
 
@@ -66,8 +71,16 @@ def open_session(headers: Mapping[str, str], max_connections: int = 64) -> aioht
         connector=aiohttp.TCPConnector(limit=max_connections, limit_per_host=max_connections),
         timeout=aiohttp.ClientTimeout(total=None),  # the caller's deadline covers the call
         auto_decompress=False,  # read_body decodes, within its limit
-        trust_env=True,
     )
+
+
+def proxy_for(url: str) -> str | None:
+    """The proxy the environment names for ``url`` (None: connect directly)."""
+    parts = urlsplit(url)
+    proxies = urllib.request.getproxies_environment()
+    if not proxies or urllib.request.proxy_bypass(parts.hostname or ""):
+        return None
+    return proxies.get(parts.scheme) or proxies.get("all")
 
 
 async def read_body(

@@ -98,6 +98,7 @@ async def _post(
     # module (a rerank stage's checks, an embedder's options) never make one.
     from retrieval_eval.retrievers.http_client import (
         open_session,
+        proxy_for,
         read_body,
         transport_problem,
         transport_verdict,
@@ -109,12 +110,13 @@ async def _post(
         return transport_verdict(error)
 
     async def attempt() -> bytes:
-        async with session.post(url, data=body) as response:
+        async with session.post(url, data=body, proxy=proxy) as response:
             if response.status >= 400:
                 wait = retry_after_s(response.headers.get("Retry-After"))
                 raise _StatusFailure(response.status, await _reason(response), wait)
             return await read_body(response, MAX_ANSWER_BYTES)
 
+    proxy = proxy_for(url)
     deadline = time.monotonic() + policy.timeout_s
     async with open_session(headers, max_connections=1) as session:
         try:

@@ -40,6 +40,7 @@ from retrieval_eval.retrievers.http_client import (
     BadEncoding,
     BodyTooLarge,
     open_session,
+    proxy_for,
     read_body,
     transport_problem,
     transport_verdict,
@@ -90,6 +91,7 @@ class HttpRetriever(KindRetriever):
         if config.body is not None and "content-type" not in {h.lower() for h in self._headers}:
             self._headers["Content-Type"] = "application/json"
         self._ids, self._scores, self._chunks = config.paths()
+        self._proxy = proxy_for(config.url)
         self._session: aiohttp.ClientSession | None = None
         self._loop: asyncio.AbstractEventLoop | None = None
 
@@ -121,7 +123,7 @@ class HttpRetriever(KindRetriever):
 
         async def attempt() -> bytes:
             async with session.request(
-                config.method, config.url, data=body, params=params
+                config.method, config.url, data=body, params=params, proxy=self._proxy
             ) as response:
                 if response.status >= 400:
                     start = await read_body(response, _SNIPPET + 1, truncate=True)
