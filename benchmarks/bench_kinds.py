@@ -11,6 +11,9 @@
   parsing each answer line, and (b) by the ``command`` kind's ``retrieve`` from
   ``concurrency`` tasks.
 
+- imports: what importing aiohttp, httpx2 and the http kind's modules costs a fresh
+  interpreter beyond ``python -c pass`` (once per process that uses the kind).
+
 Each round runs every variant once, the order rotating from round to round; the medians
 over the rounds are printed with the ratios kind / bare (goal: within 1.1x in questions
 per second and in client CPU per question, the CPU of this process only: the servers run
@@ -18,6 +21,7 @@ elsewhere).
 
     python benchmarks/bench_kinds.py                     # both, 3 rounds
     python benchmarks/bench_kinds.py --only http --questions 5000 --rounds 5
+    python benchmarks/bench_kinds.py --only imports --rounds 7   # the clients' import cost
 """
 
 from __future__ import annotations
@@ -248,12 +252,36 @@ def compare(name: str, variants: dict[str, Round], n: int, rounds: int, concurre
         print(f"  {kind} vs {base}: {speed:.2f}x the time (median q/s), {cost:.2f}x client CPU/q")
 
 
+def import_costs(rounds: int) -> None:
+    """What importing each HTTP client costs a fresh interpreter (paid once per process
+    that opens an ``http`` kind or calls a model server), the processes alternated round
+    by round, medians; beside it ``python -c pass``."""
+    programs = {
+        "python -c pass": "pass",
+        "import aiohttp": "import aiohttp",
+        "import httpx2": "import httpx2",
+        "the http kind's modules": "import retrieval_eval.retrievers.kinds.http.retriever",
+    }
+    times: dict[str, list[float]] = {name: [] for name in programs}
+    names = list(programs)
+    for round_ in range(rounds):
+        for name in names[round_ % len(names) :] + names[: round_ % len(names)]:
+            started = time.perf_counter()
+            subprocess.run([sys.executable, "-c", programs[name]], check=True)
+            times[name].append(time.perf_counter() - started)
+    base = statistics.median(times["python -c pass"])
+    print(f"imports: fresh interpreters, {rounds} alternating rounds, medians")
+    for name in names[1:]:
+        ms = (statistics.median(times[name]) - base) * 1000
+        print(f"  {name:<30}: {ms:6.0f} ms beyond python -c pass")
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--questions", type=int, default=3000)
     parser.add_argument("--concurrency", type=int, default=16)
     parser.add_argument("--rounds", type=int, default=3)
-    parser.add_argument("--only", choices=("http", "command"))
+    parser.add_argument("--only", choices=("http", "command", "imports"))
     parser.add_argument("--serve-http", action="store_true", help=argparse.SUPPRESS)
     args = parser.parse_args()
     if args.serve_http:
@@ -274,6 +302,8 @@ def main() -> None:
                 "command kind": lambda qs: command_kind(config, qs, c),
             }
             compare("command", variants, n, args.rounds, c)
+        if args.only in (None, "imports"):
+            import_costs(max(args.rounds, 5))
         if args.only in (None, "http"):
             server = subprocess.Popen(
                 [sys.executable, __file__, "--serve-http"], stdout=subprocess.PIPE, text=True

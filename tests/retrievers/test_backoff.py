@@ -8,7 +8,8 @@ import time
 
 import pytest
 
-from retrieval_eval.retrievers.backoff import Backoff, GaveUp, Verdict, retry_after_s, retrying
+from retrieval_eval.retrievers.backoff import Backoff, GaveUp, Verdict, retrying
+from retrieval_eval.retrievers.http_client import retry_after_s
 
 
 class Flaky(Exception):

@@ -15,7 +15,6 @@ and the model-server calls (embeddings, rerank).
 from __future__ import annotations
 
 import asyncio
-import email.utils
 import logging
 import random
 import time
@@ -113,18 +112,3 @@ async def retrying(
         log.debug("%s: %s, retry %d in %.3fs", label, reason, made, wait)
         await sleep(wait)
         error = None
-
-
-def retry_after_s(value: str | None) -> float | None:
-    """Seconds a ``Retry-After`` header asks for (delta-seconds or an HTTP date), if any."""
-    if not value:
-        return None
-    try:
-        return max(0.0, float(value))
-    except ValueError:
-        pass
-    try:
-        when = email.utils.parsedate_to_datetime(value)
-    except (TypeError, ValueError):
-        return None
-    return max(0.0, when.timestamp() - time.time())

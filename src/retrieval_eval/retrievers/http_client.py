@@ -19,6 +19,8 @@ against the same server (benchmarks/bench_kinds.py, docs/benchmarks.md).
 
 from __future__ import annotations
 
+import email.utils
+import time
 import urllib.request
 import zlib
 from collections.abc import Mapping
@@ -163,3 +165,18 @@ def _decoder(encoding: str) -> zlib._Decompress:
     # gzip: its header (32 + 15). deflate: a zlib stream, as the RFC says (servers that
     # send raw deflate are rare enough to be told so by the error).
     return zlib.decompressobj(47 if encoding in ("gzip", "x-gzip") else 15)
+
+
+def retry_after_s(value: str | None) -> float | None:
+    """Seconds a ``Retry-After`` header asks for (delta-seconds or an HTTP date), if any."""
+    if not value:
+        return None
+    try:
+        return max(0.0, float(value))
+    except ValueError:
+        pass
+    try:
+        when = email.utils.parsedate_to_datetime(value)
+    except (TypeError, ValueError):
+        return None
+    return max(0.0, when.timestamp() - time.time())

@@ -24,7 +24,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, TypeVar
 
 from retrieval_eval.errors import InfrastructureError
-from retrieval_eval.retrievers.backoff import Backoff, GaveUp, Verdict, retry_after_s, retrying
+from retrieval_eval.retrievers.backoff import Backoff, GaveUp, Verdict, retrying
 
 if TYPE_CHECKING:
     import aiohttp
@@ -100,6 +100,7 @@ async def _post(
         open_session,
         proxy_for,
         read_body,
+        retry_after_s,
         transport_problem,
         transport_verdict,
     )

@@ -34,7 +34,7 @@ from retrieval_eval.errors import (
     RetrieverUnauthenticated,
     RetrieverUnavailable,
 )
-from retrieval_eval.retrievers.backoff import Backoff, GaveUp, Verdict, retry_after_s, retrying
+from retrieval_eval.retrievers.backoff import Backoff, GaveUp, Verdict, retrying
 from retrieval_eval.retrievers.contract.limits import MAX_RESPONSE_BYTES
 from retrieval_eval.retrievers.http_client import (
     BadEncoding,
@@ -42,6 +42,7 @@ from retrieval_eval.retrievers.http_client import (
     open_session,
     proxy_for,
     read_body,
+    retry_after_s,
     transport_problem,
     transport_verdict,
 )
