@@ -30,6 +30,7 @@ import argparse
 import asyncio
 import json
 import os
+import resource
 import statistics
 import subprocess
 import sys
@@ -262,18 +263,21 @@ def import_costs(rounds: int) -> None:
         "import httpx2": "import httpx2",
         "the http kind's modules": "import retrieval_eval.retrievers.kinds.http.retriever",
     }
-    times: dict[str, list[float]] = {name: [] for name in programs}
+    wall: dict[str, list[float]] = {name: [] for name in programs}
+    cpu: dict[str, list[float]] = {name: [] for name in programs}
     names = list(programs)
     for round_ in range(rounds):
         for name in names[round_ % len(names) :] + names[: round_ % len(names)]:
-            started = time.perf_counter()
+            before, started = resource.getrusage(resource.RUSAGE_CHILDREN), time.perf_counter()
             subprocess.run([sys.executable, "-c", programs[name]], check=True)
-            times[name].append(time.perf_counter() - started)
-    base = statistics.median(times["python -c pass"])
-    print(f"imports: fresh interpreters, {rounds} alternating rounds, medians")
+            after = resource.getrusage(resource.RUSAGE_CHILDREN)
+            wall[name].append(time.perf_counter() - started)
+            cpu[name].append(after.ru_utime + after.ru_stime - before.ru_utime - before.ru_stime)
+    print(f"imports: fresh interpreters, {rounds} alternating rounds, medians beyond -c pass")
     for name in names[1:]:
-        ms = (statistics.median(times[name]) - base) * 1000
-        print(f"  {name:<30}: {ms:6.0f} ms beyond python -c pass")
+        spent = (statistics.median(cpu[name]) - statistics.median(cpu[names[0]])) * 1000
+        waited = (statistics.median(wall[name]) - statistics.median(wall[names[0]])) * 1000
+        print(f"  {name:<30}: {spent:6.0f} ms CPU, {waited:6.0f} ms wall")
 
 
 def main() -> None:
