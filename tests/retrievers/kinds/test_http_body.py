@@ -124,6 +124,7 @@ async def test_a_declared_length_past_the_limit_is_refused_unread(tmp_path: Path
     [
         ("gzip", gzip.compress),
         ("deflate", zlib.compress),
+        ("deflate", lambda b: zlib.compress(b, wbits=-15)),  # raw, as some servers send it
         # Several gzip members are one body (RFC 1952): each is decoded in turn.
         ("gzip", lambda b: gzip.compress(b[:10]) + gzip.compress(b[10:])),
     ],
@@ -143,6 +144,10 @@ async def test_an_encoding_not_asked_for_or_broken_is_a_contract_error(tmp_path:
         await kinds.ask("search-api", config(tmp_path, server.url))
     server = ScriptedServer(lambda r: (200, b"not gzip at all", {"Content-Encoding": "gzip"}))
     with server, pytest.raises(RetrieverContractError, match="gzip body does not decode"):
+        await kinds.ask("search-api", config(tmp_path, server.url))
+    cut = gzip.compress(json.dumps(ES_HITS).encode())[:-12]
+    server = ScriptedServer(lambda r: (200, cut, {"Content-Encoding": "gzip"}))
+    with server, pytest.raises(RetrieverContractError, match="ends before its stream does"):
         await kinds.ask("search-api", config(tmp_path, server.url))
 
 
