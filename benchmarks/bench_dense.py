@@ -7,7 +7,7 @@
 2. Query latency, one question at a time over the test questions at reval's default
    request (12 results): the plugin in-process against WordLlama + numpy (one matrix
    product, argpartition) and against WordLlama + usearch on the same graph (target:
-   within 1.1x), the median of alternating rounds.
+   within 1.1x); the sides alternate question by question, medians over the rounds.
 3. HNSW recall@10 against exact search over the test questions (target >= 0.99).
 4. nDCG@10 computed through reval over gRPC (``evaluate`` on servers started with the
    SDK, a temporary reval.toml for the fusion and the rerank, exactly as the quickstart
@@ -129,9 +129,13 @@ def builds(corpus: Path, tmp: Path, rounds: int) -> None:
     print("\n1. index build (fresh interpreter each; median seconds, peak RSS MiB)")
     for hnsw in ("0", "1"):
         plugin, raw = [], []
-        for r in range(rounds):  # alternating, so load drifts hit both alike
-            plugin.append(child(BUILD_PLUGIN, str(corpus), str(tmp / f"p{hnsw}{r}"), hnsw))
-            raw.append(child(BUILD_RAW, str(corpus), str(tmp / f"r{hnsw}{r}"), hnsw))
+        for r in range(rounds):  # alternating, first side rotating: load hits both alike
+            sides = [
+                (plugin, BUILD_PLUGIN, tmp / f"p{hnsw}{r}"),
+                (raw, BUILD_RAW, tmp / f"r{hnsw}{r}"),
+            ]
+            for figures, script, out in sides if r % 2 == 0 else sides[::-1]:
+                figures.append(child(script, str(corpus), str(out), hnsw))
         p = statistics.median(s for s, _ in plugin)
         q = statistics.median(s for s, _ in raw)
         label = "exact" if hnsw == "0" else "hnsw "
@@ -148,12 +152,18 @@ def percentiles(values: list[float]) -> tuple[float, float]:
     return statistics.median(ordered), ordered[int(0.95 * (len(ordered) - 1))]
 
 
-def timed(search: Callable[[str], object], questions: list[str]) -> list[float]:
-    out = []
-    for q in questions:
-        t = time.perf_counter()
-        search(q)
-        out.append((time.perf_counter() - t) * 1000)
+def timed_pair(
+    ours: Callable[[str], object], theirs: Callable[[str], object], questions: list[str]
+) -> tuple[list[float], list[float]]:
+    """Per-question latency (ms) of both sides, alternated question by question (the side
+    that goes first alternating too), so a neighbour's burst of load hits both alike."""
+    out: tuple[list[float], list[float]] = ([], [])
+    for i, q in enumerate(questions):
+        order = ((0, ours), (1, theirs)) if i % 2 == 0 else ((1, theirs), (0, ours))
+        for side, search in order:
+            t = time.perf_counter()
+            search(q)
+            out[side].append((time.perf_counter() - t) * 1000)
     return out
 
 
@@ -187,12 +197,14 @@ def latency(exact_dir: Path, hnsw_dir: Path, questions: list[str], rounds: int) 
         "exact": (lambda q: exact.retrieve(q, LIMIT), raw_exact, "WordLlama+numpy"),
         "hnsw ": (lambda q: approximate.retrieve(q, LIMIT), raw_hnsw, "WordLlama+usearch"),
     }
-    print(f"\n2. query latency, {len(questions)} questions one at a time, {rounds} rounds (ms)")
+    print(f"\n2. query latency, {len(questions)} questions one at a time, the sides "
+          f"alternated question by question, median of {rounds} rounds (ms)")  # fmt: skip
     for label, (plugin, raw, name) in pairs.items():
         ours, theirs = [], []
         for _ in range(rounds):
-            ours.append(percentiles(timed(plugin, questions)))
-            theirs.append(percentiles(timed(raw, questions)))
+            mine, other = timed_pair(plugin, raw, questions)
+            ours.append(percentiles(mine))
+            theirs.append(percentiles(other))
         p50, p95 = (statistics.median(x[i] for x in ours) for i in (0, 1))
         r50, r95 = (statistics.median(x[i] for x in theirs) for i in (0, 1))
         print(
@@ -284,8 +296,13 @@ def main() -> None:
     parser.add_argument("--rounds", type=int, default=3)
     parser.add_argument("--scale-docs", type=int, default=100_000)
     args = parser.parse_args()
-    corpus = args.data / "corpus.jsonl.gz"
-    queries, qrels = load(args.data)
+    # Absolute: the rerank entry's corpus is written into a reval.toml in a temporary
+    # folder, where a relative path would be read relative to that folder.
+    data = args.data.resolve()
+    if not (data / "corpus.jsonl.gz").is_file():
+        raise SystemExit(f"--data {args.data}: no corpus.jsonl.gz there (a BEIR SciFact folder)")
+    corpus = data / "corpus.jsonl.gz"
+    queries, qrels = load(data)
     with gzip.open(corpus) as f:
         documents = sum(1 for _ in f)
     print(f"{os.cpu_count()} CPUs · load average {os.getloadavg()[0]:.2f} · SciFact "
@@ -296,7 +313,7 @@ def main() -> None:
         latency(tmp / "p00", tmp / "p10", list(queries.values()), args.rounds)
         ndcg(corpus, tmp, tmp / "p00", queries, qrels)
         if args.scale_docs:
-            scale(args.data, tmp, args.scale_docs)
+            scale(data, tmp, args.scale_docs)
     print(f"load average at the end {os.getloadavg()[0]:.2f}; peak RSS of this process "
           f"{resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024:.0f} MiB")  # fmt: skip
 

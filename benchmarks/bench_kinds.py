@@ -1,21 +1,27 @@
 """Retriever kinds vs bare loops doing the same calls at the same concurrency.
 
 - ``http``: one server process (uvicorn, a raw ASGI app answering Elasticsearch-shaped
-  JSON with ``limit`` hits) is called (a) by a bare loop: ``concurrency`` tasks posting the
-  same JSON body with one ``httpx2.AsyncClient`` and reading the ids and scores out of the
-  parsed answer by hand, and (b) by the ``http`` kind's ``retrieve`` (template, JMESPath,
-  contract checks) from the same number of tasks.
+  JSON with ``limit`` hits) is called (a) by bare loops: ``concurrency`` tasks posting the
+  same JSON body with one ``aiohttp.ClientSession``, and with one ``httpx2.AsyncClient``
+  (the client the kind was built on before), reading the ids and scores out of the parsed
+  answer by hand, and (b) by the ``http`` kind's ``retrieve`` (template, JMESPath,
+  contract checks, a body read to the contract's limit) from the same number of tasks.
 - ``command``: a trivial JSON-lines process (answers ``limit`` results at once) driven
   (a) by a bare loop: a writer keeping ``concurrency`` requests in flight and a reader
   parsing each answer line, and (b) by the ``command`` kind's ``retrieve`` from
   ``concurrency`` tasks.
 
-Rounds alternate between (a) and (b); the best and median round are printed with the
-ratios kind / bare (goal: within 1.1x in questions per second and in client CPU per
-question, the CPU of this process only: the servers run elsewhere).
+- imports: what importing aiohttp, httpx2 and the http kind's modules costs a fresh
+  interpreter beyond ``python -c pass`` (once per process that uses the kind).
+
+Each round runs every variant once, the order rotating from round to round; the medians
+over the rounds are printed with the ratios kind / bare (goal: within 1.1x in questions
+per second and in client CPU per question, the CPU of this process only: the servers run
+elsewhere).
 
     python benchmarks/bench_kinds.py                     # both, 3 rounds
     python benchmarks/bench_kinds.py --only http --questions 5000 --rounds 5
+    python benchmarks/bench_kinds.py --only imports --rounds 7   # the clients' import cost
 """
 
 from __future__ import annotations
@@ -24,6 +30,7 @@ import argparse
 import asyncio
 import json
 import os
+import resource
 import statistics
 import subprocess
 import sys
@@ -95,7 +102,26 @@ async def timed(
     return time.perf_counter() - started, time.process_time() - cpu
 
 
-async def http_bare(url: str, questions: list[str], concurrency: int) -> tuple[float, float]:
+async def http_bare_aiohttp(
+    url: str, questions: list[str], concurrency: int
+) -> tuple[float, float]:
+    import aiohttp
+
+    connector = aiohttp.TCPConnector(limit=64)
+    headers = {"Content-Type": "application/json"}
+    async with aiohttp.ClientSession(connector=connector, headers=headers) as session:
+
+        async def call(text: str) -> object:
+            body = json.dumps({"query": {"match": {"text": text}}, "size": LIMIT})
+            async with session.post(url, data=body.encode()) as response:
+                hits = json.loads(await response.read())["hits"]["hits"]
+            return [h["_id"] for h in hits], [h["_score"] for h in hits]
+
+        await call("warm up")
+        return await timed(questions, concurrency, call)
+
+
+async def http_bare_httpx2(url: str, questions: list[str], concurrency: int) -> tuple[float, float]:
     import httpx2
 
     limits = httpx2.Limits(max_connections=64, max_keepalive_connections=64)
@@ -203,28 +229,55 @@ async def command_kind(
 
 
 def compare(name: str, variants: dict[str, Round], n: int, rounds: int, concurrency: int) -> None:
-    """Each variant once per round (order rotating); the last variant is the kind, each
-    other one a baseline it is compared with."""
+    """Each variant once per round (the order rotating), medians over the rounds; the last
+    variant is the kind, each other one a baseline it is compared with."""
     questions = [f"question number {i} about restoring files" for i in range(n)]
     names = list(variants)
     figures: dict[str, list[tuple[float, float]]] = {v: [] for v in names}
     for round_ in range(rounds):
         for which in names[round_ % len(names) :] + names[: round_ % len(names)]:
             figures[which].append(asyncio.run(variants[which](questions)))
-    rates = {w: [n / wall for wall, _ in runs] for w, runs in figures.items()}
-    cpu = {w: min(c for _, c in runs) / n * 1e6 for w, runs in figures.items()}
+    rates = {w: statistics.median(n / wall for wall, _ in runs) for w, runs in figures.items()}
+    cpu = {w: statistics.median(c for _, c in runs) / n * 1e6 for w, runs in figures.items()}
     load = " / ".join(f"{x:.1f}" for x in os.getloadavg())
     print(f"{name}: questions={n} concurrency={concurrency} rounds={rounds} (load average {load})")
     for which in names:
         print(
-            f"  {which:<28}: best {max(rates[which]):6.0f} q/s, median "
-            f"{statistics.median(rates[which]):6.0f} q/s, client CPU {cpu[which]:5.0f} us/q"
+            f"  {which:<30}: median {rates[which]:6.0f} q/s, median client CPU "
+            f"{cpu[which]:5.0f} us/q"
         )
     kind = names[-1]
     for base in names[:-1]:
-        speed = max(rates[base]) / max(rates[kind])
+        speed = rates[base] / rates[kind]
         cost = cpu[kind] / cpu[base]
-        print(f"  {kind} vs {base}: {speed:.2f}x the time (best q/s), {cost:.2f}x client CPU/q")
+        print(f"  {kind} vs {base}: {speed:.2f}x the time (median q/s), {cost:.2f}x client CPU/q")
+
+
+def import_costs(rounds: int) -> None:
+    """What importing each HTTP client costs a fresh interpreter (paid once per process
+    that opens an ``http`` kind or calls a model server), the processes alternated round
+    by round, medians; beside it ``python -c pass``."""
+    programs = {
+        "python -c pass": "pass",
+        "import aiohttp": "import aiohttp",
+        "import httpx2": "import httpx2",
+        "the http kind's modules": "import retrieval_eval.retrievers.kinds.http.retriever",
+    }
+    wall: dict[str, list[float]] = {name: [] for name in programs}
+    cpu: dict[str, list[float]] = {name: [] for name in programs}
+    names = list(programs)
+    for round_ in range(rounds):
+        for name in names[round_ % len(names) :] + names[: round_ % len(names)]:
+            before, started = resource.getrusage(resource.RUSAGE_CHILDREN), time.perf_counter()
+            subprocess.run([sys.executable, "-c", programs[name]], check=True)
+            after = resource.getrusage(resource.RUSAGE_CHILDREN)
+            wall[name].append(time.perf_counter() - started)
+            cpu[name].append(after.ru_utime + after.ru_stime - before.ru_utime - before.ru_stime)
+    print(f"imports: fresh interpreters, {rounds} alternating rounds, medians beyond -c pass")
+    for name in names[1:]:
+        spent = (statistics.median(cpu[name]) - statistics.median(cpu[names[0]])) * 1000
+        waited = (statistics.median(wall[name]) - statistics.median(wall[names[0]])) * 1000
+        print(f"  {name:<30}: {spent:6.0f} ms CPU, {waited:6.0f} ms wall")
 
 
 def main() -> None:
@@ -232,7 +285,7 @@ def main() -> None:
     parser.add_argument("--questions", type=int, default=3000)
     parser.add_argument("--concurrency", type=int, default=16)
     parser.add_argument("--rounds", type=int, default=3)
-    parser.add_argument("--only", choices=("http", "command"))
+    parser.add_argument("--only", choices=("http", "command", "imports"))
     parser.add_argument("--serve-http", action="store_true", help=argparse.SUPPRESS)
     args = parser.parse_args()
     if args.serve_http:
@@ -253,6 +306,8 @@ def main() -> None:
                 "command kind": lambda qs: command_kind(config, qs, c),
             }
             compare("command", variants, n, args.rounds, c)
+        if args.only in (None, "imports"):
+            import_costs(max(args.rounds, 5))
         if args.only in (None, "http"):
             server = subprocess.Popen(
                 [sys.executable, __file__, "--serve-http"], stdout=subprocess.PIPE, text=True
@@ -268,7 +323,8 @@ def main() -> None:
                     'ids = "hits.hits[*]._id"\nscores = "hits.hits[*]._score"\n'
                 )
                 variants = {
-                    "bare httpx2 loop": lambda qs: http_bare(url, qs, c),
+                    "bare aiohttp loop": lambda qs: http_bare_aiohttp(url, qs, c),
+                    "bare httpx2 loop": lambda qs: http_bare_httpx2(url, qs, c),
                     "http kind": lambda qs: http_kind(config, qs, c),
                 }
                 compare("http", variants, n, args.rounds, c)

@@ -56,7 +56,7 @@ OWNERS: tuple[tuple[str, tuple[str, ...], tuple[str, ...]], ...] = (
     ("vector-database and framework clients only in retrievers/ (their kinds)",
      ("qdrant_client", "langchain_core", "llama_index"), ("retrievers",)),
     ("the HTTP client and JMESPath only in retrievers/ (the http kind)",
-     ("httpx2", "jmespath"), ("retrievers",)),
+     ("aiohttp", "jmespath"), ("retrievers",)),
     ("psycopg only in retrievers/ (the postgres kind); store/ reaches it through SQLAlchemy",
      ("psycopg",), ("retrievers",)),
 )  # fmt: skip

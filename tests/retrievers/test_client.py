@@ -274,3 +274,18 @@ def test_status_code_mapping(code: str, error: type[Exception]) -> None:
 def test_bad_options_are_refused() -> None:
     with pytest.raises(ValueError, match="max_attempts must be >= 1, got 0"):
         GrpcRetrieverClient("127.0.0.1:1", ClientOptions(max_attempts=0))
+
+
+async def test_the_deadline_covers_the_retries_and_the_last_failure_is_reported(
+    scripted: Any,
+) -> None:
+    address, servicer = scripted([grpc.StatusCode.UNAVAILABLE] * 1000)
+    options = ClientOptions(
+        timeout_s=0.5, max_attempts=1000, initial_backoff_s=0.05, max_backoff_s=0.1
+    )
+    async with GrpcRetrieverClient(address, options) as client:
+        with pytest.raises(RetrieverUnavailable, match=r"\(after \d+ attempts\)$"):
+            await client.retrieve("q", 3)
+    # Every wait is at least 0.025 s (half the first backoff) and no wait passes the
+    # 0.5 s deadline: at most 20 waits, so at most 21 attempts of the 1000 allowed.
+    assert 2 <= servicer.calls <= 21

@@ -1,8 +1,9 @@
 """Real HTTP servers on 127.0.0.1 for the ``http`` retriever kind's tests.
 
 ``ScriptedServer(answer)`` serves HTTP/1.1 (keep-alive) from a thread; ``answer(request)``
-returns ``(status, body bytes)`` and may sleep. Every request is recorded (method, path,
-headers, body, the client's port: distinct ports are distinct connections).
+returns ``(status, body bytes)`` or ``(status, body, headers)`` and may sleep; a body given
+as an iterator of pieces is sent chunked (no Content-Length). Every request is recorded
+(method, path, headers, body, the client's port: distinct ports are distinct connections).
 ``EsSearchServer`` starts examples/es-search/server.py as a real process.
 """
 
@@ -12,7 +13,7 @@ import json
 import subprocess
 import sys
 import threading
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
@@ -33,7 +34,8 @@ class Request:
         return json.loads(self.body)
 
 
-Answer = Callable[[Request], tuple[int, bytes]]
+Body = bytes | Iterator[bytes]
+Answer = Callable[[Request], tuple[int, Body] | tuple[int, Body, dict[str, str]]]
 
 
 class _Server(ThreadingHTTPServer):
@@ -68,12 +70,21 @@ class ScriptedServer:
                     self.client_address[1],
                 )
                 outer.requests.append(request)
-                status, body = outer.answer(request)
+                status, body, *more = outer.answer(request)
+                headers = {"Content-Type": "application/json", **(more[0] if more else {})}
                 self.send_response(status)
-                self.send_header("Content-Type", "application/json")
-                self.send_header("Content-Length", str(len(body)))
+                for name, value in headers.items():
+                    self.send_header(name, value)
+                if isinstance(body, bytes):
+                    self.send_header("Content-Length", str(len(body)))
+                    self.end_headers()
+                    self.wfile.write(body)
+                    return
+                self.send_header("Transfer-Encoding", "chunked")
                 self.end_headers()
-                self.wfile.write(body)
+                for piece in body:
+                    self.wfile.write(b"%x\r\n%s\r\n" % (len(piece), piece))
+                self.wfile.write(b"0\r\n\r\n")
 
             do_GET = do_POST = do_PUT = _handle
 

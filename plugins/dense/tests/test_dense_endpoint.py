@@ -71,15 +71,25 @@ def test_a_required_key_is_sent_and_a_missing_one_is_named(monkeypatch) -> None:
         create({"url": server.url, "model": "m", "dimensions": 64, "api_key_env": "EMBED_TEST_KEY"})
 
 
+class Waits(list[float]):
+    """The waits between attempts, recorded instead of slept."""
+
+    async def __call__(self, seconds: float) -> None:
+        self.append(seconds)
+
+
 def test_endpoint_down_is_retried_with_bounded_backoff_then_one_line() -> None:
     with socket.socket() as probe:
         probe.bind(("127.0.0.1", 0))
         port = probe.getsockname()[1]
-    waits: list[float] = []
-    embedder = OpenAIEmbedder(_settings(f"http://127.0.0.1:{port}", retries=3), sleep=waits.append)
+    waits = Waits()
+    embedder = OpenAIEmbedder(_settings(f"http://127.0.0.1:{port}", retries=3), sleep=waits)
     with pytest.raises(EmbeddingError) as caught:
         embedder.embed(TEXTS)
-    assert waits == [0.25, 0.5, 1.0]
+    # Doubling from 0.25 s, each jittered down to no less than half.
+    assert len(waits) == 3
+    for wait, full in zip(waits, [0.25, 0.5, 1.0], strict=True):
+        assert full / 2 <= wait <= full
     message = str(caught.value)
     assert "cannot connect" in message and "after 4 attempts" in message
     assert "\n" not in message
@@ -87,14 +97,14 @@ def test_endpoint_down_is_retried_with_bounded_backoff_then_one_line() -> None:
 
 def test_a_429_storm_gives_up_after_the_retries_and_a_short_one_recovers() -> None:
     with model_server(always=429) as server:
-        waits: list[float] = []
+        waits = Waits()
         with pytest.raises(EmbeddingError, match=r"HTTP 429 .* after 5 attempts"):
-            OpenAIEmbedder(_settings(server.url), sleep=waits.append).embed(TEXTS)
+            OpenAIEmbedder(_settings(server.url), sleep=waits).embed(TEXTS)
         assert server.requests == 5 and waits == [0.0] * 4  # Retry-After: 0 honoured
         server.always, server.failures = None, [429, 503, 502]
-        assert OpenAIEmbedder(_settings(server.url), sleep=waits.append).embed(TEXTS).shape[0] == 3
+        assert OpenAIEmbedder(_settings(server.url), sleep=waits).embed(TEXTS).shape[0] == 3
     with model_server(always=400) as server, pytest.raises(EmbeddingError, match="HTTP 400"):
-        OpenAIEmbedder(_settings(server.url), sleep=waits.append).embed(TEXTS)
+        OpenAIEmbedder(_settings(server.url), sleep=waits).embed(TEXTS)
     assert server.requests == 1  # a client error is not retried
 
 

@@ -1,28 +1,40 @@
-"""POST JSON to a model server, with bounded retries: what the embeddings client and the
-HTTP rerank scorer share.
+"""POST JSON to a model server: what the embeddings client and the HTTP rerank scorer share.
 
-A 429, a 5xx or a refused connection is retried up to ``retries`` times with exponential
-backoff (``Retry-After`` honoured, capped); a timeout or any other status is not. The
-failure is an ``HttpCallError`` whose message is one line (status, the first line of the
-server's reason, attempts) for the caller to prefix with what it was calling. The stdlib's
-client: no HTTP stack to install for the few calls a model server needs.
+- A 429, a 5xx or a refused or dropped connection is tried again, ``retries`` times at
+  most, by reval's one retry policy (``backoff``: exponential, jittered, ``Retry-After``
+  honoured up to ``MAX_BACKOFF_S``); any other status is not.
+- ``timeout_s`` is the deadline of the whole call, retries and waits included.
+- An answer is read to ``MAX_ANSWER_BYTES`` at most (compressed or not).
+- The failure is an ``HttpCallError`` whose message is one line (status, the first line of
+  the server's reason, attempts) for the caller to prefix with what it was calling.
+
+The request goes through reval's one HTTP client (``http_client``). ``post_json`` blocks:
+embedders and scorers are synchronous, called from any thread (an event loop's included,
+which then waits as for any blocking call).
 """
 
 from __future__ import annotations
 
+import asyncio
+import concurrent.futures
 import json
 import time
-import urllib.error
-import urllib.request
-from collections.abc import Callable
+from collections.abc import Awaitable, Callable, Coroutine
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING, Any, TypeVar
 
 from retrieval_eval.errors import InfrastructureError
+from retrieval_eval.retrievers.backoff import Backoff, GaveUp, Verdict, retrying
 
+if TYPE_CHECKING:
+    import aiohttp
+
+T = TypeVar("T")
 RETRY_STATUSES = frozenset({429, 500, 502, 503, 504})
 #: Longest wait between attempts, whatever ``Retry-After`` asks for.
 MAX_BACKOFF_S = 8.0
+#: The largest answer read: thousands of vectors, far from what memory can take.
+MAX_ANSWER_BYTES = 256 * 2**20
 
 
 class HttpCallError(InfrastructureError):
@@ -35,10 +47,23 @@ class HttpCallError(InfrastructureError):
 
 @dataclass(frozen=True, slots=True)
 class RetryPolicy:
+    """A model-server call's deadline and retries (the shared ``Backoff``'s terms)."""
+
     timeout_s: float = 30.0
-    #: Attempts after the first, for 429 / 5xx / connection refused.
+    #: Attempts after the first, for 429 / 5xx / a refused or dropped connection.
     retries: int = 4
     backoff_s: float = 0.25
+
+    @property
+    def backoff(self) -> Backoff:
+        return Backoff(attempts=self.retries + 1, initial_s=self.backoff_s, max_s=MAX_BACKOFF_S)
+
+
+class _StatusFailure(Exception):
+    def __init__(self, status: int, reason: str, retry_after: float | None) -> None:
+        super().__init__(f"HTTP {status}{reason}")
+        self.status = status
+        self.retry_after = retry_after
 
 
 def post_json(
@@ -47,57 +72,87 @@ def post_json(
     *,
     key: str | None = None,
     policy: RetryPolicy = RetryPolicy(),
-    sleep: Callable[[float], None] = time.sleep,
+    sleep: Callable[[float], Awaitable[None]] = asyncio.sleep,
 ) -> Any:
-    """The decoded JSON answer of ``POST url``; ``HttpCallError`` when it fails for good."""
+    """The decoded JSON answer of ``POST url``; ``HttpCallError`` when it fails for good.
+    ``sleep`` waits between attempts (a test records the waits instead)."""
     body = json.dumps(payload).encode()
     headers = {"Content-Type": "application/json", "Accept": "application/json"}
     if key:
         headers["Authorization"] = f"Bearer {key}"
-    attempt = 0
-    while True:
-        request = urllib.request.Request(url, body, headers, method="POST")
-        status: int | None = None
-        try:
-            with urllib.request.urlopen(request, timeout=policy.timeout_s) as response:
-                raw = response.read()
-            break
-        except urllib.error.HTTPError as e:
-            status, retry = e.code, e.code in RETRY_STATUSES
-            problem = f"HTTP {e.code}{_reason(e)}"
-            wait = _retry_after(e.headers.get("Retry-After"))
-        except (urllib.error.URLError, TimeoutError, ConnectionError) as e:
-            reason = getattr(e, "reason", e)
-            timed_out = isinstance(e, TimeoutError) or isinstance(reason, TimeoutError)
-            retry, wait = not timed_out and not isinstance(reason, str), None
-            problem = (
-                f"no answer within {policy.timeout_s:g} s"
-                if timed_out
-                else f"cannot connect: {reason}"
-            )
-        if not retry or attempt >= policy.retries:
-            tries = f" after {attempt + 1} attempts" if attempt else ""
-            raise HttpCallError(f"{problem}{tries}", status)
-        sleep(min(MAX_BACKOFF_S, wait if wait is not None else policy.backoff_s * 2**attempt))
-        attempt += 1
+    raw = _blocking(lambda: _post(url, body, headers, policy, sleep))
     try:
         return json.loads(raw)
     except (UnicodeDecodeError, json.JSONDecodeError) as e:
         raise HttpCallError(f"answer is not JSON: {e}") from e
 
 
-def _reason(error: urllib.error.HTTPError) -> str:
+async def _post(
+    url: str,
+    body: bytes,
+    headers: dict[str, str],
+    policy: RetryPolicy,
+    sleep: Callable[[float], Awaitable[None]],
+) -> bytes:
+    # The client's import (aiohttp) waits for a first call: most commands that load this
+    # module (a rerank stage's checks, an embedder's options) never make one.
+    from retrieval_eval.retrievers.http_client import (
+        open_session,
+        proxy_for,
+        read_body,
+        retry_after_s,
+        transport_problem,
+        transport_verdict,
+    )
+
+    def classify(error: Exception) -> Verdict | None:
+        if isinstance(error, _StatusFailure):
+            return Verdict(error.status in RETRY_STATUSES, error.retry_after, str(error))
+        return transport_verdict(error)
+
+    async def attempt() -> bytes:
+        async with session.post(url, data=body, proxy=proxy) as response:
+            if response.status >= 400:
+                wait = retry_after_s(response.headers.get("Retry-After"))
+                raise _StatusFailure(response.status, await _reason(response), wait)
+            return await read_body(response, MAX_ANSWER_BYTES)
+
+    proxy = proxy_for(url)
+    deadline = time.monotonic() + policy.timeout_s
+    async with open_session(headers, max_connections=1) as session:
+        try:
+            async with asyncio.timeout(policy.timeout_s):
+                return await retrying(
+                    attempt, policy.backoff, classify, deadline=deadline, sleep=sleep, label=url
+                )
+        except TimeoutError:
+            raise HttpCallError(f"no answer within {policy.timeout_s:g} s") from None
+        except GaveUp as e:
+            error = e.error
+            tries = f" after {e.attempts} attempts" if e.attempts > 1 else ""
+            if isinstance(error, _StatusFailure):
+                raise HttpCallError(f"{error}{tries}", error.status) from error
+            raise HttpCallError(f"{transport_problem(error)}{tries}") from error
+
+
+async def _reason(response: aiohttp.ClientResponse) -> str:
     """The first line of the error body, short (servers put the reason there)."""
+    if response.headers.get("Content-Encoding", "identity").lower() != "identity":
+        return ""  # compressed: not worth decoding for a line of reason
     try:
-        text = error.read(300).decode("utf-8", "replace").strip()
+        text = (await response.content.read(300)).decode("utf-8", "replace").strip()
     except Exception:
         return ""
     line = text.splitlines()[0] if text else ""
     return f" ({line[:200]})" if line else ""
 
 
-def _retry_after(value: str | None) -> float | None:
+def _blocking(call: Callable[[], Coroutine[Any, Any, T]]) -> T:
+    """Run ``call()`` to its end from synchronous code; from an event loop's thread, on a
+    thread and a loop of its own while this one waits."""
     try:
-        return max(0.0, float(value)) if value else None
-    except ValueError:
-        return None
+        asyncio.get_running_loop()
+    except RuntimeError:
+        return asyncio.run(call())
+    with concurrent.futures.ThreadPoolExecutor(1, "reval-http") as pool:
+        return pool.submit(lambda: asyncio.run(call())).result()

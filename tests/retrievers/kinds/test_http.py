@@ -33,6 +33,7 @@ from retrieval_eval.example_data import corpus_path, questions_path
 from retrieval_eval.questions.loading import load_question_set
 from retrieval_eval.records.failures import FailureKind
 from retrieval_eval.retrievers.opening import open_retriever
+from retrieval_eval.retrievers.http_client import proxy_for
 from retrieval_eval.retrievers.protocol import Ranking
 
 REVAL = str(Path(sys.executable).parent / "reval")
@@ -191,7 +192,7 @@ async def test_each_failure_is_an_error_of_its_kind(tmp_path: Path, answer, erro
 async def test_a_down_endpoint_is_unavailable(tmp_path: Path) -> None:
     server, path = scripted(tmp_path, lambda r: json_answer(ES_HITS))
     server.stop()  # nothing listens on that port any more
-    with pytest.raises(RetrieverUnavailable, match="ConnectError"):
+    with pytest.raises(RetrieverUnavailable, match=r"cannot connect: .* \(after 3 attempts\)"):
         await ask(path)
 
 
@@ -347,3 +348,20 @@ def test_timeout_from_options_wins_over_the_entry(tmp_path: Path) -> None:
 def test_errors_are_retriever_errors() -> None:
     for cls in (RetrieverUnavailable, RetrieverContractError):
         assert issubclass(cls, RetrieverError)
+
+
+async def test_the_proxy_named_by_the_environment_carries_the_request(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    proxy = ScriptedServer(lambda r: json_answer(ES_HITS))  # a forward proxy's view
+    for name in ("NO_PROXY", "no_proxy", "HTTPS_PROXY", "https_proxy", "ALL_PROXY", "all_proxy"):
+        monkeypatch.delenv(name, raising=False)
+    monkeypatch.setenv("HTTP_PROXY", proxy.url)
+    with proxy:
+        ranking = await ask(config(tmp_path, "http://search.invalid:9200"))
+    assert ranking.document_ids == ("a", "b")  # type: ignore[attr-defined]
+    [request] = proxy.requests
+    assert request.path == "http://search.invalid:9200/docs/_search"
+    monkeypatch.setenv("NO_PROXY", "search.invalid")
+    assert proxy_for("http://search.invalid:9200/docs/_search") is None
+    assert proxy_for("http://other.invalid/") == proxy.url

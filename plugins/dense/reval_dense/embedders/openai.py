@@ -4,7 +4,8 @@ Inference, infinity, hosted APIs.
 ``POST {url}/embeddings`` with ``{"model", "input": [...], "encoding_format": "float"}``;
 the key (if any) is read from an environment variable, never stored. Texts go in batches;
 a 429, a 5xx or a refused connection is retried a bounded number of times with exponential
-backoff (``Retry-After`` honoured up to a cap); every call has a timeout. Anything else,
+backoff and jitter (``Retry-After`` honoured up to a cap); every call has a deadline,
+retries included. Anything else,
 and a malformed or mis-sized answer, is an ``EmbeddingError``: one line naming the
 endpoint and the cause. The HTTP calls are reval's ``retrievers.http_json``, shared with
 the HTTP rerank scorer.
@@ -12,10 +13,10 @@ the HTTP rerank scorer.
 
 from __future__ import annotations
 
+import asyncio
 import math
 import os
-import time
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Awaitable, Callable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
@@ -59,7 +60,9 @@ class OpenAIEmbedder:
     answer is checked against it, and an index records it)."""
 
     def __init__(
-        self, settings: EndpointSettings, sleep: Callable[[float], None] = time.sleep
+        self,
+        settings: EndpointSettings,
+        sleep: Callable[[float], Awaitable[None]] = asyncio.sleep,
     ) -> None:
         self.settings = settings
         self._key = _read_key(settings.api_key_env)

@@ -10,6 +10,7 @@ from typing import Any
 import grpc
 
 from retrieval_eval.errors import ConfigError
+from retrieval_eval.retrievers.backoff import Backoff
 from retrieval_eval.retrievers.contract.limits import MAX_RESPONSE_BYTES
 from retrieval_eval.retrievers.tls import read_pem
 
@@ -36,18 +37,15 @@ class TlsConfig:
 
 
 def channel_options(
-    load_balancing: str | None,
-    initial_backoff_s: float,
-    max_backoff_s: float,
-    tls: TlsConfig | None,
+    load_balancing: str | None, backoff: Backoff, tls: TlsConfig | None
 ) -> list[tuple[str, Any]]:
     """Channel arguments: the load-balancing policy (so a multi-address target such as
     ``ipv4:127.0.0.1:5001,127.0.0.1:5002`` spreads calls over replicas) and reconnect
-    backoff matched to the client's retry backoff, so that a retry after UNAVAILABLE
+    backoff matched to the client's retry policy, so that a retry after UNAVAILABLE
     finds a fresh connection attempt instead of a channel still backing off."""
     options: list[tuple[str, Any]] = [
-        ("grpc.initial_reconnect_backoff_ms", max(1, int(initial_backoff_s * 1000))),
-        ("grpc.max_reconnect_backoff_ms", max(1, int(max_backoff_s * 1000))),
+        ("grpc.initial_reconnect_backoff_ms", max(1, int(backoff.initial_s * 1000))),
+        ("grpc.max_reconnect_backoff_ms", max(1, int(backoff.max_s * 1000))),
         # Our client retries on its own terms; gRPC's built-in retries would multiply them.
         ("grpc.enable_retries", 0),
         # The contract's response limit: a larger answer fails in the transport, unparsed.

@@ -1,6 +1,9 @@
 """The async gRPC retriever client: deadlines, retries on transient codes, TLS, a bearer
 token, and grpc errors turned into our own ``RetrieverError`` types.
 
+Retries follow reval's one policy (``backoff``): transient codes only, exponential backoff
+with jitter, and the call's deadline covering every attempt (each retry gets what is left).
+
 The channel is opened on first use, inside the running event loop (grpc.aio channels are
 bound to their loop), and reopened if the client is later used from another loop.
 """
@@ -8,8 +11,7 @@ bound to their loop), and reopened if the client is later used from another loop
 from __future__ import annotations
 
 import asyncio
-import logging
-import random
+import time
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
 from typing import TypeVar
@@ -22,6 +24,7 @@ from retrieval_eval.errors import RetrieverContractError, RetrieverRejected
 from retrieval_eval.records.run import RetrieverDescription
 from retrieval_eval.retrievers import convert
 from retrieval_eval.retrievers.auth import bearer_metadata
+from retrieval_eval.retrievers.backoff import Backoff, GaveUp, Verdict, retrying
 from retrieval_eval.retrievers.client.channel import TlsConfig, channel_options, open_channel
 from retrieval_eval.retrievers.client.status import error_from_rpc, retryable
 from retrieval_eval.retrievers.client.wire import plain_ids
@@ -35,9 +38,8 @@ from retrieval_eval.retrievers.protocol import Ranking
 from retrieval_eval.v1 import retriever_pb2 as pb
 from retrieval_eval.v1 import retriever_pb2_grpc as pb_grpc
 
-log = logging.getLogger(__name__)
 
-__all__ = ["ClientOptions", "GrpcRetrieverClient"]
+__all__ = ["ClientOptions", "GrpcRetrieverClient", "TlsConfig"]
 
 T = TypeVar("T")
 _DESCRIBE = pb.DescribeRequest()
@@ -47,8 +49,9 @@ _PARSE = pb.RetrieveResponse.FromString
 
 @dataclass(frozen=True, slots=True)
 class ClientOptions:
-    """``timeout_s`` is the deadline of each attempt; ``max_attempts`` counts the first
-    call; backoff doubles from ``initial_backoff_s`` up to ``max_backoff_s``, jittered."""
+    """``timeout_s`` is the deadline of each call, its retries included; ``max_attempts``
+    counts the first attempt; backoff doubles from ``initial_backoff_s`` up to
+    ``max_backoff_s``, jittered (``backoff.Backoff``)."""
 
     timeout_s: float = 10.0
     max_attempts: int = 4
@@ -78,17 +81,18 @@ class GrpcRetrieverClient:
         self.target = display or channel_target
         self.options = options
         self._metadata = bearer_metadata(options.token) if options.token is not None else None
-        self._channel_options = channel_options(
-            options.load_balancing, options.initial_backoff_s, options.max_backoff_s, options.tls
-        )
         self._channel: grpc.aio.Channel | None = None
         self._stub: pb_grpc.RetrieverStub | None = None
         self._loop: asyncio.AbstractEventLoop | None = None
         self._retrieve_wire: grpc.aio.UnaryUnaryMultiCallable[pb.RetrieveRequest, bytes]
+        self._backoff = Backoff(
+            options.max_attempts, options.initial_backoff_s, options.max_backoff_s
+        )
+        self._channel_options = channel_options(options.load_balancing, self._backoff, options.tls)
 
     @property
     def configured_timeout_s(self) -> float:
-        """The per-attempt deadline this client was opened with (e.g. from reval.toml)."""
+        """The deadline of each call this client was opened with (e.g. from reval.toml)."""
         return self.options.timeout_s
 
     @property
@@ -127,11 +131,15 @@ class GrpcRetrieverClient:
         if self._loop is not asyncio.get_running_loop() or self._stub is None:
             self._open()
         call = self._retrieve_wire
+        started = time.monotonic()
         try:  # the first attempt inline: the hot path
             data = await call(request, timeout=timeout, metadata=self._metadata)
         except grpc.aio.AioRpcError as e:
+            deadline = started + timeout
             data = await self._retry(
-                e, lambda: call(request, timeout=timeout, metadata=self._metadata)
+                e,
+                lambda: call(request, timeout=_left(deadline), metadata=self._metadata),
+                deadline,
             )
         ids = plain_ids(data, limit) if type(data) is bytes else None
         if ids is not None:  # the usual answer, conforming on sight
@@ -165,8 +173,9 @@ class GrpcRetrieverClient:
         a run (no identifier, a NUL character)."""
         timeout = self.options.timeout_s if timeout_s is None else timeout_s
         call = self.stub.Describe
+        deadline = time.monotonic() + timeout
         response = await self._call(
-            lambda: call(_DESCRIBE, timeout=timeout, metadata=self._metadata)
+            lambda: call(_DESCRIBE, timeout=_left(deadline), metadata=self._metadata), deadline
         )
         description = convert.description_from_proto(response)
         breach = description_breach(description)
@@ -210,26 +219,36 @@ class GrpcRetrieverClient:
             _RETRIEVE, request_serializer=pb.RetrieveRequest.SerializeToString
         )
 
-    async def _call(self, attempt: Callable[[], Awaitable[T]]) -> T:
+    async def _call(self, attempt: Callable[[], Awaitable[T]], deadline: float) -> T:
         try:
             return await attempt()
         except grpc.aio.AioRpcError as e:
-            return await self._retry(e, attempt)
+            return await self._retry(e, attempt, deadline)
 
-    async def _retry(self, error: grpc.aio.AioRpcError, attempt: Callable[[], Awaitable[T]]) -> T:
-        """Retry after ``error`` (the first attempt's) while the code is transient."""
-        options = self.options
-        for n in range(1, options.max_attempts):
-            if not retryable(error):
-                raise error_from_rpc(self.target, error) from error
-            delay = min(options.max_backoff_s, options.initial_backoff_s * 2 ** (n - 1))
-            delay *= random.uniform(0.5, 1.0)
-            log.debug("%s: %s, retry %d in %.3fs", self.target, error.code().name, n, delay)
-            await asyncio.sleep(delay)
-            try:
-                return await attempt()
-            except grpc.aio.AioRpcError as e:
-                error = e
-        retried = options.max_attempts > 1 and retryable(error)
-        note = f" (after {options.max_attempts} attempts)" if retried else ""
-        raise error_from_rpc(self.target, error, note) from error
+    async def _retry(
+        self, error: grpc.aio.AioRpcError, attempt: Callable[[], Awaitable[T]], deadline: float
+    ) -> T:
+        """Retry after ``error`` (the first attempt's) while the code is transient and the
+        attempts and the deadline allow."""
+        try:
+            return await retrying(
+                attempt, self._backoff, _verdict, first=error, deadline=deadline, label=self.target
+            )
+        except GaveUp as e:
+            failure = e.error
+            assert isinstance(failure, grpc.aio.AioRpcError)
+            note = e.note if e.transient else ""
+            raise error_from_rpc(self.target, failure, note) from failure
+
+
+def _verdict(error: Exception) -> Verdict | None:
+    """The retry policy's view of a failed call: only gRPC's own errors are judged."""
+    if not isinstance(error, grpc.aio.AioRpcError):
+        return None
+    return Verdict(retryable(error), reason=error.code().name)
+
+
+def _left(deadline: float) -> float:
+    """What remains of the call's deadline for one more attempt (never below a millisecond:
+    gRPC refuses a deadline already past)."""
+    return max(0.001, deadline - time.monotonic())

@@ -1,13 +1,15 @@
-"""The ``http`` kind's retriever: one async HTTP client per retriever, connections reused.
+"""The ``http`` kind's retriever: one session of reval's HTTP client per retriever,
+connections reused.
 
 - Each call renders the templates, sends one request under the call's deadline (the whole
-  call, retries included) and reads the ranked ids (and scores, chunk ids) from the JSON
-  answer with the configured JMESPath expressions.
+  call: retries, waits and reading the answer) and reads the ranked ids (and scores, chunk
+  ids) from the JSON answer with the configured JMESPath expressions.
 - Failures are the question's error, never a miss: no connection, a dropped connection
-  or 502/503/504 (retried while the deadline allows) -> ``unavailable``; 401/403 ->
-  ``unauthenticated``; another 4xx -> ``rejected``; another 5xx -> ``internal``; an
-  answer that is not JSON, a path that matches nothing, an id that is not a string, more
-  results than ``limit`` -> ``contract``.
+  or 502/503/504 (retried by the shared policy, ``backoff``, while the deadline allows)
+  -> ``unavailable``; 401/403 -> ``unauthenticated``; another 4xx -> ``rejected``; another
+  5xx -> ``internal``; an answer over the contract's size (decompressed or not: it is
+  read no further), that is not JSON, a path that matches nothing, an id that is not a
+  string, more results than ``limit`` -> ``contract``.
 - Header values read from the environment are sent and nowhere else: messages quote the
   status and the start of the response body, never the request.
 """
@@ -16,10 +18,11 @@ from __future__ import annotations
 
 import asyncio
 import json
-import logging
 import os
-import random
+import time
 from typing import TYPE_CHECKING, Any
+
+import aiohttp
 
 from retrieval_eval.errors import (
     ConfigError,
@@ -31,7 +34,18 @@ from retrieval_eval.errors import (
     RetrieverUnauthenticated,
     RetrieverUnavailable,
 )
+from retrieval_eval.retrievers.backoff import Backoff, GaveUp, Verdict, retrying
 from retrieval_eval.retrievers.contract.limits import MAX_RESPONSE_BYTES
+from retrieval_eval.retrievers.http_client import (
+    BadEncoding,
+    BodyTooLarge,
+    open_session,
+    proxy_for,
+    read_body,
+    retry_after_s,
+    transport_problem,
+    transport_verdict,
+)
 from retrieval_eval.retrievers.kinds.base import admit
 from retrieval_eval.retrievers.kinds.http.template import render_text
 from retrieval_eval.retrievers.kinds.kind_retriever import KindRetriever
@@ -40,16 +54,26 @@ from retrieval_eval.retrievers.protocol import Ranking
 if TYPE_CHECKING:  # the config imports this module when it opens one
     from retrieval_eval.retrievers.kinds.http.config import HttpConfig
 
-if TYPE_CHECKING:
-    import httpx2
-
-log = logging.getLogger(__name__)
 
 #: Statuses worth another attempt (a proxy or the service is briefly unavailable).
 RETRY_STATUSES = frozenset({502, 503, 504})
-MAX_ATTEMPTS = 3
-_BACKOFF_S = 0.05
+#: A search is read-only: a dropped connection or a 502-504 is worth two more attempts.
+BACKOFF = Backoff(attempts=3, initial_s=0.05, max_s=1.0)
 _SNIPPET = 160
+
+
+class _StatusFailure(Exception):
+    """An answer with an error status (its start read for the message)."""
+
+    def __init__(self, status: int, content: bytes, retry_after: float | None) -> None:
+        super().__init__(f"HTTP {status}")
+        self.status, self.content, self.retry_after = status, content, retry_after
+
+
+def _classify(error: Exception) -> Verdict | None:
+    if isinstance(error, _StatusFailure):
+        return Verdict(error.status in RETRY_STATUSES, error.retry_after, str(error))
+    return transport_verdict(error)
 
 
 class HttpRetriever(KindRetriever):
@@ -68,20 +92,14 @@ class HttpRetriever(KindRetriever):
         if config.body is not None and "content-type" not in {h.lower() for h in self._headers}:
             self._headers["Content-Type"] = "application/json"
         self._ids, self._scores, self._chunks = config.paths()
-        self._client: httpx2.AsyncClient | None = None
+        self._proxy = proxy_for(config.url)
+        self._session: aiohttp.ClientSession | None = None
         self._loop: asyncio.AbstractEventLoop | None = None
 
-    def _open(self) -> httpx2.AsyncClient:
-        # the HTTP client only when the kind connects
-        import httpx2
-
-        limits = httpx2.Limits(
-            max_connections=self.config.max_connections,
-            max_keepalive_connections=self.config.max_connections,
-        )
+    def _open(self) -> aiohttp.ClientSession:
         self._loop = asyncio.get_running_loop()
-        self._client = httpx2.AsyncClient(headers=self._headers, limits=limits, timeout=None)
-        return self._client
+        self._session = open_session(self._headers, self.config.max_connections)
+        return self._session
 
     async def retrieve(
         self, question: str, limit: int, *, timeout_s: float | None = None
@@ -89,50 +107,51 @@ class HttpRetriever(KindRetriever):
         deadline = admit(self.target, question, limit, timeout_s, self.timeout_s)
         try:
             async with asyncio.timeout(deadline):
-                status, content = await self._send(question, limit)
+                content = await self._send(question, limit, time.monotonic() + deadline)
         except TimeoutError as e:
             raise RetrieverTimeout(
                 self.target, f"no answer within {deadline:g} s", "DEADLINE_EXCEEDED"
             ) from e
-        if status >= 400:
-            raise _status_error(self.target, status, content)
         return self._ranking(content, limit)
 
-    async def _send(self, question: str, limit: int) -> tuple[int, bytes]:
-        # the HTTP client only when the kind connects
-        import httpx2
-
-        client = self._client or self._open()
+    async def _send(self, question: str, limit: int, deadline: float) -> bytes:
+        session = self._session
+        if session is None or self._loop is not asyncio.get_running_loop():
+            session = self._open()
         config = self.config
         body = config.body.render(question, limit) if config.body is not None else None
         params = {k: render_text(v, question, limit) for k, v in config.params.items()} or None
-        for attempt in range(1, MAX_ATTEMPTS + 1):
-            try:
-                response = await client.request(
-                    config.method, config.url, content=body, params=params
-                )
-                content = response.content
-            except httpx2.TransportError as e:
-                # A search is read-only: a dropped connection (refused, reset, closed
-                # while idle) is worth another attempt; the call's deadline bounds them.
-                if attempt == MAX_ATTEMPTS:
-                    raise RetrieverUnavailable(
-                        self.target,
-                        f"{type(e).__name__}: {e or 'connection dropped'} "
-                        f"(after {MAX_ATTEMPTS} attempts)",
-                        "UNAVAILABLE",
-                    ) from e
-            else:
-                if response.status_code not in RETRY_STATUSES or attempt == MAX_ATTEMPTS:
-                    return response.status_code, content
-            await asyncio.sleep(_BACKOFF_S * 2 ** (attempt - 1) * random.uniform(0.5, 1.0))
-        raise AssertionError("unreachable")  # pragma: no cover
+
+        async def attempt() -> bytes:
+            async with session.request(
+                config.method, config.url, data=body, params=params, proxy=self._proxy
+            ) as response:
+                if response.status >= 400:
+                    start = await read_body(response, _SNIPPET + 1, truncate=True)
+                    wait = retry_after_s(response.headers.get("Retry-After"))
+                    raise _StatusFailure(response.status, start, wait)
+                return await read_body(response, MAX_RESPONSE_BYTES)
+
+        try:
+            return await retrying(attempt, BACKOFF, _classify, deadline=deadline, label=self.target)
+        except GaveUp as e:
+            raise self._failure(e) from e.error
+
+    def _failure(self, gave_up: GaveUp) -> RetrieverError:
+        error = gave_up.error
+        if isinstance(error, _StatusFailure):
+            return _status_error(self.target, error.status, error.content, gave_up.note)
+        if isinstance(error, BodyTooLarge):
+            return RetrieverContractError(
+                self.target, f"response of {error}, over the contract's limit"
+            )
+        if isinstance(error, BadEncoding):
+            return RetrieverContractError(self.target, str(error))
+        return RetrieverUnavailable(
+            self.target, f"{transport_problem(error)}{gave_up.note}", "UNAVAILABLE"
+        )
 
     def _ranking(self, content: bytes, limit: int) -> Ranking:
-        if len(content) > MAX_RESPONSE_BYTES:
-            raise RetrieverContractError(
-                self.target, f"response of {len(content)} bytes, over the contract's limit"
-            )
         try:
             document = json.loads(content)
         except (ValueError, UnicodeDecodeError) as e:
@@ -196,9 +215,9 @@ class HttpRetriever(KindRetriever):
             )
 
     async def close(self) -> None:
-        client, self._client = self._client, None
-        if client is not None and self._loop is asyncio.get_running_loop():
-            await client.aclose()
+        session, self._session = self._session, None
+        if session is not None and self._loop is asyncio.get_running_loop():
+            await session.close()
 
 
 def _snippet(content: bytes) -> str:
@@ -207,13 +226,12 @@ def _snippet(content: bytes) -> str:
     return repr(text + ("…" if len(content) > _SNIPPET else ""))
 
 
-def _status_error(target: str, status: int, content: bytes) -> RetrieverError:
+def _status_error(target: str, status: int, content: bytes, note: str) -> RetrieverError:
     details = f"HTTP {status}: {_snippet(content)}"
     if status in (401, 403):
         return RetrieverUnauthenticated(target, details, f"HTTP_{status}")
     if status in RETRY_STATUSES:
-        details += f" (after {MAX_ATTEMPTS} attempts)"
-        return RetrieverUnavailable(target, details, f"HTTP_{status}")
+        return RetrieverUnavailable(target, details + note, f"HTTP_{status}")
     if status < 500:
         return RetrieverRejected(target, details, f"HTTP_{status}")
     return RetrieverInternal(target, details, f"HTTP_{status}")
