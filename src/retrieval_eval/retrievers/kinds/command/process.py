@@ -11,8 +11,8 @@
   while no two questions have been in flight at once (``--concurrency 1``); they can
   then still not tell a stray line from the next answer.
 - If the process exits, every question waiting on it is an ``unavailable`` error naming
-  the exit code and the end of its standard error (``stderr.StderrTail``: the values of
-  the entry's ``env`` masked), and the next question starts it again; after
+  the exit code and the end of its standard error (``stderr.StderrTail``: a few short
+  lines, secret values masked), and the next question starts it again; after
   ``MAX_RESTARTS`` exits without one answer in between it is not started again.
 - An answer line that is not the protocol's JSON is a ``contract`` error for its question,
   and the process is restarted.

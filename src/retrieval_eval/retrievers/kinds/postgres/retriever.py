@@ -136,9 +136,10 @@ class PostgresRetriever(KindRetriever):
                 cursor = await connection.execute(self._sql, parameters)
                 rows = await cursor.fetchall()
             except psycopg.OperationalError as e:
+                lost = connection.broken  # the server went away (stopped, restarted)
                 await _discard(connection)
                 message = " ".join(str(e).split())
-                if connection.broken:  # the server went away (stopped, restarted)
+                if lost:
                     await self._drop_idle()  # the others were opened on it too
                     raise _Lost(message) from e
                 raise RetrieverUnavailable(self.target, message) from e
