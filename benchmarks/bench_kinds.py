@@ -45,9 +45,9 @@ PROCESS = """
 import json, sys
 out = sys.stdout
 for line in sys.stdin:
-    n = json.loads(line)["limit"]
-    results = [{"document_id": f"doc{i}", "score": 12.0 - i} for i in range(n)]
-    out.write(json.dumps({"results": results}) + "\\n")
+    request = json.loads(line)
+    results = [{"document_id": f"doc{i}", "score": 12.0 - i} for i in range(request["limit"])]
+    out.write(json.dumps({"id": request["id"], "results": results}) + "\\n")
     out.flush()
 """
 
@@ -160,17 +160,20 @@ async def command_bare(script: Path, questions: list[str], concurrency: int) -> 
     slots = asyncio.Semaphore(concurrency)
 
     async def writer() -> None:
-        for text in questions:
+        for n, text in enumerate(questions, 1):
             await slots.acquire()
-            stdin.write((json.dumps({"question": text, "limit": LIMIT}) + "\n").encode())
+            request = {"id": n, "question": text, "limit": LIMIT}
+            stdin.write((json.dumps(request) + "\n").encode())
 
     async def reader() -> None:
-        for _ in questions:
-            results = json.loads(await stdout.readline())["results"]
+        for n in range(1, len(questions) + 1):
+            answer = json.loads(await stdout.readline())
+            assert answer["id"] == n
+            results = answer["results"]
             _ = [r["document_id"] for r in results], [r["score"] for r in results]
             slots.release()
 
-    stdin.write(b'{"question": "warm up", "limit": 12}\n')
+    stdin.write(b'{"id": 0, "question": "warm up", "limit": 12}\n')
     await stdout.readline()
     started, cpu = time.perf_counter(), time.process_time()
     await asyncio.gather(writer(), reader())
@@ -193,17 +196,23 @@ async def command_calls(
     assert proc.stdin is not None and proc.stdout is not None
     stdin, stdout = proc.stdin, proc.stdout
     loop = asyncio.get_running_loop()
-    pending: collections.deque[asyncio.Future[bytes]] = collections.deque()
+    pending: collections.deque[tuple[int, asyncio.Future[dict]]] = collections.deque()  # type: ignore[type-arg]
+    ids = iter(range(1, 1 << 62))
 
     async def reader() -> None:
         while line := await stdout.readline():
-            pending.popleft().set_result(line)
+            answer = json.loads(line)
+            request_id, future = pending.popleft()
+            assert answer["id"] == request_id
+            future.set_result(answer)
 
     async def call(text: str) -> object:
         future = loop.create_future()
-        pending.append(future)
-        stdin.write((json.dumps({"question": text, "limit": LIMIT}) + "\n").encode())
-        results = json.loads(await future)["results"]
+        request_id = next(ids)
+        pending.append((request_id, future))
+        request = {"id": request_id, "question": text, "limit": LIMIT}
+        stdin.write((json.dumps(request) + "\n").encode())
+        results = (await future)["results"]
         return [r["document_id"] for r in results], [r["score"] for r in results]
 
     task = asyncio.ensure_future(reader())

@@ -3,7 +3,8 @@
 //   node examples/command-retriever/retriever.js CORPUS.jsonl
 //
 // The same ranking as retriever.py beside it: documents by the number of distinct
-// question words they contain, ties by id. Standard library only.
+// question words they contain, ties by id; each answer echoes its request's id, in the
+// order asked. Standard library only.
 "use strict";
 
 const fs = require("fs");
@@ -20,13 +21,15 @@ const documents = fs
 
 const lines = readline.createInterface({ input: process.stdin, terminal: false });
 lines.on("line", (line) => {
-  let asked, limit;
+  let request, asked, limit;
   try {
-    const request = JSON.parse(line);
+    request = JSON.parse(line);
     asked = words(request.question);
     limit = request.limit;
   } catch (e) {
-    process.stdout.write(JSON.stringify({ error: `bad request: ${e.message}` }) + "\n");
+    const failed = { error: `bad request: ${e.message}` };
+    if (request && request.id !== undefined) failed.id = request.id;
+    process.stdout.write(JSON.stringify(failed) + "\n");
     return;
   }
   const ranked = documents
@@ -35,5 +38,5 @@ lines.on("line", (line) => {
     .sort((a, b) => b[0] - a[0] || (a[1] < b[1] ? -1 : a[1] > b[1] ? 1 : 0))
     .slice(0, limit);
   const results = ranked.map(([score, id]) => ({ document_id: id, score }));
-  process.stdout.write(JSON.stringify({ results }) + "\n");
+  process.stdout.write(JSON.stringify({ id: request.id, results }) + "\n");
 });

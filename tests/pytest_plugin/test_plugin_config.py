@@ -39,6 +39,27 @@ def test_a_bad_reval_toml_table_is_an_error_naming_the_key(
     result.stdout.fnmatch_lines(["reval: *reval.toml [[]pytest]: unknown key 'max_top1_dorp'*"])
 
 
+@pytest.mark.parametrize(
+    "url",
+    [
+        "postgresql://reval:pw-s3cret-4711@127.0.0.1:1/runs",
+        "postgresql://reval@127.0.0.1:1/runs?password=pw-s3cret-4711",
+    ],
+    ids=["userinfo", "query"],
+)
+def test_a_db_url_with_a_password_in_reval_toml_is_refused(
+    suite, pytester: pytest.Pytester, url: str
+) -> None:
+    """As the kinds' ``dsn`` and ``url`` are: reval.toml is committed."""
+    (pytester.path / "reval.toml").write_text(f'[pytest]\ndb = "{url}"\n')
+    result = suite(PASSING)
+    result.assert_outcomes(errors=1)
+    result.stdout.fnmatch_lines(
+        ["reval: *reval.toml [[]pytest]: key 'db': holds a password; *REVAL_DATABASE_URL*"]
+    )
+    assert "pw-s3cret-4711" not in result.stdout.str() + result.stderr.str()
+
+
 def test_a_retriever_given_by_address(suite, serve_retriever) -> None:
     class Served:
         def retrieve(self, question: str, limit: int) -> list[str]:

@@ -68,6 +68,7 @@ def test_history_and_comparison_pages(client, filled):
         ("/?state=sleeping", 400, "unknown state"),
         ("/?label=novalue", 400, "not KEY=VALUE"),
         ("/history?set=faq", 400, "history needs"),
+        ("/history?set=nosuchset&retriever=bm25", 404, "no runs stored"),
         ("/compare?run=x", 400, "pick between 2"),
     ],
 )

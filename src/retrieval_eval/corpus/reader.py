@@ -12,6 +12,7 @@ from __future__ import annotations
 import gzip
 import io
 import json
+import sys
 import zlib
 from collections.abc import Iterator
 from dataclasses import dataclass
@@ -135,6 +136,11 @@ def _parse_line(line: str, location: str) -> CorpusDocument:
         record = json.loads(line)
     except json.JSONDecodeError as e:
         raise CorpusError(f"{location}: malformed JSON: {e.msg} (column {e.colno})") from e
+    except RecursionError:
+        raise CorpusError(f"{location}: malformed JSON: nested too deeply to read") from None
+    except ValueError as e:  # an integer over Python's digit limit
+        limit = sys.get_int_max_str_digits()
+        raise CorpusError(f"{location}: malformed JSON: a number over {limit} digits") from e
     if not isinstance(record, dict):
         raise CorpusError(f"{location}: expected a JSON object with '_id' and 'text'")
     doc_id = record.get("_id", record.get("id"))

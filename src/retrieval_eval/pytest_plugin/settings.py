@@ -170,4 +170,20 @@ def _toml_table(path: Path, *, explicit: bool) -> dict[str, Any]:
         )
         if wrong:
             raise ConfigError(f"{path} [{TABLE}]: key {key!r} has a bad value {value!r}")
+    _check_db(path, table.get("db"))
     return dict(table)
+
+
+def _check_db(path: Path, url: str | None) -> None:
+    """Refuse a run store URL that holds a password, as the kinds' ``dsn`` and ``url`` do:
+    reval.toml is committed, and the URL would be in every log that quotes it."""
+    if url is None:
+        return
+    from retrieval_eval.errors import ConfigError
+    from retrieval_eval.store.url import ENV_URL, holds_password
+
+    if holds_password(url):
+        raise ConfigError(
+            f"{path} [{TABLE}]: key 'db': holds a password; leave it out and set "
+            f"PGPASSWORD, or give the whole URL in {ENV_URL} instead"
+        )

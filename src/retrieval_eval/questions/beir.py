@@ -12,11 +12,11 @@ from __future__ import annotations
 
 import csv
 import io
-import json
 from pathlib import Path
 
 from retrieval_eval.errors import QuestionSetError
 from retrieval_eval.questions.formats import read_text
+from retrieval_eval.questions.jsondecode import UnreadableJSON, read_line
 from retrieval_eval.questions.model import GoldenQuestion, GoldenQuestionSet
 from retrieval_eval.questions.problems import Problem, QuestionSetProblems
 from retrieval_eval.records.outcome import Form
@@ -69,9 +69,9 @@ def read_queries(path: Path) -> dict[str, tuple[str, int]]:
         if not line.strip():
             continue
         try:
-            record = json.loads(line)
-        except json.JSONDecodeError as e:
-            problems.append(Problem(str(path), number, f"invalid JSON: {e.msg}"))
+            record = read_line(line)
+        except UnreadableJSON as e:
+            problems.append(Problem(str(path), number, f"invalid JSON: {e.reason}"))
             continue
         qid = record.get("_id") if isinstance(record, dict) else None
         if not isinstance(qid, str | int) or isinstance(qid, bool):

@@ -8,13 +8,13 @@ a re-import are the commonest silent failure of a golden set: this is how they a
 
 from __future__ import annotations
 
-import json
 from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
 
 from retrieval_eval.errors import InputError
 from retrieval_eval.questions.formats import read_text
+from retrieval_eval.questions.jsondecode import UnreadableJSON, read_line
 
 
 @dataclass(frozen=True, slots=True)
@@ -47,9 +47,9 @@ def _document(path: Path, number: int, line: str) -> CorpusDocument | None:
     if not line or line.isspace():
         return None
     try:
-        doc = json.loads(line)
-    except json.JSONDecodeError as e:
-        raise InputError(f"{path}:{number}: invalid JSON in corpus: {e.msg}") from e
+        doc = read_line(line)
+    except UnreadableJSON as e:
+        raise InputError(f"{path}:{number}: invalid JSON in corpus: {e.reason}") from e
     doc_id = doc.get("_id", doc.get("id")) if isinstance(doc, dict) else None
     if isinstance(doc_id, int) and not isinstance(doc_id, bool):
         doc_id = str(doc_id)  # some BEIR exports write numeric ids

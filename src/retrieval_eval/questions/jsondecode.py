@@ -1,4 +1,6 @@
-"""JSON decoding that notices keys given twice (``json`` silently keeps the last one).
+"""JSON decoding that notices keys given twice (``json`` silently keeps the last one), and
+``read_line`` for the JSON lines of a user's file, whose every refusal is a ``ValueError``
+with a short reason.
 
 The C decoder does the work; the slower duplicate-aware decode runs only when a cheap count
 says a key may repeat, so plainly valid files load at bare-parser speed.
@@ -8,6 +10,7 @@ from __future__ import annotations
 
 import json
 import re
+import sys
 from collections.abc import Callable
 from typing import Any
 
@@ -57,3 +60,26 @@ def keys_in_set(data: Any) -> int:
 
 def keys_in_line(obj: Any) -> int:
     return len(obj) if type(obj) is dict else 0
+
+
+class UnreadableJSON(ValueError):
+    """A user's JSON text that cannot be read; ``reason`` says why in a few words."""
+
+    def __init__(self, reason: str) -> None:
+        super().__init__(reason)
+        self.reason = reason
+
+
+def read_line(text: str) -> Any:
+    """``text`` decoded, or ``UnreadableJSON``: besides a syntax error, ``json`` refuses
+    nesting deeper than the interpreter's stack (``RecursionError``) and an integer over
+    Python's digit limit (a bare ``ValueError``), which must not end in a traceback."""
+    try:
+        return PLAIN.decode(text)
+    except json.JSONDecodeError as e:
+        raise UnreadableJSON(f"{e.msg} (column {e.colno})") from e
+    except RecursionError:
+        raise UnreadableJSON("nested too deeply to read") from None
+    except ValueError as e:
+        limit = sys.get_int_max_str_digits()
+        raise UnreadableJSON(f"a number over {limit} digits; quote it if it is an id") from e

@@ -24,6 +24,7 @@ from __future__ import annotations
 
 import difflib
 import re
+import sys
 import tomllib
 from collections.abc import Mapping
 from dataclasses import dataclass
@@ -122,8 +123,21 @@ def load_toml(path: Path) -> dict[str, Any]:
         return tomllib.loads(text)
     except tomllib.TOMLDecodeError as e:
         raise ConfigError(f"{path}: invalid TOML: {e}") from e
+    except ValueError as e:  # an integer over Python's digit limit (int() refuses it)
+        raise ConfigError(f"{path}: invalid TOML: {_long_number(text)}") from e
     except RecursionError:
         raise ConfigError(f"{path}: invalid TOML: arrays or tables nested too deeply") from None
+
+
+def _long_number(text: str) -> str:
+    """Where the number too long for ``int()`` is, and what to do about it."""
+    limit = sys.get_int_max_str_digits()
+    found = re.search(rf"\d[\d_]{{{limit},}}", text)
+    if found is None:  # pragma: no cover - int() refuses nothing else
+        return f"a number over {limit} digits"
+    line = text.count("\n", 0, found.start()) + 1
+    digits = sum(c.isdigit() for c in found.group())
+    return f"line {line}: a number of {digits} digits (over {limit}); quote it if it is text"
 
 
 def _parse_document(document: Mapping[str, Any], path: Path) -> dict[str, Entry]:

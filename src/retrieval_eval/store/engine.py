@@ -3,16 +3,32 @@
 SQLite: WAL journal (readers never block the writer), a busy timeout, and transactions
 that reval begins itself, ``BEGIN IMMEDIATE`` for writes so that concurrent writers queue
 on the lock instead of failing half-way. PostgreSQL: psycopg 3 with a connect timeout.
+
+SQLite files that must not be written stay untouched:
+
+- A file on a read-only file system (a mounted snapshot, an archive disc) is opened
+  read-only and immutable (SQLite then needs no ``-wal``/``-shm`` file, which it could
+  not create there), and a file reval may not write is opened read-only: listing and
+  showing its runs work; a write is one line saying the store is read-only.
+- Before a process first writes to a file (its first ``BEGIN IMMEDIATE``: a save, a pin,
+  a migration), ``PRAGMA quick_check`` reads every page once; a corrupted file is then
+  refused with one line instead of receiving runs and judging against what it holds.
+  (``quick_check`` leaves out ``integrity_check``'s index-against-table comparison, which
+  costs several times more; see docs/benchmarks.md for the figures.)
 """
 
 from __future__ import annotations
 
 import logging
+import os
 import random
+import sqlite3
 import time
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
+from pathlib import Path
 from typing import Any, TypeVar
+from urllib.parse import quote
 
 from sqlalchemy import Connection, Engine, create_engine, event
 from sqlalchemy.engine import URL
@@ -52,9 +68,21 @@ def _postgres_engine(url: URL, lock_timeout_s: float) -> Engine:
 
 
 def _sqlite_engine(url: URL, lock_timeout_s: float) -> Engine:
-    in_memory = sqlite_path(url) is None
-    engine = create_engine(url, connect_args={"timeout": lock_timeout_s})
+    path = sqlite_path(url)
+    access = sqlite_access(path)
+    connect_args: dict[str, Any] = {"timeout": lock_timeout_s}
+    if path is not None and access != WRITABLE:
+        read_only = f"file:{quote(str(path))}?mode=ro" + (
+            "&immutable=1" if access == FROZEN else ""
+        )
+        connect_args["uri"] = True
+        engine = create_engine(
+            url, connect_args=connect_args, creator=_opener(read_only, connect_args)
+        )
+    else:
+        engine = create_engine(url, connect_args=connect_args)
     busy_ms = int(lock_timeout_s * 1000)
+    checked: list[bool] = []  # whether this engine's file passed its integrity check
 
     @event.listens_for(engine, "connect")
     def _on_connect(dbapi_connection: Any, _record: Any) -> None:
@@ -63,7 +91,7 @@ def _sqlite_engine(url: URL, lock_timeout_s: float) -> Engine:
         try:
             cursor.execute(f"PRAGMA busy_timeout = {busy_ms}")
             cursor.execute("PRAGMA foreign_keys = ON")
-            if not in_memory:
+            if path is not None and access == WRITABLE:  # a read-only file keeps its mode
                 cursor.execute("PRAGMA journal_mode = WAL")
                 cursor.execute("PRAGMA synchronous = NORMAL")
         finally:
@@ -72,9 +100,50 @@ def _sqlite_engine(url: URL, lock_timeout_s: float) -> Engine:
     @event.listens_for(engine, "begin")
     def _on_begin(connection: Connection) -> None:
         mode = connection.get_execution_options().get(BEGIN_MODE, "DEFERRED")
+        if mode == "IMMEDIATE" and path is not None and not checked:
+            _check_integrity(connection, url)
+            checked.append(True)
         connection.exec_driver_sql(f"BEGIN {mode}")
 
     return engine
+
+
+#: How reval may open a SQLite file: write it, only read it, or read it as immutable
+#: (on a read-only file system, where nothing can change it).
+WRITABLE, READ_ONLY, FROZEN = "writable", "read-only", "frozen"
+
+
+def sqlite_access(path: Path | None) -> str:
+    """``WRITABLE`` for a file reval may write (or one still to be created, or memory)."""
+    if path is None or not path.exists():
+        return WRITABLE
+    try:
+        if os.statvfs(path).f_flag & os.ST_RDONLY:
+            return FROZEN
+    except OSError:  # pragma: no cover - statvfs of an existing file
+        return WRITABLE
+    writable = os.access(path, os.W_OK) and os.access(path.parent, os.W_OK)
+    return WRITABLE if writable else READ_ONLY
+
+
+def _opener(uri: str, connect_args: dict[str, Any]) -> Callable[[], Any]:
+    def connect() -> Any:
+        return sqlite3.connect(uri, timeout=connect_args["timeout"], uri=True,
+                               check_same_thread=False)  # fmt: skip
+
+    return connect
+
+
+def _check_integrity(connection: Connection, url: URL) -> None:
+    """Refuse to write to a file whose pages do not hold together (``quick_check``)."""
+    found = [str(row[0]) for row in connection.exec_driver_sql("PRAGMA quick_check(1)")]
+    if found != ["ok"]:
+        said = " ".join(" ".join(found).replace("*** in database main ***", "").split())
+        raise StoreError(
+            f"run store {mask(url)} is corrupted (SQLite's quick_check: {said[:160]}); "
+            "nothing was written: restore it from a backup or choose another with --db / "
+            "REVAL_DATABASE_URL"
+        )
 
 
 def is_locked(error: BaseException) -> bool:
@@ -92,6 +161,11 @@ def store_error(url: URL, error: BaseException, action: str) -> StoreError:
     if is_locked(error):
         return StoreError(
             f"run store {where} is locked: {action} gave up waiting for another writer ({detail})"
+        )
+    if "readonly database" in lowered or "read-only" in lowered:
+        return StoreError(
+            f"run store {where} is read-only: {action} needs to write ({detail}); "
+            "reading it (runs list, show, history) works as it is"
         )
     if "not a database" in lowered or "malformed" in lowered or "corrupt" in lowered:
         return StoreError(

@@ -95,6 +95,18 @@ def mask(url: URL | str) -> str:
     return text.replace(_HIDDEN, "***")
 
 
+def holds_password(text: str) -> bool:
+    """Whether a URL as written carries a secret: a ``user:password@`` part or a secret
+    query parameter (``?password=...``). A file written in a repository must not."""
+    if "://" not in text:
+        return False  # a bare path
+    try:
+        url = make_url(text)
+    except (ArgumentError, ValueError):
+        return bool(_USERINFO_IN_TEXT.search(text) or _SECRET_IN_TEXT.search(text))
+    return bool(url.password) or any(_SECRET_KEY.search(key) for key in url.query)
+
+
 def sqlite_path(url: URL) -> Path | None:
     """The file behind a SQLite URL; None for in-memory databases and other backends."""
     if url.get_backend_name() != "sqlite" or url.database in (None, "", ":memory:"):

@@ -15,7 +15,7 @@ from starlette.requests import Request
 
 from retrieval_eval.comparison.compare import compare_runs
 from retrieval_eval.comparison.history import build_history
-from retrieval_eval.errors import InputError, RevalError
+from retrieval_eval.errors import InputError, RevalError, UnknownNameError
 from retrieval_eval.records.run import RunState
 from retrieval_eval.regression.stored import stored_verdict
 from retrieval_eval.regression.verdict_records import RunReport, Thresholds, VerdictKind
@@ -113,6 +113,12 @@ def history_page(store: RunStore, request: Request) -> str:
         raise InputError("history needs ?set=SET&retriever=RETRIEVER")
     limit = _limit(request.query_params.get("limit", ""), HISTORY_LIMITS)
     stored = store.history(set_name, retriever, limit=limit)
+    if not stored:  # a 404 page naming what was asked (a history of nothing draws nothing)
+        raise UnknownNameError(
+            "set × retriever",
+            f"{set_name} × {retriever}",
+            hint="no runs stored; the runs list shows the stored ones",
+        )
     return _page("history.html.j2", view=history_view(build_history(set_name, retriever, stored)))
 
 

@@ -34,28 +34,32 @@ from retrieval_eval.retrievers.opening import open_retriever
 
 EXAMPLES = REPO_ROOT / "examples" / "command-retriever"
 
-#: A scripted JSON-lines process: answers with the question as its only id and its pid as
-#: the score, and misbehaves on purpose when the question says so.
+#: A scripted JSON-lines process: answers (echoing the request's id) with the question as
+#: its only document id and its pid as the score, and misbehaves on purpose when the
+#: question says so.
 SCRIPTED = textwrap.dedent(
     """
     import json, os, sys, time
+    def answer(request, document):
+        print(json.dumps({"id": request["id"], **document}), flush=True)
     for line in sys.stdin:
-        q = json.loads(line)["question"]
+        request = json.loads(line)
+        q = request["question"]
         if q.startswith("crash"):
             print("boom on purpose", file=sys.stderr, flush=True)
             sys.exit(3)
         if q.startswith("error"):
-            print(json.dumps({"error": "index shard offline"}), flush=True)
+            answer(request, {"error": "index shard offline"})
         elif q.startswith("garbage"):
             print("debug: looking up " + q, flush=True)
-            print(json.dumps({"results": [{"document_id": q}]}), flush=True)
+            answer(request, {"results": [{"document_id": q}]})
         elif q.startswith("number"):
-            print(json.dumps({"results": [{"document_id": 42}]}), flush=True)
+            answer(request, {"results": [{"document_id": 42}]})
         elif q.startswith("slow"):
             time.sleep(1.0)
-            print(json.dumps({"results": [{"document_id": q}]}), flush=True)
+            answer(request, {"results": [{"document_id": q}]})
         else:
-            print(json.dumps({"results": [{"document_id": q, "score": os.getpid()}]}), flush=True)
+            answer(request, {"results": [{"document_id": q, "score": os.getpid()}]})
     """
 )
 
@@ -289,8 +293,9 @@ def test_diff_takes_its_kinds_from_config(tmp_path: Path) -> None:
     names a program that does not exist), like ``reval eval --config``."""
     (tmp_path / "fixed.py").write_text(
         "import json, sys\n"
-        "for _ in sys.stdin:\n"
-        "    print(json.dumps({'results': [{'document_id': 'overview'}]}), flush=True)\n"
+        "for line in sys.stdin:\n"
+        "    answer = {'id': json.loads(line)['id'], 'results': [{'document_id': 'overview'}]}\n"
+        "    print(json.dumps(answer), flush=True)\n"
     )
     config = tmp_path / "kinds.toml"
     config.write_text(

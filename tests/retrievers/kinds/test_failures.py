@@ -96,7 +96,10 @@ CASES: dict[str, tuple[Callable[..., tuple[int, bytes]] | None, str, set[str]]] 
         None,
         COMMAND.replace(
             "{script}",
-            script("    print(json.dumps({'results': [{'document_id': 42}]}), flush=True)\n"),
+            script(
+                "    answer = {'id': json.loads(line)['id'], 'results': [{'document_id': 42}]}\n"
+                "    print(json.dumps(answer), flush=True)\n"
+            ),
         ),
         {"contract"},
     ),

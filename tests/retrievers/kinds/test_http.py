@@ -32,8 +32,8 @@ from retrieval_eval.evaluation.coordinator import EvalOptions, evaluate
 from retrieval_eval.example_data import corpus_path, questions_path
 from retrieval_eval.questions.loading import load_question_set
 from retrieval_eval.records.failures import FailureKind
-from retrieval_eval.retrievers.opening import open_retriever
 from retrieval_eval.retrievers.http_client import proxy_for
+from retrieval_eval.retrievers.opening import open_retriever
 from retrieval_eval.retrievers.protocol import Ranking
 
 REVAL = str(Path(sys.executable).parent / "reval")

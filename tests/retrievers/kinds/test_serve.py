@@ -29,10 +29,12 @@ CRASHER = textwrap.dedent(
     """
     import json, os, sys
     for line in sys.stdin:
-        q = json.loads(line)["question"]
+        request = json.loads(line)
+        q = request["question"]
         if q == "crash":
             sys.exit(4)
-        print(json.dumps({"results": [{"document_id": q, "score": os.getpid()}]}), flush=True)
+        answer = {"id": request["id"], "results": [{"document_id": q, "score": os.getpid()}]}
+        print(json.dumps(answer), flush=True)
     """
 )
 

@@ -46,6 +46,15 @@ def history(
 
     with open_run_store(db_url) as store:
         stored = store.history(set_name, retriever, limit)
+        where = store.url
+    if not stored and fmt == "html":  # a page of nothing: most likely a misspelt name
+        from retrieval_eval.errors import UnknownNameError
+
+        raise UnknownNameError(
+            "set × retriever",
+            f"{set_name} × {retriever}",
+            hint=f"no runs in {where}; `reval runs list` shows the stored ones",
+        )
     if not stored:
         click.echo(f"no runs of set {set_name!r} with retriever {retriever!r}", err=True)
     result = build_history(set_name, retriever, stored)

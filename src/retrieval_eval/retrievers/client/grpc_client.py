@@ -38,7 +38,6 @@ from retrieval_eval.retrievers.protocol import Ranking
 from retrieval_eval.v1 import retriever_pb2 as pb
 from retrieval_eval.v1 import retriever_pb2_grpc as pb_grpc
 
-
 __all__ = ["ClientOptions", "GrpcRetrieverClient", "TlsConfig"]
 
 T = TypeVar("T")

@@ -6,12 +6,15 @@
     cwd = "."                               # relative to reval.toml's folder (the default)
     env = { MODEL = "small" }               # added to reval's environment
 
-The protocol, one line each way per question, answers in the order of the questions:
+The protocol, one line each way per question, answers in the order of the questions,
+each echoing its request's ``id``:
 
-- request: ``{"question": "...", "limit": 12}``
-- answer: ``{"results": [{"document_id": "...", "score": 1.0, "chunk_id": "..."}]}``
+- request: ``{"id": 7, "question": "...", "limit": 12}``
+- answer: ``{"id": 7, "results": [{"document_id": "...", "score": 1.0, "chunk_id": "..."}]}``
   (``score`` and ``chunk_id`` optional; the proto's JSON names ``documentId`` and
-  ``chunkId`` are accepted too), or ``{"error": "message"}`` for a failed question.
+  ``chunkId`` are accepted too), or ``{"id": 7, "error": "message"}`` for a failed
+  question. Answers without ``id`` are taken one question at a time only (see
+  ``process``).
 
 The entry's identity is the command line, the folder and environment as written, and the
 content of every argument that is a file (a changed ``retriever.py`` is a new variant).

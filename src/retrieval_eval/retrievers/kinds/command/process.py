@@ -3,12 +3,19 @@
 - The process starts on the first question (on the caller's event loop) and stays up;
   questions are written as they come and answers are matched to them in order, so
   concurrent questions overlap the pipe's latency while the process answers one by one.
+- Each request carries an ``id`` (an integer) that its answer echoes. An answer whose id
+  is not the one of the oldest question waiting, an answer without one once the process
+  has echoed ids, and a line with no question waiting for it are ``contract`` errors and
+  the process is restarted: after a stray line no later answer could be trusted to belong
+  to its question. Answers without ids (processes written before ids) are taken only
+  while no two questions have been in flight at once (``--concurrency 1``); they can
+  then still not tell a stray line from the next answer.
 - If the process exits, every question waiting on it is an ``unavailable`` error naming
-  the exit code and the end of its standard error, and the next question starts it again;
-  after ``MAX_RESTARTS`` exits without one answer in between it is not started again.
+  the exit code and the end of its standard error (``stderr.StderrTail``: a few short
+  lines, secret values masked), and the next question starts it again; after
+  ``MAX_RESTARTS`` exits without one answer in between it is not started again.
 - An answer line that is not the protocol's JSON is a ``contract`` error for its question,
-  and the process is restarted: after a stray line no later answer could be trusted to
-  belong to its question.
+  and the process is restarted.
 - A question past its deadline is a ``timeout``; its late answer is read and dropped.
 - ``close()`` closes the process's standard input, then terminates, then kills it.
 """
@@ -17,6 +24,7 @@ from __future__ import annotations
 
 import asyncio
 import collections
+import itertools
 import json
 import logging
 import os
@@ -33,6 +41,7 @@ from retrieval_eval.errors import (
 )
 from retrieval_eval.retrievers.contract.limits import MAX_RESPONSE_BYTES
 from retrieval_eval.retrievers.kinds.base import admit
+from retrieval_eval.retrievers.kinds.command.stderr import StderrTail, secret_values
 from retrieval_eval.retrievers.kinds.kind_retriever import KindRetriever
 from retrieval_eval.retrievers.protocol import Ranking
 
@@ -45,18 +54,31 @@ log = logging.getLogger(__name__)
 MAX_RESTARTS = 3
 #: Seconds to wait for the process to exit after its input closes, then after SIGTERM.
 STOP_GRACE_S = 2.0
-_STDERR_LINES = 20
+#: An answer's ``id`` when it has none (distinct from any JSON value).
+_NO_ID = object()
+#: What an id-less answer under overlapping questions is told.
+_ECHO_IDS = (
+    "answers without the request's 'id' while questions overlap: echo each request's "
+    "'id' in its answer, or measure at --concurrency 1"
+)
 
 
 class _Process:
-    """One running child: its pipes, the questions awaiting answers, its stderr tail."""
+    """One running child: its pipes, the questions awaiting answers (request id, future)
+    in the order they were written, whether its answers echo ids, its stderr tail."""
 
-    def __init__(self, proc: asyncio.subprocess.Process, target: str) -> None:
+    def __init__(self, proc: asyncio.subprocess.Process, target: str, stderr: StderrTail) -> None:
         self.proc = proc
         self.target = target
-        self.pending: collections.deque[asyncio.Future[bytes]] = collections.deque()
-        self.stderr: collections.deque[str] = collections.deque(maxlen=_STDERR_LINES)
+        self.pending: collections.deque[tuple[int, asyncio.Future[dict[str, Any]]]] = (
+            collections.deque()
+        )
+        self.stderr = stderr
         self.failure: RetrieverError | None = None
+        #: None until the first answer; then whether this process's answers carry ids.
+        self.echoes_ids: bool | None = None
+        #: Two questions have been in flight at once (id-less answers are then refused).
+        self.overlapped = False
         self.loop = asyncio.get_running_loop()
         assert proc.stdin is not None
         self.stdin = proc.stdin
@@ -67,9 +89,11 @@ class _Process:
     def alive(self) -> bool:
         return self.failure is None
 
-    def ask(self, line: bytes) -> asyncio.Future[bytes]:
-        future: asyncio.Future[bytes] = self.loop.create_future()
-        self.pending.append(future)  # same step as the write: order is the protocol
+    def ask(self, request_id: int, line: bytes) -> asyncio.Future[dict[str, Any]]:
+        future: asyncio.Future[dict[str, Any]] = self.loop.create_future()
+        if self.pending:
+            self.overlapped = True
+        self.pending.append((request_id, future))  # same step as the write: order is the protocol
         self.stdin.write(line)  # at once: batching writes per loop turn measured slower
         return future
 
@@ -85,31 +109,79 @@ class _Process:
                     return
                 if not line:
                     break
-                if not self.pending:
-                    self._broken(f"a line with no question waiting for it: {_clip(line)}")
+                if not self._answer(line):
                     return
-                future = self.pending.popleft()
-                if not future.done():  # done: cancelled when its deadline passed
-                    future.set_result(line)
         except Exception as e:  # pragma: no cover - defensive
             self._broken(f"reading its answers failed: {e}")
             return
         code = await self.proc.wait()
         await asyncio.wait([self.errors], timeout=1.0)  # its last words, if any
-        tail = " | ".join(list(self.stderr)[-3:])
+        tail = self.stderr.tail()
         said = f"; its stderr ends: {tail}" if tail else ""
         self._fail(RetrieverUnavailable(self.target, f"process exited with code {code}{said}"))
+
+    def _answer(self, line: bytes) -> bool:
+        """Hand ``line`` to the oldest question waiting if it is that question's answer;
+        else break the process (False)."""
+        if not self.pending:
+            self._broken(f"a line with no question waiting for it: {_clip(line)}")
+            return False
+        request_id, future = self.pending[0]
+        try:
+            document = json.loads(line)
+        except (ValueError, RecursionError):
+            self._broken(
+                f"a line that is not JSON: {_clip(line)}", f"answer is not JSON: {_clip(line)}"
+            )
+            return False
+        if not isinstance(document, dict):
+            shown = _clip(line)
+            self._broken(
+                f"a line that is not an answer: {shown}", f"answer is not an object: {shown}"
+            )
+            return False
+        problem = self._id_problem(document.get("id", _NO_ID), request_id)
+        if problem is not None:
+            self._broken(f"an answer out of step: {_clip(line)}", problem)
+            return False
+        self.pending.popleft()
+        if not future.done():  # done: cancelled when its deadline passed
+            future.set_result(document)
+        return True
+
+    def _id_problem(self, answer_id: object, request_id: int) -> str | None:
+        """Why an answer with ``answer_id`` is not the answer to ``request_id``, if it is not."""
+        if answer_id is _NO_ID:
+            if self.echoes_ids:
+                return f"answer without the 'id' of its request ({request_id})"
+            if self.overlapped:
+                return _ECHO_IDS
+            self.echoes_ids = False
+            return None
+        if self.echoes_ids is False:
+            return f"answer with an 'id' ({_show(answer_id)}) after answers without one"
+        self.echoes_ids = True
+        if type(answer_id) is not int or answer_id != request_id:
+            return (
+                f"answer for id {_show(answer_id)} while request {request_id} waited for its "
+                "answer (answers come in the order of the requests, each with its request's id)"
+            )
+        return None
 
     async def _read_stderr(self) -> None:
         assert self.proc.stderr is not None
         while line := await self.proc.stderr.readline():
-            text = line.decode("utf-8", "replace").rstrip()
-            if text:
-                self.stderr.append(text[:300])
+            text = self.stderr.add(line)
+            if text is not None:
                 log.debug("%s stderr: %s", self.target, text)
 
-    def _broken(self, problem: str) -> None:
-        """A protocol breach: fail what waits, stop the process (restarted on demand)."""
+    def _broken(self, problem: str, first: str | None = None) -> None:
+        """A protocol breach: fail what waits (the oldest question with ``first``, if
+        given), stop the process (restarted on demand)."""
+        if first is not None and self.pending:
+            _, future = self.pending.popleft()
+            if not future.done():
+                future.set_exception(RetrieverContractError(self.target, first))
         self._fail(RetrieverContractError(self.target, f"the process wrote {problem}"))
         if self.proc.returncode is None:
             self.proc.kill()
@@ -118,7 +190,7 @@ class _Process:
         if self.failure is None:
             self.failure = error
         while self.pending:
-            future = self.pending.popleft()
+            _, future = self.pending.popleft()
             if not future.done():
                 future.set_exception(error)
 
@@ -151,6 +223,8 @@ class CommandRetriever(KindRetriever):
         target = f"{config.common.name} ({' '.join(config.command)})"
         super().__init__(config, timeout_s, target=target)
         self._environment = {**os.environ, **config.env}
+        self._secrets = secret_values(config.env, os.environ)
+        self._request_ids = itertools.count(1)
         executable = config.command[0]
         found = shutil.which(executable, path=self._environment.get("PATH"))
         if found is None and not (config.cwd / executable).is_file():
@@ -202,18 +276,19 @@ class CommandRetriever(KindRetriever):
         except OSError as e:
             raise RetrieverUnavailable(self.target, f"cannot start the process: {e}") from e
         log.info("%s: started process %d", self.target, proc.pid)
-        return _Process(proc, self.target)
+        return _Process(proc, self.target, StderrTail(self._secrets))
 
     async def retrieve(
         self, question: str, limit: int, *, timeout_s: float | None = None
     ) -> Ranking:
         deadline = admit(self.target, question, limit, timeout_s, self.timeout_s)
-        request = json.dumps({"question": question, "limit": limit}, ensure_ascii=False)
-        line = (request + "\n").encode("utf-8", "surrogatepass")
         process = self._process
         if process is None or not process.alive:
             process = await self._running()
-        future = process.ask(line)
+        request_id = next(self._request_ids)
+        request = {"id": request_id, "question": question, "limit": limit}
+        line = (json.dumps(request, ensure_ascii=False) + "\n").encode("utf-8", "surrogatepass")
+        future = process.ask(request_id, line)
         # Past the deadline the future is cancelled: the reader then drops the late answer
         # instead of handing it to the next question. (A timer handle per call: cheaper
         # than a timeout context, which showed in the benchmark.)
@@ -233,21 +308,15 @@ class CommandRetriever(KindRetriever):
         self._exits_in_a_row = 0
         return ranking
 
-    def _ranking(self, process: _Process, line: bytes, limit: int) -> Ranking:
-        try:
-            document = json.loads(line)
-        except ValueError:
-            process._broken(f"a line that is not JSON: {_clip(line)}")
-            raise RetrieverContractError(
-                self.target, f"answer is not JSON: {_clip(line)}"
-            ) from None
-        if isinstance(document, dict) and isinstance(document.get("error"), str):
-            raise RetrieverInternal(self.target, document["error"][:500])
-        results = document.get("results") if isinstance(document, dict) else None
+    def _ranking(self, process: _Process, document: dict[str, Any], limit: int) -> Ranking:
+        if isinstance(document.get("error"), str):
+            raise RetrieverInternal(self.target, process.stderr.mask(document["error"])[:500])
+        results = document.get("results")
         if not isinstance(results, list):
-            process._broken(f"an answer without a 'results' list: {_clip(line)}")
+            shown = _clip(json.dumps(document, ensure_ascii=False).encode())
+            process._broken(f"an answer without a 'results' list: {shown}")
             raise RetrieverContractError(
-                self.target, f"answer has no 'results' list (or 'error'): {_clip(line)}"
+                self.target, f"answer has no 'results' list (or 'error'): {shown}"
             )
         return self.checked(_columns(self.target, results), limit)
 
@@ -315,6 +384,10 @@ def _checked_columns(target: str, results: list[Any]) -> Ranking:
         tuple(scores) if any(s is not None for s in scores) else (),
         tuple(chunks) if any(c is not None for c in chunks) else (),
     )
+
+
+def _show(value: object) -> str:
+    return json.dumps(value, ensure_ascii=False)[:40] if value is not _NO_ID else "none"
 
 
 def _clip(line: bytes) -> str:

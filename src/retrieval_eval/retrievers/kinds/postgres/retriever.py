@@ -3,7 +3,11 @@
 - Connections open on first use (on the caller's loop), at most ``pool_size``, autocommit
   (each query is its own statement; nothing is written).
 - A call past its deadline is a ``timeout``; its connection is closed rather than reused
-  (it may still be busy). A server that cannot be reached is ``unavailable``; refused
+  (it may still be busy). A lost connection (a server restart closes every pooled one)
+  or one that cannot be made is tried again on a fresh connection, up to
+  ``MAX_ATTEMPTS`` attempts within the call's deadline, as the other kinds retry; the
+  idle connections are dropped with it. A server that stays unreachable is
+  ``unavailable``; refused
   credentials (a wrong password, an unknown user) ``unauthenticated``; an SQL error (a
   misspelt column) ``rejected`` with the server's message; a row whose id is not text,
   or a score that is not a number, ``contract``.
@@ -17,6 +21,7 @@ from __future__ import annotations
 
 import asyncio
 import logging
+import random
 import re
 from decimal import Decimal
 from typing import TYPE_CHECKING, Any
@@ -41,6 +46,10 @@ if TYPE_CHECKING:
     import psycopg
 
 log = logging.getLogger(__name__)
+#: Attempts per question while the connection is lost or refused (as the http kind's),
+#: within the call's deadline, with jittered backoff doubling from ``_BACKOFF_S``.
+MAX_ATTEMPTS = 3
+_BACKOFF_S = 0.05
 #: The server refusing the user itself (no sqlstate comes with a refused connection).
 _UNKNOWN_ROLE = re.compile(r'role "[^"]*" does not exist')
 
@@ -67,6 +76,8 @@ class PostgresRetriever(KindRetriever):
         self._loop: asyncio.AbstractEventLoop | None = None
 
     async def _connect(self) -> psycopg.AsyncConnection[Any]:
+        """A new connection; ``_Lost`` when the server cannot be reached (worth another
+        attempt), ``RetrieverUnauthenticated`` when it refuses the credentials (not)."""
         # psycopg only when the kind connects
         import psycopg
 
@@ -81,44 +92,73 @@ class PostgresRetriever(KindRetriever):
                 or _UNKNOWN_ROLE.search(message)
             ):
                 raise RetrieverUnauthenticated(self.target, message) from e
-            raise RetrieverUnavailable(self.target, message) from e
+            raise _Lost(message) from e
 
     async def retrieve(
         self, question: str, limit: int, *, timeout_s: float | None = None
     ) -> Ranking:
-        # psycopg only when the kind connects
-        import psycopg
-
         deadline = admit(self.target, question, limit, timeout_s, self.timeout_s)
         if self._free is None:
             self._loop = asyncio.get_running_loop()
             self._free = asyncio.Semaphore(self.config.pool_size)
-        connection = None
         try:
             async with asyncio.timeout(deadline):
                 parameters = await self._parameters(question, limit)
-                async with self._free:
-                    connection = self._idle.pop() if self._idle else await self._connect()
-                    cursor = await connection.execute(self._sql, parameters)
-                    rows = await cursor.fetchall()
+                rows = await self._query(parameters)
         except TimeoutError as e:
-            if connection is not None:
-                await _discard(connection)
             raise RetrieverTimeout(
                 self.target, f"no answer within {deadline:g} s", "DEADLINE_EXCEEDED"
             ) from e
-        except psycopg.OperationalError as e:
-            if connection is not None:
-                await _discard(connection)
-            raise RetrieverUnavailable(self.target, " ".join(str(e).split())) from e
-        except psycopg.Error as e:
-            if connection is not None:
-                self._idle.append(connection)
-            raise RetrieverRejected(
-                self.target, " ".join(str(e).split()), getattr(e, "sqlstate", None)
-            ) from e
-        self._idle.append(connection)
         return self._ranking(rows, limit)
+
+    async def _query(self, parameters: dict[str, Any]) -> list[Any]:
+        """The query's rows, in up to ``MAX_ATTEMPTS`` attempts while the connection is
+        lost or cannot be made (a restarted server closes every pooled connection: those
+        are dropped and the next attempt opens a fresh one)."""
+        for attempt in range(1, MAX_ATTEMPTS + 1):
+            try:
+                return await self._attempt(parameters)
+            except _Lost as lost:
+                if attempt == MAX_ATTEMPTS:
+                    raise RetrieverUnavailable(
+                        self.target, f"{lost.message} (after {MAX_ATTEMPTS} attempts)"
+                    ) from lost.__cause__
+                log.debug("%s: %s; attempt %d", self.target, lost.message, attempt + 1)
+            await asyncio.sleep(_BACKOFF_S * 2 ** (attempt - 1) * random.uniform(0.5, 1.0))
+        raise AssertionError("unreachable")  # pragma: no cover
+
+    async def _attempt(self, parameters: dict[str, Any]) -> list[Any]:
+        import psycopg
+
+        assert self._free is not None
+        async with self._free:
+            connection = self._idle.pop() if self._idle else await self._connect()
+            try:
+                cursor = await connection.execute(self._sql, parameters)
+                rows = await cursor.fetchall()
+            except psycopg.OperationalError as e:
+                lost = connection.broken  # the server went away (stopped, restarted)
+                await _discard(connection)
+                message = " ".join(str(e).split())
+                if lost:
+                    await self._drop_idle()  # the others were opened on it too
+                    raise _Lost(message) from e
+                raise RetrieverUnavailable(self.target, message) from e
+            except psycopg.Error as e:  # the server's answer: the connection stays usable
+                self._idle.append(connection)
+                raise RetrieverRejected(
+                    self.target, " ".join(str(e).split()), getattr(e, "sqlstate", None)
+                ) from e
+            except BaseException:
+                await _discard(connection)  # timed out or cancelled: it may still be busy
+                raise
+        self._idle.append(connection)
+        return rows
+
+    async def _drop_idle(self) -> None:
+        idle, self._idle = self._idle, []
+        for connection in idle:
+            await _discard(connection)
 
     async def _parameters(self, question: str, limit: int) -> dict[str, Any]:
         """The query's parameters; ``embedding`` a list of Python floats, which psycopg
@@ -169,6 +209,14 @@ class PostgresRetriever(KindRetriever):
             return
         for connection in idle:
             await _discard(connection)
+
+
+class _Lost(Exception):
+    """The connection was lost or could not be made: the server is down or restarted."""
+
+    def __init__(self, message: str) -> None:
+        super().__init__(message)
+        self.message = message
 
 
 async def _discard(connection: psycopg.AsyncConnection[Any]) -> None:
