@@ -1,4 +1,4 @@
-"""Golden question sets: the model, set files, provider plugins, validation, BEIR import.
+"""Golden question sets: the model, set files, provider plugins, validation, BEIR and TREC import.
 
 The public API, imported lazily (so that ``questions.model`` stays cheap to import)::
 
@@ -6,6 +6,7 @@ The public API, imported lazily (so that ``questions.model`` stays cheap to impo
     load_question_sets(source)   every set of a directory or provider
     write_question_set(qs, path) YAML / JSON / JSONL by suffix (+ .gz)
     import_beir(directory, split="test", name=None)
+    import_trec(qrels, topics, name=None)
     QuestionSetRegistry          providers from the retrieval_eval.question_sets entry points
     QuestionSetProvider          the provider plugin contract (a Protocol)
 """
@@ -22,6 +23,7 @@ _LAZY = {
     "validate_source": "retrieval_eval.questions.validation",
     "write_question_set": "retrieval_eval.questions.formats",
     "import_beir": "retrieval_eval.questions.beir",
+    "import_trec": "retrieval_eval.questions.trec",
     "QuestionSetRegistry": "retrieval_eval.questions.registry",
     "QuestionSetProvider": "retrieval_eval.questions.provider",
     "question_set_schema": "retrieval_eval.questions.schema",

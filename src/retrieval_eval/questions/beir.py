@@ -27,6 +27,7 @@ from retrieval_eval.questions.judged import (
     build_judged_set,
     check_grade,
 )
+from retrieval_eval.questions.model import GoldenQuestionSet
 from retrieval_eval.questions.problems import Problem, QuestionSetProblems
 
 
@@ -98,8 +99,25 @@ def import_beir(
     *,
     relevance_level: int = DEFAULT_RELEVANCE_LEVEL,
     skip_no_relevant: bool = False,
+) -> GoldenQuestionSet:
+    """The golden set of ``split`` (its expected documents at ``relevance_level``);
+    ``QuestionSetError`` naming the file on bad input."""
+    judged = import_beir_judgments(
+        directory, split, name, relevance_level=relevance_level, skip_no_relevant=skip_no_relevant
+    )
+    return judged.to_question_set()
+
+
+def import_beir_judgments(
+    directory: Path,
+    split: str = "test",
+    name: str | None = None,
+    *,
+    relevance_level: int = DEFAULT_RELEVANCE_LEVEL,
+    skip_no_relevant: bool = False,
 ) -> JudgedSet:
-    """The judged set of ``split``; ``QuestionSetError`` naming the file on bad input."""
+    """The judged set of ``split``, grades and zeros kept (what ``sets import-beir``
+    writes); ``QuestionSetError`` naming the file on bad input."""
     directory = Path(directory)
     queries_path = _find(directory, "queries.jsonl")
     if queries_path is None:

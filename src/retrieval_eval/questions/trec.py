@@ -30,6 +30,7 @@ from retrieval_eval.questions.judged import (
     build_judged_set,
     check_grade,
 )
+from retrieval_eval.questions.model import GoldenQuestionSet
 from retrieval_eval.questions.problems import Problem, QuestionSetProblems
 
 
@@ -150,8 +151,29 @@ def import_trec(
     *,
     relevance_level: int = DEFAULT_RELEVANCE_LEVEL,
     skip_no_relevant: bool = False,
+) -> GoldenQuestionSet:
+    """The golden set of every judged topic (its expected documents at
+    ``relevance_level``); ``QuestionSetError`` naming file and line."""
+    judged = import_trec_judgments(
+        qrels_path,
+        topics_path,
+        name,
+        relevance_level=relevance_level,
+        skip_no_relevant=skip_no_relevant,
+    )
+    return judged.to_question_set()
+
+
+def import_trec_judgments(
+    qrels_path: Path,
+    topics_path: Path,
+    name: str | None = None,
+    *,
+    relevance_level: int = DEFAULT_RELEVANCE_LEVEL,
+    skip_no_relevant: bool = False,
 ) -> JudgedSet:
-    """The set of every judged topic; ``QuestionSetError`` naming file and line."""
+    """The judged set of every judged topic, grades and zeros kept (what
+    ``sets import-trec`` writes); ``QuestionSetError`` naming file and line."""
     qrels_path, topics_path = Path(qrels_path), Path(topics_path)
     qrels = read_trec_qrels(qrels_path)
     topics = read_topics(topics_path)

@@ -102,10 +102,10 @@ def import_beir_command(
     grades are all 1 is written as plain expected_document_ids, any other with
     judgments. BEIR has no MATCH/GAP labels: imported questions are UNLABELLED.
     """
-    from retrieval_eval.questions.beir import import_beir
+    from retrieval_eval.questions.beir import import_beir_judgments
 
     _check_out(out, force)
-    js = import_beir(
+    js = import_beir_judgments(
         directory, split, name, relevance_level=relevance_level, skip_no_relevant=skip_no_relevant
     )
     _write(js, out, f"{directory} split {split}")
@@ -137,10 +137,10 @@ def import_trec_command(
     qrels lines are left out, as trec_eval leaves them out. Imported questions are
     UNLABELLED.
     """
-    from retrieval_eval.questions.trec import import_trec
+    from retrieval_eval.questions.trec import import_trec_judgments
 
     _check_out(out, force)
-    js = import_trec(
+    js = import_trec_judgments(
         qrels, topics, name, relevance_level=relevance_level, skip_no_relevant=skip_no_relevant
     )
     _write(js, out, f"{qrels} and {topics}")
