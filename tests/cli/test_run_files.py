@@ -204,3 +204,51 @@ def test_a_bad_run_file_is_a_one_line_error(tmp_path: Path) -> None:
     assert done.stderr.strip().splitlines() == [
         f"reval: error: {run_file}:2: expected 6 columns (topic Q0 document rank score tag), got 4"
     ]
+
+
+def test_a_run_file_of_bm25_over_scifact_scores_as_the_plugin_does(
+    tmp_path: Path, scifact_dir: Path
+) -> None:
+    """The plugin's rankings written as TREC runs. With scores from rank, the run scores
+    exactly as the plugin evaluated directly. With BM25's own scores, documents of equal
+    score are ranked as trec_eval ranks them (id descending), not in the plugin's order,
+    so only those reorder; every figure still equals pytrec_eval's from that file."""
+    reval_bm25 = pytest.importorskip("reval_bm25")
+    index = tmp_path / "index"
+    reval_bm25.build_index(scifact_dir / "corpus.jsonl.gz", index)
+    set_file = tmp_path / "scifact.yaml"
+    done = run_reval("sets", "import-beir", scifact_dir, "--out", set_file)
+    assert done.returncode == 0, done.stderr
+    direct = _evaluate(tmp_path, set_file, f"bm25:{index}")["runs"][0]
+    limit = direct["parameters"]["limit"]
+    retriever = reval_bm25.open_index(index)
+    by_rank, by_score = tmp_path / "rank.run", tmp_path / "score.run"
+    with by_rank.open("w") as ranked, by_score.open("w") as scored:
+        for question in direct["questions"]:
+            ranking = retriever.retrieve(question["text"], limit)
+            for rank, doc in enumerate(ranking.document_ids, 1):
+                score = ranking.scores[rank - 1]
+                ranked.write(f"{question['id']} Q0 {doc} {rank} {limit - rank} bm25-flat\n")
+                scored.write(f"{question['id']} Q0 {doc} {rank} {score!r} bm25-flat\n")
+    replayed = _evaluate(tmp_path, set_file, f"run:{by_rank}", f"run:{by_score}")["runs"]
+    figures = [{k: v for k, v in r["metrics"].items() if k != "intervals"} for r in replayed]
+    assert figures[0] == {k: v for k, v in direct["metrics"].items() if k != "intervals"}
+    assert [q["ranked_document_ids"] for q in replayed[0]["questions"]] == [
+        q["ranked_document_ids"] for q in direct["questions"]
+    ]
+    reordered = 0
+    for mine, plugin in zip(replayed[1]["questions"], direct["questions"], strict=True):
+        assert sorted(mine["ranked_document_ids"]) == sorted(plugin["ranked_document_ids"])
+        reordered += mine["ranked_document_ids"] != plugin["ranked_document_ids"]
+    assert reordered  # SciFact's BM25 scores tie, and the two orders of a tie differ
+    qrels: dict[str, dict[str, int]] = {}
+    for line in (scifact_dir / "qrels" / "test.tsv").read_text().splitlines()[1:]:
+        topic, doc, grade = line.split("\t")
+        qrels.setdefault(topic, {})[doc] = int(grade)
+    cut = ",".join(map(str, KS))
+    theirs = pytrec_eval.RelevanceEvaluator(qrels, {f"ndcg_cut.{cut}", f"recall.{cut}"})
+    per_topic = theirs.evaluate(_pytrec_run(by_score))
+    for k in KS:
+        for name, measure in (("ndcg", "ndcg_cut"), ("recall", "recall")):
+            mean = sum(per_topic.get(t, {}).get(f"{measure}_{k}", 0.0) for t in qrels) / len(qrels)
+            assert figures[1][f"{name}@{k}"] == pytest.approx(mean, abs=1e-9)
