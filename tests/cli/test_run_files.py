@@ -175,6 +175,8 @@ def test_run_files_fuse_compare_and_diff_like_any_retriever(tmp_path: Path) -> N
     assert diff.returncode == 0, diff.stderr
     moved = json.loads(diff.stdout)
     assert moved["compared"] == 80 and moved["identical"] < 80
+    tuned = run_reval("fusion", "tune", "hybrid", "--set", set_file, "--config", config)
+    assert tuned.returncode == 0, tuned.stderr  # members asked by tuning know the question
 
 
 def test_history_follows_the_content_of_the_run(tmp_path: Path) -> None:

@@ -2,8 +2,8 @@
 
 The retriever contract passes the question's text only, and that stays so: a retriever
 answers what a user would type. A TREC run file, though, holds its rankings by topic id,
-so the coordinator sets ``ASKED_QUESTION_ID`` around each call it makes for a question
-of a set. A context variable reaches the call through every stage between (fusion
+so the coordinator (and fusion tuning, which asks members itself) sets
+``ASKED_QUESTION_ID`` before each call it makes for a question of a set. A context variable reaches the call through every stage between (fusion
 members, rerank candidates, threads of the in-process adapter) without a parameter on
 every retriever; it is ``None`` in calls made outside an evaluation (``reval serve``,
 the contract check).
