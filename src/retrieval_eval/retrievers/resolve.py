@@ -153,7 +153,7 @@ def resolve(
         from retrieval_eval.retrievers.kinds.run.config import from_spec
         from retrieval_eval.retrievers.specs import KindSpec
 
-        return KindSpec(spec, from_spec(spec, timeout_s), timeout_s)
+        return KindSpec(spec, from_spec(spec, spec[len(RUN_PREFIX) :], timeout_s), timeout_s)
     from retrieval_eval.plugins import RETRIEVERS, scan_plugins
 
     name, sep, argument = spec.partition(":")

@@ -24,7 +24,6 @@ from typing import TYPE_CHECKING
 
 from retrieval_eval.errors import ConfigError, InputError
 from retrieval_eval.retrievers.kinds.base import Common, KindEntry, TableReader
-from retrieval_eval.retrievers.resolve import RUN_PREFIX
 
 if TYPE_CHECKING:
     from retrieval_eval.retrievers.protocol import AsyncRetriever
@@ -63,10 +62,10 @@ def parse(common: Common, reader: TableReader) -> RunConfig:
     return RunConfig(common=common, path=path.resolve())
 
 
-def from_spec(spec: str, timeout_s: float | None = None) -> RunConfig:
-    """The config of ``run:FILE`` typed as a retriever (ids whole, the spec its name);
-    ``InputError`` when FILE is not a file."""
-    text = spec[len(RUN_PREFIX) :].strip()
+def from_spec(spec: str, file: str, timeout_s: float | None = None) -> RunConfig:
+    """The config of ``spec`` (``run:FILE``) typed as a retriever, ``file`` its path (ids
+    whole, the spec its name); ``InputError`` when it is not a file."""
+    text = file.strip()
     path = Path(text).expanduser()
     if not text or not path.is_file():
         raise InputError(f"--retriever {spec}: run file not found: {text or '(empty)'}")
