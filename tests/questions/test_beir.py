@@ -78,8 +78,13 @@ def test_bad_beir_input_names_the_file(tmp_path: Path) -> None:
     with pytest.raises(QuestionSetError) as caught:
         import_beir(root)
     assert caught.value.problems == [
-        f"{root / 'qrels' / 'test.tsv'}: question 'q9': topic not in queries.jsonl"
+        f"{root / 'qrels' / 'test.tsv'}: question 'q9': topic not in {root / 'queries.jsonl'}"
     ]
+    (root / "qrels" / "test.tsv").write_text("q2\td2\t1\n")
+    (root / "queries.jsonl").write_text('{"_id": "q2", "text": "  "}\n')
+    with pytest.raises(QuestionSetError) as caught:
+        import_beir(root)
+    assert caught.value.problems == [f"{root / 'queries.jsonl'}:1: question 'q2': empty topic text"]
     with pytest.raises(QuestionSetError, match=r"no queries\.jsonl"):
         import_beir(tmp_path)
 

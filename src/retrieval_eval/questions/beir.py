@@ -134,7 +134,7 @@ def import_beir_judgments(
         qrels,
         queries,
         qrels_source=str(qrels_path),
-        topics_source="queries.jsonl",
+        topics_source=str(queries_path),
         name=name or f"{dataset}-{split}",
         description=f"BEIR {dataset}, split {split} (imported; forms UNLABELLED)",
         source=str(directory),
