@@ -5,9 +5,10 @@ Rules every import follows, so that a set and its qrels give trec_eval's figures
 1. A topic with at least one qrels line becomes a question, in the topics file's order,
    with every judgment of its qrels lines in their order: document id -> grade. A grade
    is an integer; a negative one (TREC's spam -1, -2) is written as 0, judged not relevant.
-2. A topic whose judgments are all 0 stays a question: trec_eval, pytrec_eval and BEIR
-   score such a topic (as 0 in every mean), so it is written as judged "nothing
-   relevant", a question that expects no document. ``skip_no_relevant`` leaves it out.
+2. A topic none of whose judgments reaches the relevance level (all 0, say) stays a
+   question: trec_eval, pytrec_eval and BEIR score such a topic (as 0 in every mean), so
+   it is written as judged "nothing relevant", a question that expects no document.
+   ``skip_no_relevant`` leaves it out.
 3. A topic without any qrels line is not a question: nobody judged it, and trec_eval
    skips it too. A judged topic missing from the topics file is an error.
 4. A document judged twice for one topic with the same grade counts once; with two
