@@ -30,8 +30,8 @@ from pathlib import Path
 
 from bench_store import build_run
 
-from retrieval_eval.records import RunResult
-from retrieval_eval.store import RunStore
+from retrieval_eval.records.run import RunResult
+from retrieval_eval.store.store import RunStore
 
 
 def fill(url: str, run: RunResult, runs: int) -> None:

@@ -1,4 +1,4 @@
-"""BEIR import: every query with a relevant document becomes an UNLABELLED question."""
+"""BEIR import: every judged query becomes an UNLABELLED question, grades and zeros kept."""
 
 from __future__ import annotations
 
@@ -6,10 +6,11 @@ import json
 from pathlib import Path
 
 import pytest
+import yaml
 from support.questions import reval, write
 
 from retrieval_eval.errors import QuestionSetError
-from retrieval_eval.questions.beir import import_beir
+from retrieval_eval.questions.beir import import_beir, import_beir_judgments
 from retrieval_eval.questions.loading import load_question_set
 from retrieval_eval.records.outcome import Form
 
@@ -25,7 +26,7 @@ def beir_dir(tmp_path: Path, gz: bool = False) -> Path:
         {"_id": "q5", "text": "in train only"},
     ]
     write(root / f"queries.jsonl{suffix}", "".join(json.dumps(q) + "\n" for q in queries))
-    qrels = "query-id\tcorpus-id\tscore\r\nq2\td2\t1\r\nq1\td1\t2\r\nq1\td9\t1\r\nq1\td1\t1\r\n"
+    qrels = "query-id\tcorpus-id\tscore\r\nq2\td2\t1\r\nq1\td1\t2\r\nq1\td9\t1\r\nq1\td1\t2\r\n"
     qrels += "q3\td3\t0\r\n4\td4\t1\r\n"
     write(root / "qrels" / f"test.tsv{suffix}", qrels)
     write(root / "qrels" / "train.tsv", "q5\td5\t1\n")  # no header is fine too
@@ -33,17 +34,28 @@ def beir_dir(tmp_path: Path, gz: bool = False) -> Path:
 
 
 @pytest.mark.parametrize("gz", [False, True])
-def test_queries_with_relevant_documents_become_questions(tmp_path: Path, gz: bool) -> None:
-    qs = import_beir(beir_dir(tmp_path, gz))
-    assert qs.name == "tiny-beir-test"
+def test_judged_queries_become_questions_with_their_grades(tmp_path: Path, gz: bool) -> None:
+    judged = import_beir_judgments(beir_dir(tmp_path, gz))
+    assert judged.name == "tiny-beir-test"
+    assert [(q.id, dict(q.judgments)) for q in judged.questions] == [
+        ("q1", {"d1": 2, "d9": 1}),  # queries.jsonl order; qrels order; a repeat counts once
+        ("q2", {"d2": 1}),
+        ("q3", {"d3": 0}),  # judged only not relevant: kept, as BEIR's evaluation keeps it
+        ("4", {"d4": 1}),
+    ]
+    assert (judged.graded, judged.grades, judged.nothing_relevant) == (True, (0, 1, 2), 1)
+    qs = import_beir(beir_dir(tmp_path / "binary", gz))  # the expected documents, as scored
     assert [(q.id, q.expected_document_ids) for q in qs.questions] == [
-        ("q1", ("d1", "d9")),  # queries.jsonl order; qrels order; duplicates collapsed
+        ("q1", ("d1", "d9")),
         ("q2", ("d2",)),
+        ("q3", ()),
         ("4", ("d4",)),
     ]
     assert {q.form for q in qs.questions} == {Form.UNLABELLED}
     assert all(q.hard_class is None for q in qs.questions)
     assert "UNLABELLED" in qs.description
+    skipped = import_beir(beir_dir(tmp_path / "skip", gz), skip_no_relevant=True)
+    assert [q.id for q in skipped.questions] == ["q1", "q2", "4"]
     train = import_beir(beir_dir(tmp_path / "again", gz), "train", name="custom")
     assert (train.name, [q.id for q in train.questions]) == ("custom", ["q5"])
 
@@ -53,16 +65,26 @@ def test_bad_beir_input_names_the_file(tmp_path: Path) -> None:
     with pytest.raises(QuestionSetError, match=r"no qrels/dev\.tsv; splits available: test, train"):
         import_beir(root, "dev")
     with (root / "qrels" / "test.tsv").open("a") as f:
-        f.write("q9\td9\t1\nq1\td1\n")
+        f.write("q9\td9\t1\nq1\td1\nq1\td9\t3\nq2\td2\tmost\n")
+    qrels = root / "qrels" / "test.tsv"
     with pytest.raises(QuestionSetError) as caught:
         import_beir(root)
-    assert caught.value.problems == [f"{root / 'qrels' / 'test.tsv'}:9: expected 3 columns, got 2"]
+    assert caught.value.problems == [
+        f"{qrels}:9: expected 3 columns, got 2",
+        f"{qrels}:10: question 'q1': document 'd9' judged 3 here and 1 at line 4",
+        f"{qrels}:11: question 'q2': grade 'most' is not an integer",
+    ]
     (root / "qrels" / "test.tsv").write_text("q9\td9\t1\n")
     with pytest.raises(QuestionSetError) as caught:
         import_beir(root)
     assert caught.value.problems == [
-        f"{root / 'qrels' / 'test.tsv'}: question 'q9': query id not in queries.jsonl"
+        f"{root / 'qrels' / 'test.tsv'}: question 'q9': topic not in {root / 'queries.jsonl'}"
     ]
+    (root / "qrels" / "test.tsv").write_text("q2\td2\t1\n")
+    (root / "queries.jsonl").write_text('{"_id": "q2", "text": "  "}\n')
+    with pytest.raises(QuestionSetError) as caught:
+        import_beir(root)
+    assert caught.value.problems == [f"{root / 'queries.jsonl'}:1: question 'q2': empty topic text"]
     with pytest.raises(QuestionSetError, match=r"no queries\.jsonl"):
         import_beir(tmp_path)
 
@@ -80,11 +102,12 @@ def test_scifact_test_split(scifact_dir: Path, tmp_path: Path) -> None:
 
 def test_cli_import_writes_a_loadable_set_and_refuses_to_overwrite(tmp_path: Path, capsys) -> None:
     root = beir_dir(tmp_path)
+    (root / "qrels" / "test.tsv").write_text("q2\td2\t1\nq1\td1\t1\nq1\td9\t1\n4\td4\t1\n")
     out = tmp_path / "out" / "tiny.yaml"
     assert reval("sets", "import-beir", str(root), "--out", str(out), "--name", "tiny") == 0
     assert capsys.readouterr().out == (
-        f"imported 3 questions (4 expected ids) from {root} split test into {out} "
-        "as set 'tiny'; forms are UNLABELLED\n"
+        f"imported 3 questions (4 relevant) from {root} split test into {out} as set 'tiny'; "
+        "2 topics without judgments left out; binary; forms are UNLABELLED\n"
     )
     assert load_question_set(out).fingerprint == import_beir(root).fingerprint
     assert reval("sets", "import-beir", str(root), "--out", str(out)) == 2
@@ -96,3 +119,25 @@ def test_cli_import_writes_a_loadable_set_and_refuses_to_overwrite(tmp_path: Pat
         reval("sets", "import-beir", str(root), "--split", "dev", "--out", str(out), "--force") == 2
     )
     assert "no qrels/dev.tsv" in capsys.readouterr().err
+
+
+def test_cli_import_of_graded_qrels_writes_their_judgments(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    root = beir_dir(tmp_path)
+    out = tmp_path / "graded.yaml"
+    assert reval("sets", "import-beir", str(root), "--out", str(out), "--rel-level", "2") == 0
+    assert capsys.readouterr().out == (
+        f"imported 4 questions (1 relevant, 4 judged not relevant) from {root} split test "
+        f"into {out} as set 'tiny-beir-test'; 3 questions with nothing relevant; 1 topic "
+        "without judgments left out; graded 0/1/2; forms are UNLABELLED\n"
+    )
+    document = yaml.safe_load(out.read_text())
+    assert (document["relevance_level"], document["grades"]) == (2, [0, 1, 2])
+    assert [(q["id"], q["judgments"]) for q in document["questions"]] == [
+        ("q1", {"d1": 2, "d9": 1}),
+        ("q2", {"d2": 1}),
+        ("q3", {"d3": 0}),
+        ("4", {"d4": 1}),
+    ]
+    assert all("expected_document_ids" not in q for q in document["questions"])

@@ -19,7 +19,7 @@ from support.env import require
 from support.factory import make_run
 
 from retrieval_eval.errors import StoreError
-from retrieval_eval.store import RunStore
+from retrieval_eval.store.store import RunStore
 
 REVAL = Path(sys.executable).parent / "reval"
 

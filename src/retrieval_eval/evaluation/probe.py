@@ -16,6 +16,7 @@ from retrieval_eval.evaluation.deadlines import Call
 from retrieval_eval.evaluation.latency import summarize_latency
 from retrieval_eval.questions.model import GoldenQuestionSet
 from retrieval_eval.records.metrics import LatencySummary
+from retrieval_eval.retrievers.asked import ASKED_QUESTION_ID
 
 
 def probe_indexes(total: int, n: int) -> list[int]:
@@ -32,10 +33,14 @@ async def probe_latency(
     clock = time.perf_counter
     values = []
     for index in probe_indexes(len(qs.questions), n):
+        question = qs.questions[index]
+        token = ASKED_QUESTION_ID.set(question.id)
         started = clock()
         try:
-            await call(qs.questions[index].question, limit)
+            await call(question.question, limit)
         except Exception:  # a failed probe call is left out, never fatal
             continue
+        finally:
+            ASKED_QUESTION_ID.reset(token)
         values.append((clock() - started) * 1000)
     return summarize_latency(values)

@@ -16,6 +16,7 @@ from retrieval_eval.evaluation.deadlines import Call, with_deadline
 from retrieval_eval.evaluation.failfast import ErrorWatch
 from retrieval_eval.records.failures import FailureKind, RetrievalFailure
 from retrieval_eval.records.parameters import RunParameters
+from retrieval_eval.retrievers.asked import ASKED_QUESTION_ID
 from retrieval_eval.retrievers.protocol import AsyncRetriever
 
 log = logging.getLogger(__name__)
@@ -63,6 +64,7 @@ async def _work(
     """Pull jobs from the shared iterator until it is exhausted; one call at a time."""
     clock = time.perf_counter
     shown = _Shown(progress) if progress is not None else None
+    asked = ASKED_QUESTION_ID  # set in this worker's task: its calls see their question
     try:
         for done, (acc, index) in enumerate(jobs, 1):
             if not done % YIELD_EVERY:
@@ -74,6 +76,7 @@ async def _work(
                     shown.tick(acc.task, clock())
                 continue
             question = acc.qs.questions[index]
+            asked.set(question.id)
             started = clock()
             failure: RetrievalFailure | None = None
             try:

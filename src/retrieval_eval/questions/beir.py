@@ -1,10 +1,11 @@
 """Import a BEIR-format dataset (queries.jsonl + qrels/<split>.tsv) as a golden set.
 
-Every query with at least one relevant document (qrels score > 0) becomes a question whose
-expected ids are all its relevant documents, in qrels order; queries keep their BEIR ids
-and the order of ``queries.jsonl``. BEIR never labels how a query is phrased against its
-documents, so imported questions get ``Form.UNLABELLED`` and no hard class: reports show
-them apart instead of passing them off as MATCH or GAP. Any input may be gzipped
+Every query with a qrels line becomes a question with its judgments (document id ->
+grade, zeros kept as judged not relevant), in the order of ``queries.jsonl``; the rules
+(queries judged only not relevant, duplicate lines, forms) are ``judged``'s, shared with
+the TREC import. BEIR never labels how a query is phrased against its documents, so
+imported questions get ``Form.UNLABELLED`` and no hard class: reports show them apart
+instead of passing them off as MATCH or GAP. Any input may be gzipped
 (``queries.jsonl.gz``, ``qrels/test.tsv.gz``). The corpus is not read.
 """
 
@@ -17,10 +18,17 @@ from pathlib import Path
 from retrieval_eval.errors import QuestionSetError
 from retrieval_eval.questions.formats import read_text
 from retrieval_eval.questions.jsondecode import UnreadableJSON, read_line
-from retrieval_eval.questions.model import GoldenQuestion, GoldenQuestionSet
+from retrieval_eval.questions.judged import (
+    DEFAULT_RELEVANCE_LEVEL,
+    MAX_PROBLEMS,
+    JudgedSet,
+    Qrels,
+    add_judgment,
+    build_judged_set,
+    check_grade,
+)
+from retrieval_eval.questions.model import GoldenQuestionSet
 from retrieval_eval.questions.problems import Problem, QuestionSetProblems
-from retrieval_eval.records.outcome import Form
-from retrieval_eval.text import is_blank
 
 
 def _find(directory: Path, relative: str) -> Path | None:
@@ -37,28 +45,29 @@ def _read(path: Path) -> str:
         raise QuestionSetError(f"{path}: cannot read: {e}") from e
 
 
-def read_qrels(path: Path) -> dict[str, list[str]]:
-    """query id -> relevant document ids (score > 0), in file order; header optional."""
-    relevant: dict[str, list[str]] = {}
+def read_qrels(path: Path) -> Qrels:
+    """query id -> document id -> judgment, in file order; the header is optional.
+    Three tab-separated columns (query, document, grade); a wider row's last three."""
+    qrels: Qrels = {}
     problems: list[Problem] = []
     for number, row in enumerate(csv.reader(io.StringIO(_read(path)), delimiter="\t"), 1):
         if not row or (number == 1 and row[0].strip().lower() in {"query-id", "query_id", "qid"}):
             continue
         if len(row) < 3:
             problems.append(Problem(str(path), number, f"expected 3 columns, got {len(row)}"))
-            continue
-        query_id, doc_id, score = (c.strip() for c in row[-3:])
-        try:
-            value = float(score)
-        except ValueError:
-            problems.append(Problem(str(path), number, f"score {score!r} is not a number"))
-            continue
-        docs = relevant.setdefault(query_id, [])
-        if value > 0 and doc_id not in docs:
-            docs.append(doc_id)
+        else:
+            query_id, doc_id, score = (c.strip() for c in row[-3:])
+            grade = check_grade(score)
+            if isinstance(grade, str):
+                problems.append(Problem(str(path), number, grade, query_id))
+            else:
+                found = add_judgment(qrels, query_id, doc_id, grade, number, str(path))
+                problems += [found] if found is not None else []
+        if len(problems) >= MAX_PROBLEMS:
+            break
     if problems:
         raise QuestionSetProblems(str(path), problems)
-    return relevant
+    return qrels
 
 
 def read_queries(path: Path) -> dict[str, tuple[str, int]]:
@@ -83,8 +92,32 @@ def read_queries(path: Path) -> dict[str, tuple[str, int]]:
     return queries
 
 
-def import_beir(directory: Path, split: str = "test", name: str | None = None) -> GoldenQuestionSet:
-    """The golden set of ``split``; ``QuestionSetError`` naming the file on bad input."""
+def import_beir(
+    directory: Path,
+    split: str = "test",
+    name: str | None = None,
+    *,
+    relevance_level: int = DEFAULT_RELEVANCE_LEVEL,
+    skip_no_relevant: bool = False,
+) -> GoldenQuestionSet:
+    """The golden set of ``split`` (its expected documents at ``relevance_level``);
+    ``QuestionSetError`` naming the file on bad input."""
+    judged = import_beir_judgments(
+        directory, split, name, relevance_level=relevance_level, skip_no_relevant=skip_no_relevant
+    )
+    return judged.to_question_set()
+
+
+def import_beir_judgments(
+    directory: Path,
+    split: str = "test",
+    name: str | None = None,
+    *,
+    relevance_level: int = DEFAULT_RELEVANCE_LEVEL,
+    skip_no_relevant: bool = False,
+) -> JudgedSet:
+    """The judged set of ``split``, grades and zeros kept (what ``sets import-beir``
+    writes); ``QuestionSetError`` naming the file on bad input."""
     directory = Path(directory)
     queries_path = _find(directory, "queries.jsonl")
     if queries_path is None:
@@ -94,32 +127,17 @@ def import_beir(directory: Path, split: str = "test", name: str | None = None) -
         splits = sorted(p.name.split(".")[0] for p in (directory / "qrels").glob("*.tsv*"))
         available = ", ".join(splits) or "none"
         raise QuestionSetError(f"{directory}: no qrels/{split}.tsv; splits available: {available}")
-    relevant = read_qrels(qrels_path)
+    qrels = read_qrels(qrels_path)
     queries = read_queries(queries_path)
-    problems = [
-        Problem(str(qrels_path), None, "query id not in queries.jsonl", qid)
-        for qid, docs in relevant.items()
-        if docs and qid not in queries
-    ]
-    questions = []
-    for qid, (text, line) in queries.items():
-        docs = relevant.get(qid)
-        if not docs:
-            continue
-        if is_blank(text):
-            problems.append(Problem(str(queries_path), line, "empty query text", qid))
-        questions.append(GoldenQuestion(qid, text, Form.UNLABELLED, tuple(docs)))
-    if problems:
-        raise QuestionSetProblems(str(directory), problems)
-    if not questions:
-        raise QuestionSetError(f"{qrels_path}: no query has a relevant document")
     dataset = directory.resolve().name
-    return GoldenQuestionSet(
+    return build_judged_set(
+        qrels,
+        queries,
+        qrels_source=str(qrels_path),
+        topics_source=str(queries_path),
         name=name or f"{dataset}-{split}",
-        questions=tuple(questions),
-        description=(
-            f"BEIR {dataset}, split {split}: {len(questions)} queries with relevant documents "
-            "(imported; forms UNLABELLED)"
-        ),
+        description=f"BEIR {dataset}, split {split} (imported; forms UNLABELLED)",
         source=str(directory),
+        relevance_level=relevance_level,
+        skip_no_relevant=skip_no_relevant,
     )

@@ -9,7 +9,8 @@ Resolution order for a spec:
    with ``fuse = [...]`` is a fusion whose members are resolved the same way; one with
    ``rerank = "NAME"`` a rerank stage over a candidate resolved the same way; one with
    ``kind = "..."`` an http, command or postgres retriever (``retrievers.kinds``);
-4. an in-process plugin from the entry-point namespace ``retrieval_eval.retrievers``:
+4. ``run:FILE``, a TREC run file answering by question id (``retrievers.kinds.run``);
+5. an in-process plugin from the entry-point namespace ``retrieval_eval.retrievers``:
    ``NAME`` or ``NAME:ARGUMENT`` (e.g. ``bm25:/path/to/index``).
 
 This module resolves; ``addresses`` parses gRPC addresses, ``specs`` holds the resolved
@@ -45,6 +46,9 @@ __all__ = [
     "load_config_entries",
     "resolve",
 ]
+
+#: A TREC run file: ``run:FILE`` (``retrievers.kinds.run``).
+RUN_PREFIX = "run:"
 
 #: ``RetrieverInfo.kind`` values: these three, and a kind entry's own kind (``http``, ...).
 KIND_CONFIG = "config"
@@ -114,6 +118,11 @@ def resolve(
         if isinstance(entry, RetrieverConfig):
             return _from_config(entry, timeout_s=timeout_s, token=token)
         return KindSpec(spec, entry, timeout_s)
+    if spec.startswith(RUN_PREFIX):
+        # the run kind's reader only when a run file is named
+        from retrieval_eval.retrievers.kinds.run.config import from_spec
+
+        return KindSpec(spec, from_spec(spec, spec[len(RUN_PREFIX) :], timeout_s), timeout_s)
     from retrieval_eval.plugins import RETRIEVERS, scan_plugins
 
     name, sep, argument = spec.partition(":")

@@ -13,6 +13,7 @@ from dataclasses import dataclass
 
 from retrieval_eval.errors import RetrieverError
 from retrieval_eval.questions.model import GoldenQuestionSet
+from retrieval_eval.retrievers.asked import ASKED_QUESTION_ID
 from retrieval_eval.retrievers.documents import distinct_scored
 from retrieval_eval.retrievers.fusion.methods import MemberRanking
 from retrieval_eval.retrievers.fusion.retriever import FusedRetriever
@@ -68,6 +69,7 @@ async def _ask(
     fused: FusedRetriever, m: int, question: str, question_id: str, limit: int, timeout_s: float
 ) -> Ranking:
     member = fused.members[m]
+    ASKED_QUESTION_ID.set(question_id)  # in this worker's task, as the coordinator does
     try:
         return await fused.ask_member(member, question, limit, timeout_s)
     except RetrieverError as e:

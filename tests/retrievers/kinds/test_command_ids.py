@@ -19,9 +19,9 @@ from retrieval_eval.errors import RetrieverContractError
 from retrieval_eval.evaluation.coordinator import EvalOptions, evaluate
 from retrieval_eval.example_data import questions_path
 from retrieval_eval.questions.loading import load_question_set
-from retrieval_eval.records import FailureKind
+from retrieval_eval.records.failures import FailureKind
 from retrieval_eval.retrievers.kinds.command.process import CommandRetriever
-from retrieval_eval.retrievers.resolve import open_retriever
+from retrieval_eval.retrievers.opening import open_retriever
 
 REVAL = str(Path(sys.executable).parent / "reval")
 

@@ -16,7 +16,7 @@ from support.own_postgres import OwnPostgres
 
 from retrieval_eval.errors import RetrieverUnavailable
 from retrieval_eval.retrievers.kinds.postgres.retriever import MAX_ATTEMPTS, PostgresRetriever
-from retrieval_eval.retrievers.resolve import open_retriever
+from retrieval_eval.retrievers.opening import open_retriever
 
 #: Question ``dN`` -> documents ``dN`` and ``dN-twin``: every answer checkable by eye.
 QUERY = "SELECT id FROM docs WHERE id IN (:question, :question || '-twin') ORDER BY id LIMIT :limit"

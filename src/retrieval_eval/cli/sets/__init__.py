@@ -14,7 +14,7 @@ import click
 
 from retrieval_eval.cli.lazy import Lazy, LazyGroup
 from retrieval_eval.cli.options import format_option
-from retrieval_eval.errors import InputError, PluginError, QuestionSetError
+from retrieval_eval.errors import PluginError, QuestionSetError
 
 if TYPE_CHECKING:
     from retrieval_eval.questions.model import GoldenQuestionSet
@@ -54,6 +54,14 @@ def _table(rows: list[list[str]]) -> None:
         "judge": Lazy(
             "retrieval_eval.cli.sets.judge:judge_command",
             "Judge a drafted set in the viewer (prints its URL).",
+        ),
+        "import-beir": Lazy(
+            "retrieval_eval.cli.sets.importing:import_beir_command",
+            "Turn a BEIR dataset split into a set file.",
+        ),
+        "import-trec": Lazy(
+            "retrieval_eval.cli.sets.importing:import_trec_command",
+            "Turn TREC qrels and topics into a set file.",
         ),
         "agreement": Lazy(
             "retrieval_eval.cli.sets.agreement:agreement_command",
@@ -241,38 +249,3 @@ def schema_command(part: str) -> None:
         "header": schema.header_schema,
     }[part]
     _echo_json(build())
-
-
-@sets.command("import-beir", short_help="Turn a BEIR dataset split into a set file.")
-@click.argument("directory", type=click.Path(exists=True, file_okay=False, path_type=Path))
-@click.option("--split", default="test", show_default=True, help="qrels/<SPLIT>.tsv to import.")
-@click.option(
-    "--out",
-    required=True,
-    type=click.Path(dir_okay=False, path_type=Path),
-    help="Set file to write; the format follows the suffix (.yaml, .json, .jsonl, + .gz).",
-)
-@click.option("--name", help="Set name (default: <dataset>-<split>).")
-@click.option("--force", is_flag=True, help="Overwrite --out if it exists.")
-def import_beir_command(
-    directory: Path, split: str, out: Path, name: str | None, force: bool
-) -> None:
-    """Turn a BEIR dataset (queries.jsonl, qrels/SPLIT.tsv; gzip ok) into a set file.
-
-    Every query with a relevant document becomes a question expecting all of them.
-    BEIR has no MATCH/GAP labels: imported questions are UNLABELLED.
-    """
-    from retrieval_eval.questions.beir import import_beir
-    from retrieval_eval.questions.formats import set_format, write_question_set
-
-    if set_format(out) is None:
-        raise InputError(f"--out {out}: use a .yaml, .yml, .json or .jsonl file (optionally .gz)")
-    if out.exists() and not force:
-        raise InputError(f"--out {out} exists; pass --force to overwrite it")
-    qs = import_beir(directory, split, name)
-    write_question_set(qs, out)
-    expected = sum(len(q.expected_document_ids) for q in qs.questions)
-    _say(
-        f"imported {len(qs)} questions ({expected} expected ids) from {directory} split "
-        f"{split} into {out} as set {qs.name!r}; forms are UNLABELLED"
-    )

@@ -25,6 +25,7 @@ KINDS: dict[str, str] = {
     "qdrant": "retrieval_eval.retrievers.kinds.qdrant.config",
     "langchain": "retrieval_eval.retrievers.kinds.langchain.config",
     "llamaindex": "retrieval_eval.retrievers.kinds.llamaindex.config",
+    "run": "retrieval_eval.retrievers.kinds.run.config",
 }
 
 
