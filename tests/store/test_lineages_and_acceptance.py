@@ -21,7 +21,16 @@ from retrieval_eval.store.models import outcome_table, run_table
 from retrieval_eval.store.schema import alembic_config, current_revision, head_revision
 
 QS = question_set(10, forms=[Form.MATCH] * 10)
-NEW_COLUMNS = {"lineage", "accepted_at", "accepted_by", "accepted_reason", "pk"}
+NEW_COLUMNS = {
+    "lineage",
+    "accepted_at",
+    "accepted_by",
+    "accepted_reason",
+    "pk",
+    "accepted_how",
+    "accepted_thresholds_json",
+    "accepted_baseline",
+}
 
 
 def _old_store(url: str, runs: list[tuple[str, str | None]]) -> list[str]:

@@ -10,13 +10,14 @@ from datetime import datetime
 
 from retrieval_eval.records import RunState
 from retrieval_eval.store.stored_run import (
-    ACCEPTING_VERDICTS,
+    Accepted,
     Acceptance,
+    HowAccepted,
     StoredRun,
     is_accepted,
 )
 
-__all__ = ["ACCEPTING_VERDICTS", "Acceptance", "RunSummary", "StoredRun", "is_accepted"]
+__all__ = ["Accepted", "Acceptance", "HowAccepted", "RunSummary", "StoredRun", "is_accepted"]
 
 
 @dataclass(frozen=True, slots=True)
@@ -48,8 +49,10 @@ class RunSummary:
     lineage: str = ""
     #: Set when a person accepted the run (``reval runs accept``).
     acceptance: Acceptance | None = None
+    #: How the run became accepted (None: it is not).
+    how_accepted: Accepted | None = None
 
     @property
     def accepted(self) -> bool:
         """Can be a baseline without a pin (see ``is_accepted``)."""
-        return is_accepted(self.state, self.verdict_kind, self.acceptance)
+        return is_accepted(self.state, self.how_accepted)
