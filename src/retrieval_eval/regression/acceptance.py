@@ -53,8 +53,9 @@ def decide(
     if baseline is not None:
         theirs = baseline_lineage or run_lineage(baseline)
         if theirs != mine or baseline.set_name != run.set_name:
-            why.append(f"baseline {baseline.run_id or '(unsaved)'} is of another lineage "
-                       f"({baseline.set_name} × {theirs}, not {run.set_name} × {mine})")  # fmt: skip
+            named = baseline.run_id or "(unsaved)"
+            why.append(f"baseline {named} is of another lineage ({baseline.set_name} × "
+                       f"{theirs}, not {run.set_name} × {mine})")  # fmt: skip
     if why:
         return replace(verdict, not_accepted=tuple(why)), None
     record = thresholds_record(thresholds)

@@ -78,8 +78,10 @@ def baseline_document(stored: StoredRun) -> str:
     text = json.dumps(head, indent=2, sort_keys=True, ensure_ascii=False)
     lines = (_line(values) for values in rows)
     body = ",\n".join(f"    {line}" for line in lines)
-    return f'{text[:-2]},\n  "questions": [\n{body}\n  ]\n}}\n' if rows else (
-        f'{text[:-2]},\n  "questions": []\n}}\n'
+    return (
+        f'{text[:-2]},\n  "questions": [\n{body}\n  ]\n}}\n'
+        if rows
+        else (f'{text[:-2]},\n  "questions": []\n}}\n')
     )
 
 

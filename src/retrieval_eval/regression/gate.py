@@ -117,4 +117,3 @@ def thresholds_record(thresholds: Thresholds) -> dict[str, Any]:
     out: dict[str, Any] = {f.name: getattr(thresholds, f.name) for f in fields(thresholds)}
     out["max_errors"] = str(thresholds.max_errors)
     return out
-

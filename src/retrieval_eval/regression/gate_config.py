@@ -98,7 +98,9 @@ def _shown(value: Any) -> str:
 
 def _budget(value: Any, where: str) -> ErrorBudget:
     if isinstance(value, bool) or not isinstance(value, int | str):
-        raise ConfigError(f"{where}: key 'max_errors' must be a count or \"N%\", got {_shown(value)}")
+        raise ConfigError(
+            f"{where}: key 'max_errors' must be a count or \"N%\", got {_shown(value)}"
+        )
     try:
         if isinstance(value, int) and abs(value) >= 10**18:
             raise InputError(str(value.bit_length()))

@@ -8,11 +8,11 @@ accepted baseline is ``regression.acceptance``'s rule: a run judged regression,
 incomparable or incomplete, or a pass under loosened thresholds or against another
 lineage, is saved but never becomes a baseline by itself, so retrying a failed gate
 fails again; ``reval runs accept`` accepts an intended drop. Of two first runs of a
-lineage at once, the store accepts one; the other is judged against it. A run whose errored questions exceed the
-error budget is judged INCOMPLETE without a baseline. An interrupted run is saved but not
-judged. Slow drift is measured against the lineage's drift reference (see
-``regression.drift``). ``RunStore.judging_runs`` finds and loads both in one read, each
-run once.
+lineage at once, the store accepts one; the other is judged against it. A run whose
+errored questions exceed the error budget is judged INCOMPLETE without a baseline. An
+interrupted run is saved but not judged. Slow drift is measured against the lineage's
+drift reference (see ``regression.drift``). ``RunStore.judging_runs`` finds and loads
+both in one read, each run once.
 
 Store failures are collected, not raised: the measured runs must reach the report first.
 After the first failure the store is left alone; the remaining runs are reported unsaved
@@ -93,12 +93,13 @@ def judge_and_save(
     opened when nothing is saved and ``baseline_file`` is the baseline).
     ``baseline_id`` (an id or unique prefix) is every run's baseline instead of the
     pinned or newest accepted one; ``baseline_file`` likewise, read from a file.
-    ``gate`` gives each run's lineage's own thresholds and the options over them (default:
-    ``thresholds``, else the defaults, as both). ``require_baseline`` makes NO-BASELINE a
-    failing verdict.
+    ``gate`` gives each run's lineage's own thresholds and the options over them, as
+    ``reval eval`` reads them; without it, ``thresholds`` (else the defaults) are the
+    lineage's own: a caller that passes its thresholds states its policy.
+    ``require_baseline`` makes NO-BASELINE a failing verdict.
     """
     if gate is None:
-        gate = Gate() if thresholds is None else Gate(options=_given(thresholds))
+        gate = Gate() if thresholds is None else Gate(table=_given(thresholds))
     if isinstance(runs, RunResult):
         runs = (runs,)
     judging = _Judging(gate, baseline_id, baseline_file, require_baseline, save)
@@ -125,7 +126,7 @@ def judge_and_save(
 
 
 def _given(thresholds: Thresholds) -> ThresholdChoice:
-    """Explicit ``thresholds`` as command-line options: every one of them given."""
+    """Explicit ``thresholds`` as a source of them: every one of them given."""
     return ThresholdChoice(**{f.name: getattr(thresholds, f.name) for f in fields(thresholds)})
 
 
@@ -176,7 +177,7 @@ class _Judging:
                           baseline_file=None if file is None else str(file.path))  # fmt: skip
         if raced_by is not None:
             note = (f"another first run of this lineage, {raced_by}, was stored while this "
-                    "one ran: judged against it instead of becoming a first baseline too")  # fmt: skip
+                    "one ran: judged against it, not accepted as a first run too")  # fmt: skip
             verdict = replace(verdict, warnings=(note, *verdict.warnings))
         return decide(run, verdict, self.gate, baseline, baseline_lineage=lineage,
                       baseline_label=label)  # fmt: skip

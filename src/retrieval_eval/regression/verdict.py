@@ -132,7 +132,7 @@ def _errors_never_help(
         return replace(both, rule=RULE_BOTH, reasons=(*both.reasons, rule))
     if as_misses.kind is VerdictKind.REGRESSION:
         rule = (f"decided with the {counted} counted as misses: errors never improve a "
-                f"verdict (on the {len(pairs)} questions scored in both runs it would pass)")  # fmt: skip
+                f"verdict (on the {len(pairs)} scored in both runs it passes)")  # fmt: skip
         return replace(as_misses, rule=RULE_MISSES, reasons=(*as_misses.reasons, rule))
     rule = (f"passes on the {len(pairs)} questions scored in both runs and with the {counted} "
             "counted as misses")  # fmt: skip

@@ -12,7 +12,7 @@ from retrieval_eval.records import RunResult
 from retrieval_eval.stats.mcnemar import DEFAULT_MAX_DROP
 
 if TYPE_CHECKING:  # importing store/ would load SQLAlchemy
-    from retrieval_eval.store.stored_run import Accepted, Acceptance
+    from retrieval_eval.store.stored_run import Acceptance, Accepted
 
 
 class VerdictKind(StrEnum):

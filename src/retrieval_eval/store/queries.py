@@ -11,8 +11,8 @@ from sqlalchemy import ColumnElement, Connection, Select, select
 from retrieval_eval.records import RunResult, RunState
 from retrieval_eval.store.models import label_table, run_table
 from retrieval_eval.store.serialize import (
-    accepted_from_row,
     acceptance_from_row,
+    accepted_from_row,
     epoch,
     run_lineage,
     variant_from_row,

@@ -28,7 +28,7 @@ from retrieval_eval.records import (
     RunResult,
     RunState,
 )
-from retrieval_eval.store.stored_run import Accepted, Acceptance, HowAccepted
+from retrieval_eval.store.stored_run import Acceptance, Accepted, HowAccepted
 from retrieval_eval.store.verdicts import VerdictLike, verdict_document
 
 _dumps = json.JSONEncoder(ensure_ascii=False, separators=(",", ":")).encode

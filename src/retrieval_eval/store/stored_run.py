@@ -44,7 +44,7 @@ class Accepted:
     baseline: str | None = None
 
 
-class FirstRunRaced(Exception):  # noqa: N818 - control flow, not an error a user sees
+class FirstRunRaced(Exception):
     """Raised by ``RunStore.save`` for a run to be accepted as the first of its lineage
     when another accepted or pinned run of the lineage was stored first (two first runs
     at once): nothing was written; judge the run against ``winner`` and save it again."""

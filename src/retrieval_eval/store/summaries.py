@@ -10,14 +10,14 @@ from datetime import datetime
 
 from retrieval_eval.records import RunState
 from retrieval_eval.store.stored_run import (
-    Accepted,
     Acceptance,
+    Accepted,
     HowAccepted,
     StoredRun,
     is_accepted,
 )
 
-__all__ = ["Accepted", "Acceptance", "HowAccepted", "RunSummary", "StoredRun", "is_accepted"]
+__all__ = ["Acceptance", "Accepted", "HowAccepted", "RunSummary", "StoredRun", "is_accepted"]
 
 
 @dataclass(frozen=True, slots=True)

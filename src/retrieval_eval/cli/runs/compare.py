@@ -13,6 +13,7 @@ from retrieval_eval.cli.options import (
     format_option,
     rbo_p_option,
     threshold_options,
+    thresholds_or_defaults,
 )
 from retrieval_eval.cli.render import terminal_width
 
@@ -57,8 +58,8 @@ def compare(
     overlap_k: int,
     rbo_p: float,
     seed: int,
-    max_top1_drop: float,
-    max_top3_drop: float,
+    max_top1_drop: float | None,
+    max_top3_drop: float | None,
     max_p95_ms: float | None,
     output: Path | None,
     db_url: str | None,
@@ -73,7 +74,6 @@ def compare(
     """
     from retrieval_eval.cli.runs.store import open_run_store
     from retrieval_eval.comparison import QuestionsShown, compare_runs
-    from retrieval_eval.regression.verdict_records import Thresholds
 
     if len(run_ids) < 2:
         raise click.UsageError("give at least two runs: the reference first, then the others")
@@ -84,7 +84,7 @@ def compare(
         overlap_k=overlap_k,
         rbo_p=rbo_p,
         seed=seed,
-        thresholds=Thresholds(max_top1_drop, max_top3_drop, max_p95_ms),
+        thresholds=thresholds_or_defaults(max_top1_drop, max_top3_drop, max_p95_ms),
     )
     shown = QuestionsShown(questions)
     if fmt == "html":

@@ -14,7 +14,7 @@ from collections.abc import Sequence
 from retrieval_eval.metric_keys import TOP1_HIT_RATE, TOP3_HIT_RATE
 from retrieval_eval.records import RunResult
 from retrieval_eval.regression.verdict_records import FlipDirection, Verdict, VerdictKind
-from retrieval_eval.report.baseline_notes import notes
+from retrieval_eval.report.baseline_notes import report_notes
 from retrieval_eval.report.model import (
     RunReport,
     latency_lines,
@@ -109,7 +109,7 @@ def _verdict_cell(report: RunReport) -> str:
     if verdict is None:
         return "not checked"
     cell = _ICON.get(verdict.kind, verdict.kind.value)
-    extra = notes(verdict, report.acceptance)
+    extra = report_notes(report)
     return cell + "".join(f"<br>{_cell(line)}" for line in extra)
 
 
