@@ -26,7 +26,6 @@ from typing import Any
 from retrieval_eval.errors import ConfigError, InputError
 from retrieval_eval.regression.gate import Gate, ThresholdChoice
 from retrieval_eval.regression.verdict_records import ErrorBudget
-from retrieval_eval.retrievers.config import load_toml
 from retrieval_eval.retrievers.config_file import default_config_path
 
 TABLE = "gate"
@@ -44,6 +43,8 @@ def load_gate(path: Path | None = None, options: ThresholdChoice | None = None) 
         if explicit:
             raise ConfigError(f"{path}: configuration file not found")
         return Gate(options=options)
+    from retrieval_eval.retrievers.config import load_toml  # the TOML reader, only for a file
+
     table = load_toml(path).get(TABLE)
     if table is None:
         return Gate(options=options, source=path.name)

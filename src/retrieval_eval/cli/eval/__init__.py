@@ -285,11 +285,11 @@ def eval_command(
         raise Interrupted(f"interrupted: the measured part was {kept}", signum=stopped_by)
     if recorded.incomplete:
         names = ", ".join(f"{r.run.set_name} × {r.run.retriever_target} ({_errors(r.run)}"
-                          f"{_nothing(r)}; --max-errors {gate.effective(r.run).max_errors})"
-                          for r in recorded.incomplete)  # fmt: skip
+                          f"{_nothing(r)})" for r in recorded.incomplete)  # fmt: skip
+        budgets = sorted({str(gate.effective(r.run).max_errors) for r in recorded.incomplete})
         raise IncompleteRun(
-            f"too many failed retrievals: {names}; the report and the stored runs say "
-            "which questions failed and why"
+            f"too many failed retrievals (--max-errors {', '.join(budgets)}): {names}; the "
+            "report and the stored runs say which questions failed and why"
         )
     if fail_on_regression and recorded.regressed:
         ctx.exit(exit_codes.REGRESSION)

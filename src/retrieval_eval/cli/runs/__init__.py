@@ -38,8 +38,8 @@ from retrieval_eval.report.plural import plural
         ),
         "export-baseline": Lazy(
             "retrieval_eval.cli.runs.export_baseline:export_baseline",
-            "Write RUN, an accepted baseline, to a file committed beside the set, for "
-            "`reval eval --baseline-file` (a CI job with no database).",
+            "Write RUN, an accepted baseline, to FILE: its rankings and hits per question, its "
+            "figures, fingerprints and lineage, and how it was accepted.",
         ),
         "history": Lazy(
             "retrieval_eval.cli.runs.history:history",
