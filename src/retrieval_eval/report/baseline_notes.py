@@ -39,6 +39,8 @@ def accepted_line(accepted: Accepted | None) -> str | None:
     if accepted is None or accepted.how is HowAccepted.PERSON:
         return None
     under = f" under {thresholds_text(accepted.thresholds)}" if accepted.thresholds else ""
+    if accepted.how is HowAccepted.PINNED:
+        return "accepted as a baseline: pinned (reval runs pin), until unpinned"
     if accepted.how is HowAccepted.FIRST_RUN:
         return f"accepted as a baseline: the first run of its lineage, judged{under}"
     return f"accepted as a baseline: judged pass against {accepted.baseline}{under}"

@@ -14,7 +14,7 @@ from functools import partial
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, TypeVar
 
-from sqlalchemy import Connection, Engine, delete, insert, select, text, update
+from sqlalchemy import Connection, Engine, case, delete, insert, select, text, update
 from sqlalchemy.engine import URL
 from sqlalchemy.exc import IntegrityError
 
@@ -143,27 +143,37 @@ class RunStore:
         return summary
 
     def pin(self, run_id: str) -> str:
-        """Make a complete run the baseline of its set x lineage (replacing any other)."""
+        """Make a complete run the baseline of its set x lineage (replacing any other); a
+        run not accepted otherwise is recorded as accepted by its pin (``HowAccepted.
+        PINNED``) while it is pinned."""
         summary = self.resolve_baseline(run_id)
 
         def work(conn: Connection) -> None:
             same = (run_table.c.set_name == summary.set_name) & (
                 run_table.c.lineage == summary.lineage
             )
-            conn.execute(update(run_table).where(same).values(pinned=False))
+            pinned = same & (run_table.c.pinned.is_(True))
+            conn.execute(update(run_table).where(pinned).values(pinned=False, **_UNPINNED))
+            this = run_table.c.run_id == summary.run_id
+            conn.execute(update(run_table).where(this).values(pinned=True))
             conn.execute(
-                update(run_table).where(run_table.c.run_id == summary.run_id).values(pinned=True)
+                update(run_table)
+                .where(this, run_table.c.accepted_how.is_(None))
+                .values(serialize.accepted_columns(Accepted(HowAccepted.PINNED)))
             )
 
         self._write(f"pinning run {summary.run_id}", work)
         return summary.run_id
 
     def unpin(self, run_id: str) -> str:
+        """Stop pinning a run; an acceptance that was its pin alone goes with it."""
         full = self.resolve_id(run_id)
         self._write(
             f"unpinning run {full}",
             lambda c: c.execute(
-                update(run_table).where(run_table.c.run_id == full).values(pinned=False)
+                update(run_table)
+                .where(run_table.c.run_id == full)
+                .values(pinned=False, **_UNPINNED)
             ),
         )
         return full
@@ -377,6 +387,14 @@ def _prepare_directory(url: URL, path: Path) -> None:
                 f"directory {str(path.parent)!r} of run store {mask(url)} does not exist"
             )
 
+
+#: Unpinning takes back an acceptance that was the pin alone (``HowAccepted.PINNED``).
+_UNPINNED = {
+    "accepted_how": case(
+        (run_table.c.accepted_how == HowAccepted.PINNED.value, None),
+        else_=run_table.c.accepted_how,
+    )
+}
 
 #: Outcome rows encoded and sent per batch: a big run is never encoded whole at once.
 SAVE_BATCH = 5_000

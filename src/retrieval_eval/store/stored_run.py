@@ -31,6 +31,8 @@ class HowAccepted(StrEnum):
     FIRST_RUN = "first-run"
     #: A person accepted it (``reval runs accept``: who, when and why in ``Acceptance``).
     PERSON = "person"
+    #: Pinned (``reval runs pin``) and not accepted otherwise; unpinning takes it back.
+    PINNED = "pinned"
 
 
 @dataclass(frozen=True, slots=True)

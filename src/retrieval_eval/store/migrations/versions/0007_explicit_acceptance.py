@@ -7,7 +7,8 @@ against a baseline of the lineage, or for the first run of a lineage.
 Older rows get the "how" their stored verdict and acceptance say, so that upgrading
 changes no baseline: a run a person accepted (``accepted_at``, the store upgrade of 0006
 included) is ``person``; a complete run judged pass is ``judged-pass`` with the thresholds
-its verdict recorded and its baseline; a complete run judged no-baseline is ``first-run``.
+its verdict recorded and its baseline; a complete run judged no-baseline is ``first-run``;
+any other pinned run is ``pinned``.
 Those older passes may have been judged under loosened options (nothing then refused it);
 ``reval runs show`` now shows the thresholds they were judged with. Downgrading drops the
 columns (the rule of 0006, pass or no-baseline, then applies again).
@@ -38,6 +39,7 @@ _runs = sa.table(
     sa.column("verdict_json", sa.Text),
     sa.column("baseline_run_id", sa.String),
     sa.column("accepted_at", sa.String),
+    sa.column("pinned", sa.Boolean),
     sa.column("accepted_how", sa.String),
     sa.column("accepted_thresholds_json", sa.Text),
     sa.column("accepted_baseline", sa.Text),
@@ -61,6 +63,11 @@ def upgrade() -> None:
         )
         .order_by(_runs.c.pk)
     ).all()
+    conn.execute(
+        sa.update(_runs)
+        .where(_runs.c.accepted_how.is_(None), _runs.c.pinned.is_(True))
+        .values(accepted_how="pinned")
+    )
     for pk, kind, document, baseline in judged:
         thresholds = _thresholds(document)
         conn.execute(
