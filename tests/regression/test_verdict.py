@@ -240,12 +240,24 @@ def test_a_bad_error_budget_names_the_option(text):
 
 
 def test_runs_within_the_error_budget_are_judged_over_answered_questions_with_a_warning():
-    current, baseline = pair("1111", "11E1")
+    # The errored question was a miss in the baseline: a miss either way, so it passes.
+    current, baseline = pair("1101", "11E1")
     verdict = judge(current, baseline, Thresholds(max_errors=ErrorBudget(1)))
-    assert verdict.kind is VerdictKind.PASS
+    assert verdict.kind is VerdictKind.PASS and verdict.rule == "errors-as-misses"
     assert any("current run is incomplete: 1 failed retrievals" in w for w in verdict.warnings)
     assert any("1 question scored in only one run" in w for w in verdict.warnings)
     assert verdict.tests[0].ties == 3
+    assert any("passes on the 3 questions scored in both runs and with the 1 errored question "
+               "counted as misses" in r for r in verdict.reasons)  # fmt: skip
+
+
+def test_an_error_on_a_question_the_baseline_hit_counts_as_the_miss_it_could_be():
+    current, baseline = pair("1111", "11E1")
+    verdict = judge(current, baseline, Thresholds(max_errors=ErrorBudget(1)))
+    assert verdict.kind is VerdictKind.REGRESSION and verdict.rule == "errors-as-misses"
+    overall = {d.metric: d for d in verdict.deltas if d.group == "overall"}
+    assert (overall["top1_hit_rate"].baseline, overall["top1_hit_rate"].current) == (1.0, 0.75)
+    assert any("counted as misses: errors never improve a verdict" in r for r in verdict.reasons)
 
 
 def test_non_significant_regression_is_flagged_as_possible_noise():

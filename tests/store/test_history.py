@@ -7,6 +7,7 @@ import re
 
 import pytest
 from support.factory import make_run, question_set
+from support.store import save_as_eval
 
 from retrieval_eval.errors import InputError, UnknownNameError
 from retrieval_eval.records.run import RunResult, RunState
@@ -17,7 +18,7 @@ from retrieval_eval.regression.verdict_records import Thresholds
 def save_judged(store, run: RunResult) -> str:
     """Save ``run`` with the verdict a first run gets (no-baseline): an accepted run, as
     ``reval eval`` saves it. (A run saved without a verdict is never a baseline.)"""
-    return store.save(run, judge(run, None, Thresholds()))
+    return save_as_eval(store, run, judge(run, None, Thresholds()))
 
 
 def test_run_ids_are_short_unique_and_found_by_prefix(store):

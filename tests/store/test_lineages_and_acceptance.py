@@ -23,7 +23,16 @@ from retrieval_eval.store.schema import alembic_config, current_revision, head_r
 from retrieval_eval.store.store import RunStore
 
 QS = question_set(10, forms=[Form.MATCH] * 10)
-NEW_COLUMNS = {"lineage", "accepted_at", "accepted_by", "accepted_reason", "pk"}
+NEW_COLUMNS = {
+    "lineage",
+    "accepted_at",
+    "accepted_by",
+    "accepted_reason",
+    "pk",
+    "accepted_how",
+    "accepted_thresholds_json",
+    "accepted_baseline",
+}
 
 
 def _old_store(url: str, runs: list[tuple[str, str | None]]) -> list[str]:

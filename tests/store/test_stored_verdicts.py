@@ -8,6 +8,7 @@ from dataclasses import replace
 from alembic import command
 from sqlalchemy import create_engine, insert
 from support.factory import make_run, question_set
+from support.store import save_as_eval
 
 from retrieval_eval.records.outcome import Form
 from retrieval_eval.regression.stored import stored_verdict
@@ -24,7 +25,7 @@ QS = question_set(6, forms=[Form.MATCH] * 6)
 
 def test_the_verdict_is_stored_with_the_run_and_read_back_exactly(store):
     baseline = make_run("111111", qs=QS, started=0)
-    base_id = store.save(baseline, judge(baseline, None, Thresholds()))
+    base_id = save_as_eval(store, baseline, judge(baseline, None, Thresholds()))
     run = make_run("110000", qs=QS, started=1)
     verdict = judge(run, store.find_baseline(run), Thresholds(0.05, 0.2))
     assert verdict.kind is VerdictKind.REGRESSION and verdict.flips
@@ -75,7 +76,8 @@ def test_a_store_made_before_verdicts_upgrades_and_keeps_its_runs(store_url):
         row = serialize.run_row(run, "261130-090000-abcd")
         old_columns = {c.name for c in run_table.columns} - {
             "verdict_kind", "baseline_run_id", "verdict_json", "pk", "lineage",
-            "accepted_at", "accepted_by", "accepted_reason"}  # fmt: skip
+            "accepted_at", "accepted_by", "accepted_reason", "accepted_how",
+            "accepted_thresholds_json", "accepted_baseline"}  # fmt: skip
         outcomes = serialize.outcome_rows(run.questions)
         with engine.begin() as connection:
             pk = connection.execute(

@@ -9,6 +9,7 @@ from __future__ import annotations
 import pytest
 from sqlalchemy import select, update
 from support.factory import make_run, question_set
+from support.store import save_as_eval
 
 from retrieval_eval.records.outcome import Form
 from retrieval_eval.regression.record import judge_and_save
@@ -92,7 +93,8 @@ def test_the_python_and_sql_rules_agree_on_every_kind_of_run(store, empty_kind):
     ids = {}
     for minute, (name, (codes, verdict)) in enumerate(cases.items()):
         for accepted in (False, True):
-            run_id = store.save(make_run(codes, qs=QS, started=2 * minute + accepted), verdict)
+            run = make_run(codes, qs=QS, started=2 * minute + accepted)
+            run_id = save_as_eval(store, run, verdict)
             if accepted and name not in ("incomplete", "interrupted"):
                 store.accept(run_id, "checked by hand", "ana")
             ids[name, accepted] = run_id

@@ -4,6 +4,7 @@ baseline, and an incomplete run that is never what a new run is judged against."
 from __future__ import annotations
 
 from support.factory import make_run, question_set
+from support.store import save_as_eval
 
 from retrieval_eval.records.outcome import Form
 from retrieval_eval.regression.verdict import judge
@@ -20,7 +21,7 @@ def codes(hits: int, errors: int = 0) -> str:
 def evaluate_and_save(store, hits: int, minute: int, errors: int = 0):
     run = make_run(codes(hits, errors), qs=QS, started=minute)
     verdict = judge(run, store.find_baseline(run), Thresholds())
-    return store.save(run, verdict), verdict
+    return save_as_eval(store, run, verdict), verdict
 
 
 def test_slow_drift_passes_run_to_run_but_not_against_a_pinned_baseline(store):

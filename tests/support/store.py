@@ -41,3 +41,15 @@ def store_url(request: pytest.FixtureRequest, tmp_path) -> str:
 def store(store_url: str) -> Iterator[RunStore]:
     with RunStore.open(store_url) as opened:
         yield opened
+
+
+def save_as_eval(store: RunStore, run, verdict) -> str:
+    """Save ``run`` with ``verdict`` and, when the verdict is pass or no-baseline and the
+    run complete, accepted as a baseline, as ``reval eval`` saves a run that passes under
+    its lineage's thresholds (a fixture: no first-run race check)."""
+    from retrieval_eval.store.stored_run import Accepted, HowAccepted
+
+    kind = None if verdict is None else str(verdict.kind)
+    accepted = (Accepted(HowAccepted.JUDGED_PASS) if kind in ("pass", "no-baseline")
+                and run.complete else None)  # fmt: skip
+    return store.save(run, verdict, accepted)

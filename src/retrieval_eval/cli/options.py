@@ -17,6 +17,7 @@ import click
 from retrieval_eval.errors import ConfigError
 
 if TYPE_CHECKING:
+    from retrieval_eval.regression.verdict_records import Thresholds
     from retrieval_eval.retrievers.server.sdk import ServerTls
 
 F = TypeVar("F", bound=Callable[..., Any])
@@ -99,7 +100,9 @@ def parse_ks(ctx: click.Context, param: click.Parameter, value: str) -> tuple[in
 
 def threshold_options(function: F) -> F:
     """``--max-top1-drop``, ``--max-top3-drop``, ``--max-p95-latency-increase``: the
-    regression thresholds, defaults from the library's ``Thresholds``."""
+    regression thresholds. Not given, they are None: ``reval eval`` then takes the
+    lineage's own (reval.toml ``[gate]``, else the library's ``Thresholds`` defaults,
+    see ``thresholds_or_defaults``), so that it can tell an option that loosens them."""
     from retrieval_eval.regression.verdict_records import Thresholds
 
     defaults = Thresholds()
@@ -108,8 +111,8 @@ def threshold_options(function: F) -> F:
             click.option(
                 "--max-top1-drop",
                 type=click.FloatRange(0, 1),
-                default=defaults.max_top1_drop,
-                show_default=True,
+                default=None,
+                show_default=f"{defaults.max_top1_drop:g}, or reval.toml [gate]",
                 metavar="RATE",
                 help="A top-1 hit-rate drop (absolute, e.g. 0.05) strictly greater than this "
                 "is a regression.",
@@ -117,8 +120,8 @@ def threshold_options(function: F) -> F:
             click.option(
                 "--max-top3-drop",
                 type=click.FloatRange(0, 1),
-                default=defaults.max_top3_drop,
-                show_default=True,
+                default=None,
+                show_default=f"{defaults.max_top3_drop:g}, or reval.toml [gate]",
                 metavar="RATE",
                 help="A top-3 hit-rate drop (absolute) strictly greater than this is a regression.",
             ),
@@ -135,6 +138,20 @@ def threshold_options(function: F) -> F:
     ):
         function = option(function)
     return function
+
+
+def thresholds_or_defaults(
+    max_top1_drop: float | None, max_top3_drop: float | None, max_p95_ms: float | None
+) -> Thresholds:
+    """The ``threshold_options`` values, the library's defaults where none was given."""
+    from retrieval_eval.regression.verdict_records import Thresholds
+
+    defaults = Thresholds()
+    return Thresholds(
+        defaults.max_top1_drop if max_top1_drop is None else max_top1_drop,
+        defaults.max_top3_drop if max_top3_drop is None else max_top3_drop,
+        max_p95_ms,
+    )
 
 
 def timeout_option(function: F) -> F:

@@ -1,15 +1,18 @@
 """What follows a measurement, in one call: find each run's baseline, judge it, save it.
 
 ``reval eval``, the quickstart and scripts all use ``judge_and_save``, so they cannot
-drift apart. The baseline is ``baseline_id`` when given, else the pinned run of the same
-set and lineage, else its newest accepted run; it is found before the run is saved, so a
-run is never its own baseline. A run judged regression, incomparable or incomplete is
-saved but never becomes a baseline by itself, so retrying a failed gate fails again;
-``reval runs accept`` accepts an intended drop. A run whose errored questions exceed the
-error budget is judged INCOMPLETE without a baseline. An interrupted run is saved but not
-judged. Slow drift is measured against the lineage's drift reference (see
-``regression.drift``). ``RunStore.judging_runs`` finds and loads both in one read, each
-run once.
+drift apart. The baseline is ``baseline_id`` or a baseline file when given, else the
+pinned run of the same set and lineage, else its newest accepted run; it is found before
+the run is saved, so a run is never its own baseline. Whether the saved run becomes an
+accepted baseline is ``regression.acceptance``'s rule: a run judged regression,
+incomparable or incomplete, or a pass under loosened thresholds or against another
+lineage, is saved but never becomes a baseline by itself, so retrying a failed gate
+fails again; ``reval runs accept`` accepts an intended drop. Of two first runs of a
+lineage at once, the store accepts one; the other is judged against it. A run whose
+errored questions exceed the error budget is judged INCOMPLETE without a baseline. An
+interrupted run is saved but not judged. Slow drift is measured against the lineage's
+drift reference (see ``regression.drift``). ``RunStore.judging_runs`` finds and loads
+both in one read, each run once.
 
 Store failures are collected, not raised: the measured runs must reach the report first.
 After the first failure the store is left alone; the remaining runs are reported unsaved
@@ -19,16 +22,19 @@ After the first failure the store is left alone; the remaining runs are reported
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass, replace
+from dataclasses import dataclass, fields, replace
 from typing import TYPE_CHECKING
 
 from retrieval_eval.errors import StoreError
 from retrieval_eval.records.run import RunResult, RunState
+from retrieval_eval.regression.gate import Gate, ThresholdChoice
 from retrieval_eval.regression.verdict import incomplete_verdict, judge
 from retrieval_eval.regression.verdict_records import RunReport, Thresholds, Verdict, VerdictKind
 
 if TYPE_CHECKING:  # the store (SQLAlchemy) is imported when a run is saved, not before
+    from retrieval_eval.regression.baseline_file import BaselineFile
     from retrieval_eval.store.store import RunStore
+    from retrieval_eval.store.stored_run import Accepted
 
 
 @dataclass(frozen=True, slots=True)
@@ -57,8 +63,10 @@ class Recorded:
 
     @property
     def regressed(self) -> bool:
-        """A regression or an incomparable baseline (exit 1 with --fail-on-regression)."""
+        """A regression, an incomparable baseline, or no baseline where one is required
+        (exit 1 with --fail-on-regression)."""
         return any(_kind(r) in (VerdictKind.REGRESSION, VerdictKind.INCOMPARABLE)
+                   or (r.verdict is not None and r.verdict.missing_required_baseline)
                    for r in self.reports)  # fmt: skip
 
 
@@ -73,48 +81,120 @@ def judge_and_save(
     thresholds: Thresholds | None = None,
     baseline_id: str | None = None,
     save: bool = True,
+    gate: Gate | None = None,
+    baseline_file: BaselineFile | None = None,
+    require_baseline: bool = False,
 ) -> Recorded:
     """Judge every run (one, or several) against its baseline and save it (unless
-    ``save`` is False).
+    ``save`` is False), accepted as a baseline only as ``regression.acceptance`` allows.
 
     ``store`` is an open ``RunStore`` (left open), a database URL, or None for
-    $REVAL_DATABASE_URL, else the default SQLite file (opened and closed here).
+    $REVAL_DATABASE_URL, else the default SQLite file (opened and closed here; never
+    opened when nothing is saved and ``baseline_file`` is the baseline).
     ``baseline_id`` (an id or unique prefix) is every run's baseline instead of the
-    pinned or newest accepted one.
+    pinned or newest accepted one; ``baseline_file`` likewise, read from a file.
+    ``gate`` gives each run's lineage's own thresholds and the options over them, as
+    ``reval eval`` reads them; without it, ``thresholds`` (else the defaults) are the
+    lineage's own: a caller that passes its thresholds states its policy.
+    ``require_baseline`` makes NO-BASELINE a failing verdict.
     """
-    thresholds = thresholds or Thresholds()
+    if gate is None:
+        gate = Gate() if thresholds is None else Gate(table=_given(thresholds))
     if isinstance(runs, RunResult):
         runs = (runs,)
+    judging = _Judging(gate, baseline_id, baseline_file, require_baseline, save)
     reports: list[RunReport] = []
     try:
-        if store is not None and not isinstance(store, str):
+        if baseline_file is not None and not save:
+            reports += [judging.one(None, run) for run in runs]
+        elif store is not None and not isinstance(store, str):
             for run in runs:
-                reports.append(_judge_and_save_one(store, run, thresholds, baseline_id, save))
+                reports.append(judging.one(store, run))
         else:
             # SQLAlchemy only when a store is opened here, from its URL
             from retrieval_eval.store.store import RunStore
 
             with RunStore.open(store) as opened:
                 for run in runs:
-                    reports.append(_judge_and_save_one(opened, run, thresholds, baseline_id, save))
+                    reports.append(judging.one(opened, run))
     except StoreError as e:
         rest = runs[len(reports) :]
-        reports += [RunReport(run, incomplete_verdict(run, thresholds)) for run in rest]
+        reports += [RunReport(run, incomplete_verdict(run, gate.effective(run))) for run in rest]
         what = "not saved and not judged" if save else "not judged"
         names = ", ".join(f"{run.set_name} × {run.retriever.identifier}" for run in rest)
         return Recorded(tuple(reports), (f"run store failed ({e}); {what}: {names}",), e)
     return Recorded(tuple(reports))
 
 
-def _judge_and_save_one(
-    store: RunStore, run: RunResult, thresholds: Thresholds, baseline_id: str | None, save: bool
-) -> RunReport:
-    verdict = None
-    if run.state is not RunState.INTERRUPTED:
+def _given(thresholds: Thresholds) -> ThresholdChoice:
+    """Explicit ``thresholds`` as a source of them: every one of them given."""
+    return ThresholdChoice(**{f.name: getattr(thresholds, f.name) for f in fields(thresholds)})
+
+
+@dataclass(frozen=True, slots=True)
+class _Judging:
+    gate: Gate
+    baseline_id: str | None
+    baseline_file: BaselineFile | None
+    require_baseline: bool
+    save: bool
+
+    def one(self, store: RunStore | None, run: RunResult) -> RunReport:
+        if run.state is RunState.INTERRUPTED:
+            if self.save and store is not None:
+                run = replace(run, run_id=store.save(run, None))
+            return RunReport(run, None)
+        verdict, accepted = self._judged(store, run)
+        if not self.save or store is None:
+            return RunReport(run, verdict)
+        from retrieval_eval.store.stored_run import FirstRunRaced
+
+        try:
+            run_id = store.save(run, verdict, accepted)
+        except FirstRunRaced as raced:  # another first run of the lineage was stored first
+            verdict, accepted = self._judged(store, run, raced.winner)
+            run_id = store.save(run, verdict, accepted)
+        return RunReport(replace(run, run_id=run_id), verdict, accepted=accepted)
+
+    def _judged(
+        self, store: RunStore | None, run: RunResult, raced_by: str | None = None
+    ) -> tuple[Verdict, Accepted | None]:
+        from retrieval_eval.regression.acceptance import decide
+
+        thresholds = self.gate.effective(run)
         verdict = incomplete_verdict(run, thresholds)
-        if verdict is None:
-            baseline, reference = store.judging_runs(run, baseline_id)
+        if verdict is not None:
+            return verdict, None
+        file, lineage, label = self.baseline_file, None, None
+        baseline: RunResult | None
+        if file is not None and raced_by is None:
+            baseline, lineage, label = file.run, file.lineage, file.label
+            verdict = _against_file(run, file, thresholds)
+        else:
+            assert store is not None
+            baseline, reference = store.judging_runs(run, raced_by or self.baseline_id)
             verdict = judge(run, baseline, thresholds, reference)
-    if save:
-        run = replace(run, run_id=store.save(run, verdict))
-    return RunReport(run, verdict)
+        verdict = replace(verdict, baseline_required=self.require_baseline,
+                          baseline_file=None if file is None else str(file.path))  # fmt: skip
+        if raced_by is not None:
+            note = (f"another first run of this lineage, {raced_by}, was stored while this "
+                    "one ran: judged against it, not accepted as a first run too")  # fmt: skip
+            verdict = replace(verdict, warnings=(note, *verdict.warnings))
+        return decide(run, verdict, self.gate, baseline, baseline_lineage=lineage,
+                      baseline_label=label)  # fmt: skip
+
+
+def _against_file(run: RunResult, file: BaselineFile, thresholds: Thresholds) -> Verdict:
+    """The verdict against a baseline file: INCOMPARABLE unless it is of ``run``'s set and
+    lineage (never a pass against another retriever's numbers)."""
+    from retrieval_eval.regression.acceptance import run_lineage
+
+    mine = run_lineage(run)
+    if file.lineage != mine or file.run.set_name != run.set_name:
+        reason = (f"baseline file {file.path} holds run {file.run.run_id} of "
+                  f"{file.run.set_name} × {file.lineage}, not of {run.set_name} × {mine}: "
+                  "numbers are not compared")  # fmt: skip
+        return Verdict(VerdictKind.INCOMPARABLE, baseline_run_id=file.run.run_id,
+                       reasons=(reason,), thresholds=thresholds,
+                       incomparable_parts=("lineage",))  # fmt: skip
+    return judge(run, file.run, thresholds)

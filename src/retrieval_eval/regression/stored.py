@@ -47,6 +47,10 @@ def verdict_from_document(text: str) -> Verdict:
         thresholds=None if thresholds is None else _thresholds(thresholds),
         variant_change=data.get("variant_change"),
         drift_reference_run_id=data.get("drift_reference_run_id"),
+        rule=data.get("rule"),
+        not_accepted=tuple(data.get("not_accepted", ())),
+        baseline_file=data.get("baseline_file"),
+        baseline_required=bool(data.get("baseline_required", False)),
     )
 
 

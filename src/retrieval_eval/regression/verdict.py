@@ -7,6 +7,12 @@ not in floating point. Over the whole set that is the rule; a form or hard class
 needs significant paired flips (``regression.class_checks``), and slow drift over a chain
 of accepted runs is measured too (``regression.drift``). A verdict that compared nothing
 (no question scored, or none scored in both runs) is INCOMPLETE, never a pass.
+
+Errors never improve a verdict. Rates are compared on the questions scored in both runs
+(an errored question leaves both sides, not just the run's denominator), and a run with
+errored questions passes only if it would also pass with every one of them counted as a
+miss against the baseline's rates on all its scored questions. ``Verdict.rule`` says which
+of the two decided.
 """
 
 from __future__ import annotations
@@ -17,6 +23,7 @@ from dataclasses import replace
 
 from retrieval_eval.metric_keys import TOP1_HIT_RATE, TOP3_HIT_RATE
 from retrieval_eval.records.metrics import GroupMetrics
+from retrieval_eval.records.outcome import QuestionOutcome
 from retrieval_eval.records.run import RunResult
 from retrieval_eval.regression import advice, class_checks
 from retrieval_eval.regression.drift import DRIFT_GROUP, drift_deltas
@@ -35,7 +42,15 @@ from retrieval_eval.regression.paired import (
     unpaired_count,
 )
 from retrieval_eval.regression.variant_change import variant_change
-from retrieval_eval.regression.verdict_records import MetricDelta, Thresholds, Verdict, VerdictKind
+from retrieval_eval.regression.verdict_records import (
+    RULE_BOTH,
+    RULE_MISSES,
+    MetricDelta,
+    Thresholds,
+    Verdict,
+    VerdictKind,
+)
+from retrieval_eval.scoring.metrics import summarize_with_breakdowns
 
 _RATES = ((TOP1_HIT_RATE, "top-1"), (TOP3_HIT_RATE, "top-3"))
 _EPS = 1e-9
@@ -75,7 +90,7 @@ def judge(
                   "nothing was compared")  # fmt: skip
         return Verdict(VerdictKind.INCOMPLETE, baseline_run_id=baseline.run_id,
                        reasons=(reason,), thresholds=thresholds, variant_change=change)  # fmt: skip
-    verdict = _numeric(current, baseline, thresholds, size)
+    verdict = _errors_never_help(current, baseline, thresholds, size)
     drift, drift_notes = drift_deltas(current, baseline, drift_from, thresholds)
     regressed = [d for d in drift if d.regressed]
     return replace(
@@ -87,6 +102,57 @@ def judge(
         variant_change=change,
         drift_reference_run_id=drift_from.run_id if drift and drift_from else None,
     )
+
+
+def _errors_never_help(
+    current: RunResult, baseline: RunResult, thresholds: Thresholds, size: tuple[str, ...]
+) -> Verdict:
+    """The numeric verdict under both rules of the module docstring."""
+    pairs = paired_outcomes(current, baseline)
+    if len(pairs) == current.metrics.count == baseline.metrics.count and not current.error_count:
+        return _numeric(current, baseline, thresholds, size)  # every question on both sides
+    both = _numeric(
+        _rated(current, [now for now, _ in pairs]),
+        _rated(baseline, [before for _, before in pairs]),
+        thresholds,
+        size,
+    )
+    errored = sum(1 for q in current.questions if q.error is not None)
+    if not errored:
+        return both
+    scored_before = {q.question_id for q in baseline.questions if q.answered}
+    as_misses = _numeric(
+        _rated(current, [_as_miss(q, current.parameters.ks) for q in current.questions
+                         if q.question_id in scored_before]),
+        _rated(baseline, [q for q in baseline.questions if q.answered]),
+        thresholds,
+        size,
+    )  # fmt: skip
+    counted = f"{errored} errored {'question' if errored == 1 else 'questions'}"
+    if both.kind is VerdictKind.REGRESSION:
+        rule = f"decided on the {len(pairs)} questions scored in both runs ({counted} left out)"
+        return replace(both, rule=RULE_BOTH, reasons=(*both.reasons, rule))
+    if as_misses.kind is VerdictKind.REGRESSION:
+        rule = (f"decided with the {counted} counted as misses: errors never improve a "
+                f"verdict (on the {len(pairs)} scored in both runs it passes)")  # fmt: skip
+        return replace(as_misses, rule=RULE_MISSES, reasons=(*as_misses.reasons, rule))
+    rule = (f"passes on the {len(pairs)} questions scored in both runs and with the {counted} "
+            "counted as misses")  # fmt: skip
+    return replace(both, rule=RULE_MISSES, reasons=(*both.reasons, rule))
+
+
+def _rated(run: RunResult, outcomes: list[QuestionOutcome]) -> RunResult:
+    """``run`` with its rates over ``outcomes`` only (its questions kept, for flips)."""
+    overall, by_form, by_class = summarize_with_breakdowns(outcomes, run.parameters.ks)
+    return replace(run, metrics=overall, by_form=by_form, by_hard_class=by_class)
+
+
+def _as_miss(question: QuestionOutcome, ks: tuple[int, ...]) -> QuestionOutcome:
+    """An errored question as a miss at every k (nothing retrieved, nothing hit)."""
+    if question.error is None:
+        return question
+    return replace(question, error=None, raw_ids=(), ranked_document_ids=(), raw_scores=(),
+                   hits=dict.fromkeys(ks, False))  # fmt: skip
 
 
 def _merge_reasons(

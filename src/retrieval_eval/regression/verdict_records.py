@@ -12,7 +12,7 @@ from retrieval_eval.records.run import RunResult
 from retrieval_eval.stats.mcnemar import DEFAULT_MAX_DROP
 
 if TYPE_CHECKING:  # importing store/ would load SQLAlchemy
-    from retrieval_eval.store.stored_run import Acceptance
+    from retrieval_eval.store.stored_run import Acceptance, Accepted
 
 
 class VerdictKind(StrEnum):
@@ -156,11 +156,33 @@ class Verdict:
     variant_change: str | None = None
     #: The run slow drift was measured from (its deltas are in group "drift"), if any.
     drift_reference_run_id: str | None = None
+    #: Which rule decided a verdict on a run with errors (``regression.verdict``):
+    #: ``RULE_BOTH`` (the questions scored in both runs) or ``RULE_MISSES`` (every errored
+    #: question counted as a miss); None when the run had no errored question.
+    rule: str | None = None
+    #: Why this pass (or first run) did not become an accepted baseline, one line each:
+    #: thresholds looser than the lineage's own, a baseline of another lineage, a
+    #: required baseline missing, errored questions. Empty when it was accepted or failed.
+    not_accepted: tuple[str, ...] = ()
+    #: The baseline file judged against (``--baseline-file``), if any.
+    baseline_file: str | None = None
+    #: ``--require-baseline``: a NO-BASELINE verdict fails the gate like a regression.
+    baseline_required: bool = False
 
     def fails(self) -> bool:
         """Not a passing gate: regression and incomparable (exit 1 with
-        --fail-on-regression) and incomplete (exit 3 whatever the flags)."""
-        return self.kind in _FAILING
+        --fail-on-regression), incomplete (exit 3 whatever the flags), and no-baseline
+        when a baseline is required (``--require-baseline``)."""
+        return self.kind in _FAILING or self.missing_required_baseline
+
+    @property
+    def missing_required_baseline(self) -> bool:
+        return self.baseline_required and self.kind is VerdictKind.NO_BASELINE
+
+
+#: ``Verdict.rule`` values.
+RULE_BOTH = "scored-in-both"
+RULE_MISSES = "errors-as-misses"
 
 
 _FAILING = frozenset((VerdictKind.REGRESSION, VerdictKind.INCOMPARABLE, VerdictKind.INCOMPLETE))
@@ -176,3 +198,5 @@ class RunReport:
     #: A person's acceptance of the run as a baseline (``reval runs accept``), when shown
     #: from the store.
     acceptance: Acceptance | None = None
+    #: How the run became an accepted baseline, when it is one (saved and accepted).
+    accepted: Accepted | None = None

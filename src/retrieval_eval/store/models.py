@@ -66,6 +66,12 @@ run_table = Table(
     Column("accepted_at", String(64), nullable=True),
     Column("accepted_by", Text, nullable=True),
     Column("accepted_reason", Text, nullable=True),
+    # How the run became accepted (``stored_run.HowAccepted``; None: not accepted, so a
+    # baseline only if pinned), the thresholds it was judged with (JSON) and the baseline
+    # it passed against (a run id, or "FILE (run ID)" for a baseline file).
+    Column("accepted_how", String(20), nullable=True),
+    Column("accepted_thresholds_json", Text, nullable=True),
+    Column("accepted_baseline", Text, nullable=True),
     # Newest first (the listings' order, ``pk`` breaking ties) overall, within a set, and
     # within a set x retriever identifier (history, baselines).
     Index("ix_reval_runs_started", "started_ts", "pk"),

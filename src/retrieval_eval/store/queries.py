@@ -6,17 +6,17 @@ from collections.abc import Mapping
 from datetime import datetime
 from typing import TYPE_CHECKING, Any
 
-from sqlalchemy import ColumnElement, Connection, Select, func, select
+from sqlalchemy import ColumnElement, Connection, Select, select
 
 from retrieval_eval.records.run import RunResult, RunState
 from retrieval_eval.store.models import label_table, run_table
 from retrieval_eval.store.serialize import (
     acceptance_from_row,
+    accepted_from_row,
     epoch,
     run_lineage,
     variant_from_row,
 )
-from retrieval_eval.store.stored_run import ACCEPTING_VERDICTS
 
 if TYPE_CHECKING:  # listings load it; judging a run does not
     from retrieval_eval.store.summaries import RunSummary
@@ -63,14 +63,19 @@ def list_query(
 
 
 def accepted_clause() -> ColumnElement[bool]:
-    """Runs that may be a baseline without a pin (``store.summaries.is_accepted``): never
-    one saved without a verdict, unless a person accepted it."""
-    # coalesce: an unjudged run's NULL kind is false here, never an unknown that a
-    # negation or a selected column would carry on.
-    judged_ok = func.coalesce(run_table.c.verdict_kind, "").in_(ACCEPTING_VERDICTS)
-    return (run_table.c.state == RunState.COMPLETE.value) & (
-        run_table.c.accepted_at.is_not(None) | judged_ok
+    """Runs that may be a baseline without a pin (``store.stored_run.is_accepted``):
+    complete and explicitly accepted (``accepted_how``), never by a verdict alone."""
+    return (run_table.c.state == RunState.COMPLETE.value) & run_table.c.accepted_how.is_not(None)
+
+
+def lineage_taken(run: RunResult) -> Select[Any]:
+    """The newest accepted or pinned complete run of ``run``'s set and lineage, whenever
+    it started: a first run of the lineage must find none (``RunStore.save``)."""
+    taken = same_lineage(run) & (
+        accepted_clause()
+        | (run_table.c.pinned.is_(True) & (run_table.c.state == RunState.COMPLETE.value))
     )
+    return select(run_table.c.run_id).where(taken).order_by(*_NEWEST_FIRST).limit(1)
 
 
 def same_lineage(run: RunResult) -> ColumnElement[bool]:
@@ -196,6 +201,7 @@ def summaries(conn: Connection, query: Select[Any]) -> list[RunSummary]:
             baseline_run_id=r["baseline_run_id"],
             lineage=r["lineage"] or "",
             acceptance=acceptance_from_row(r),
+            how_accepted=accepted_from_row(r),
         )
         for r in rows
     ]

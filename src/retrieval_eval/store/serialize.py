@@ -20,7 +20,7 @@ from retrieval_eval.records.metrics import GroupMetrics, LatencySummary, NoAnswe
 from retrieval_eval.records.outcome import Form, QuestionOutcome
 from retrieval_eval.records.parameters import RunParameters
 from retrieval_eval.records.run import RetrieverDescription, RunResult, RunState
-from retrieval_eval.store.stored_run import Acceptance
+from retrieval_eval.store.stored_run import Acceptance, Accepted, HowAccepted
 from retrieval_eval.store.verdicts import VerdictLike, verdict_document
 
 _dumps = json.JSONEncoder(ensure_ascii=False, separators=(",", ":")).encode
@@ -166,9 +166,16 @@ def nul_problem(run: RunResult) -> str | None:
     return None
 
 
-def run_row(run: RunResult, run_id: str, verdict: VerdictLike | None = None) -> dict[str, Any]:
-    """The ``reval_runs`` row of a run (without the generated primary key)."""
+def run_row(
+    run: RunResult,
+    run_id: str,
+    verdict: VerdictLike | None = None,
+    accepted: Accepted | None = None,
+) -> dict[str, Any]:
+    """The ``reval_runs`` row of a run (without the generated primary key; the acceptance
+    columns only when ``accepted``: an unaccepted run leaves them null)."""
     return {
+        **({} if accepted is None else accepted_columns(accepted)),
         "verdict_kind": None if verdict is None else str(verdict.kind),
         "baseline_run_id": None if verdict is None else verdict.baseline_run_id,
         "verdict_json": None if verdict is None else verdict_document(verdict),
@@ -320,6 +327,32 @@ def run_lineage(run: RunResult) -> str:
     from retrieval_eval.retrievers.lineage import lineage_of
 
     return lineage_of(run.retriever_target, run.retriever.identifier)
+
+
+def accepted_columns(accepted: Accepted | None) -> dict[str, Any]:
+    """The ``accepted_how``, ``accepted_thresholds_json`` and ``accepted_baseline`` values."""
+    if accepted is None:
+        return {"accepted_how": None, "accepted_thresholds_json": None, "accepted_baseline": None}
+    thresholds = accepted.thresholds
+    return {
+        "accepted_how": accepted.how.value,
+        "accepted_thresholds_json": (
+            None if thresholds is None else json.dumps(dict(thresholds), sort_keys=True)
+        ),
+        "accepted_baseline": accepted.baseline,
+    }
+
+
+def accepted_from_row(row: Mapping[Any, Any]) -> Accepted | None:
+    how = row["accepted_how"]
+    if not how:
+        return None
+    thresholds = row["accepted_thresholds_json"]
+    return Accepted(
+        HowAccepted(how),
+        None if thresholds is None else dict(_loads(thresholds)),
+        row["accepted_baseline"],
+    )
 
 
 def acceptance_from_row(row: Mapping[Any, Any]) -> Acceptance | None:

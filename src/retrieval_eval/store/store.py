@@ -6,6 +6,7 @@ another writer holds the lock, so concurrent ``reval eval`` processes all get st
 
 from __future__ import annotations
 
+import hashlib
 import logging
 from collections.abc import Callable, Mapping
 from datetime import UTC, datetime
@@ -13,7 +14,7 @@ from functools import partial
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, TypeVar
 
-from sqlalchemy import Connection, Engine, delete, insert, select, update
+from sqlalchemy import Connection, Engine, case, delete, insert, select, text, update
 from sqlalchemy.engine import URL
 from sqlalchemy.exc import IntegrityError
 
@@ -26,7 +27,7 @@ from retrieval_eval.store.ids import new_run_id
 from retrieval_eval.store.loading import stored_runs
 from retrieval_eval.store.models import label_table, outcome_table, run_table
 from retrieval_eval.store.schema import ensure_schema
-from retrieval_eval.store.stored_run import StoredRun
+from retrieval_eval.store.stored_run import Accepted, FirstRunRaced, HowAccepted, StoredRun
 from retrieval_eval.store.url import is_default_location, mask, resolve_url, sqlite_path
 from retrieval_eval.store.verdicts import VerdictLike
 
@@ -87,15 +88,23 @@ class RunStore:
 
         return with_retry(self._url, action, self._lock_timeout_s, attempt)
 
-    def save(self, run: RunResult, verdict: VerdictLike | None = None) -> str:
-        """Store a run with all its outcomes and the verdict it was given; returns its id
-        (``run.run_id`` if set, else a new one). ``InputError`` before any write for a
-        text no backend can hold.
+    def save(
+        self,
+        run: RunResult,
+        verdict: VerdictLike | None = None,
+        accepted: Accepted | None = None,
+    ) -> str:
+        """Store a run with all its outcomes, the verdict it was given and, when it is
+        accepted as a baseline, how (``accepted``); returns its id (``run.run_id`` if
+        set, else a new one). ``InputError`` before any write for a text no backend can
+        hold.
 
-        Without a verdict the run is stored *unjudged*: listed, shown and compared like
-        any other, but never a baseline by itself, since nothing says it did not regress;
-        ``accept`` or ``pin`` makes it one. ``judge_and_save`` judges it against its
-        baseline first, as ``reval eval`` does."""
+        Without ``accepted`` the run is never a baseline by itself, whatever its verdict;
+        ``accept`` or ``pin`` makes it one. ``judge_and_save`` decides, as ``reval eval``
+        does. A run accepted as the lineage's first (``HowAccepted.FIRST_RUN``) is checked
+        in the same transaction that writes it: when an accepted or pinned run of the
+        lineage exists by then (another first run stored first), nothing is written and
+        ``FirstRunRaced`` names that run."""
         problem = serialize.nul_problem(run)
         if problem is not None:
             raise InputError(
@@ -103,11 +112,12 @@ class RunStore:
             )
         for _ in range(5):
             run_id = run.run_id or new_run_id()
-            row = serialize.run_row(run, run_id, verdict)
+            row = serialize.run_row(run, run_id, verdict, accepted)
+            first = accepted is not None and accepted.how is HowAccepted.FIRST_RUN
             try:
                 self._write(
                     f"saving run {run_id}",
-                    partial(_insert_run, row=row, run=run),
+                    partial(_insert_first_run if first else _insert_run, row=row, run=run),
                 )
             except StoreError as e:
                 if isinstance(e.__cause__, IntegrityError) and _id_taken(e.__cause__):
@@ -133,27 +143,37 @@ class RunStore:
         return summary
 
     def pin(self, run_id: str) -> str:
-        """Make a complete run the baseline of its set x lineage (replacing any other)."""
+        """Make a complete run the baseline of its set x lineage (replacing any other); a
+        run not accepted otherwise is recorded as accepted by its pin (``HowAccepted.
+        PINNED``) while it is pinned."""
         summary = self.resolve_baseline(run_id)
 
         def work(conn: Connection) -> None:
             same = (run_table.c.set_name == summary.set_name) & (
                 run_table.c.lineage == summary.lineage
             )
-            conn.execute(update(run_table).where(same).values(pinned=False))
+            pinned = same & (run_table.c.pinned.is_(True))
+            conn.execute(update(run_table).where(pinned).values(pinned=False, **_UNPINNED))
+            this = run_table.c.run_id == summary.run_id
+            conn.execute(update(run_table).where(this).values(pinned=True))
             conn.execute(
-                update(run_table).where(run_table.c.run_id == summary.run_id).values(pinned=True)
+                update(run_table)
+                .where(this, run_table.c.accepted_how.is_(None))
+                .values(serialize.accepted_columns(Accepted(HowAccepted.PINNED)))
             )
 
         self._write(f"pinning run {summary.run_id}", work)
         return summary.run_id
 
     def unpin(self, run_id: str) -> str:
+        """Stop pinning a run; an acceptance that was its pin alone goes with it."""
         full = self.resolve_id(run_id)
         self._write(
             f"unpinning run {full}",
             lambda c: c.execute(
-                update(run_table).where(run_table.c.run_id == full).values(pinned=False)
+                update(run_table)
+                .where(run_table.c.run_id == full)
+                .values(pinned=False, **_UNPINNED)
             ),
         )
         return full
@@ -172,6 +192,7 @@ class RunStore:
             "accepted_at": moment.isoformat(),
             "accepted_by": by.strip(),
             "accepted_reason": reason.strip(),
+            **serialize.accepted_columns(Accepted(HowAccepted.PERSON)),
         }
         self._write(
             f"accepting run {summary.run_id}",
@@ -367,6 +388,14 @@ def _prepare_directory(url: URL, path: Path) -> None:
             )
 
 
+#: Unpinning takes back an acceptance that was the pin alone (``HowAccepted.PINNED``).
+_UNPINNED = {
+    "accepted_how": case(
+        (run_table.c.accepted_how == HowAccepted.PINNED.value, None),
+        else_=run_table.c.accepted_how,
+    )
+}
+
 #: Outcome rows encoded and sent per batch: a big run is never encoded whole at once.
 SAVE_BATCH = 5_000
 
@@ -384,6 +413,28 @@ def _insert_run(conn: Connection, row: dict[str, Any], run: RunResult) -> None:
     if run.labels:
         labels = [{"run_pk": pk, "key": k, "value": v} for k, v in run.labels.items()]
         conn.execute(insert(label_table), labels)
+
+
+def _insert_first_run(conn: Connection, row: dict[str, Any], run: RunResult) -> None:
+    """Insert a run accepted as the first of its lineage, unless one was stored first.
+
+    The check and the insert are one transaction under the lineage's lock (SQLite: the
+    store's ``BEGIN IMMEDIATE`` write lock; PostgreSQL: a transaction-level advisory lock
+    on the set and lineage), so of two first runs at once exactly one is accepted as such.
+    """
+    if conn.dialect.name == "postgresql":
+        conn.execute(text("SELECT pg_advisory_xact_lock(:key)"),
+                     {"key": _lineage_lock_key(run.set_name, row["lineage"])})  # fmt: skip
+    winner = conn.scalar(queries.lineage_taken(run))
+    if winner is not None:
+        raise FirstRunRaced(str(winner))
+    _insert_run(conn, row, run)
+
+
+def _lineage_lock_key(set_name: str, lineage: str) -> int:
+    """A signed 64-bit advisory-lock key for one set x lineage."""
+    digest = hashlib.sha256(f"reval-lineage\0{set_name}\0{lineage}".encode()).digest()
+    return int.from_bytes(digest[:8], "big", signed=True)
 
 
 def _id_taken(error: IntegrityError) -> bool:

@@ -1,10 +1,13 @@
 """A stored run as the judge and the views read it back: the run, the verdict it was
-given, its pin and a person's acceptance; and which stored runs may be a baseline."""
+given, its pin, how it was accepted as a baseline; and which stored runs may be one."""
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import dataclass
 from datetime import datetime
+from enum import StrEnum
+from typing import Any
 
 from retrieval_eval.records.run import RunResult, RunState
 
@@ -18,6 +21,41 @@ class Acceptance:
     reason: str
 
 
+class HowAccepted(StrEnum):
+    """How a run became accepted (a baseline without a pin), as ``accepted_how`` stores it."""
+
+    #: Judged pass under thresholds no looser than its lineage's own, against a baseline
+    #: of its own lineage (a stored run, or a baseline file of the lineage).
+    JUDGED_PASS = "judged-pass"
+    #: The first accepted run of its lineage (no baseline), decided in one transaction.
+    FIRST_RUN = "first-run"
+    #: A person accepted it (``reval runs accept``: who, when and why in ``Acceptance``).
+    PERSON = "person"
+    #: Pinned (``reval runs pin``) and not accepted otherwise; unpinning takes it back.
+    PINNED = "pinned"
+
+
+@dataclass(frozen=True, slots=True)
+class Accepted:
+    """How a run was accepted, and under what: the thresholds it was judged with (as
+    ``Thresholds`` fields, JSON-ready) and the baseline it passed against (a run id, or
+    ``FILE (run ID)`` for a baseline file); both None when a person accepted it."""
+
+    how: HowAccepted
+    thresholds: Mapping[str, Any] | None = None
+    baseline: str | None = None
+
+
+class FirstRunRaced(Exception):
+    """Raised by ``RunStore.save`` for a run to be accepted as the first of its lineage
+    when another accepted or pinned run of the lineage was stored first (two first runs
+    at once): nothing was written; judge the run against ``winner`` and save it again."""
+
+    def __init__(self, winner: str) -> None:
+        super().__init__(winner)
+        self.winner = winner
+
+
 @dataclass(frozen=True, slots=True)
 class StoredRun:
     """A run as stored: with the verdict it was given when saved and its pin."""
@@ -29,21 +67,15 @@ class StoredRun:
     pinned: bool = False
     lineage: str = ""
     acceptance: Acceptance | None = None
+    #: How the run became accepted; None: it is not (unless pinned).
+    accepted: Accepted | None = None
 
 
-#: Stored verdicts that make a complete run a baseline by themselves. A run saved without
-#: a check ("": ``RunStore.save(run)`` from a script) is not among them: nothing says it
-#: did not regress, so it must not become the bar the next run is held to.
-ACCEPTING_VERDICTS = ("pass", "no-baseline")
-
-
-def is_accepted(state: RunState, verdict_kind: str, acceptance: Acceptance | None) -> bool:
-    """A run that may be a baseline: complete, and judged pass or no-baseline, or accepted
-    by a person (``reval runs accept``; the store upgrade of revision 0006 accepted the
-    unjudged runs stored before it, which were baselines then). A run judged regression,
-    incomparable or incomplete, or never judged, never becomes a baseline by itself:
-    retrying a failed gate fails again. (``store.queries.accepted_clause`` is the same
-    rule in SQL.)"""
-    if state is not RunState.COMPLETE:
-        return False
-    return acceptance is not None or verdict_kind in ACCEPTING_VERDICTS
+def is_accepted(state: RunState, accepted: Accepted | None) -> bool:
+    """A run that may be a baseline: complete, and accepted explicitly (``Accepted``:
+    judged pass under its lineage's thresholds against its lineage, the first run of its
+    lineage, or by a person with ``reval runs accept``). A pass under loosened options, a
+    run judged regression, incomparable or incomplete, or never judged, never becomes a
+    baseline by itself: retrying a failed gate fails again. (``store.queries.
+    accepted_clause`` is the same rule in SQL.)"""
+    return state is RunState.COMPLETE and accepted is not None

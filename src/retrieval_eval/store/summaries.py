@@ -11,6 +11,7 @@ from datetime import datetime
 from retrieval_eval.records.run import RunState
 from retrieval_eval.store.stored_run import (
     Acceptance,
+    Accepted,
     is_accepted,
 )
 
@@ -46,8 +47,10 @@ class RunSummary:
     lineage: str = ""
     #: Set when a person accepted the run (``reval runs accept``).
     acceptance: Acceptance | None = None
+    #: How the run became accepted (None: it is not).
+    how_accepted: Accepted | None = None
 
     @property
     def accepted(self) -> bool:
         """Can be a baseline without a pin (see ``is_accepted``)."""
-        return is_accepted(self.state, self.verdict_kind, self.acceptance)
+        return is_accepted(self.state, self.how_accepted)

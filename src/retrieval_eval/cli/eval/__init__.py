@@ -1,8 +1,9 @@
 """``reval eval``: evaluate sets against retrievers, judge each run, save it, report.
 
-Flow: check ``--output``, load the sets, open the store and check ``--baseline`` (all
-before the first question) -> ``evaluate`` -> ``judge_and_save`` -> render ->
-``--output`` -> exit code. The measured runs are always
+Flow: read reval.toml's ``[gate]`` and ``--baseline-file``, check ``--output``, load the
+sets, open the store and check ``--baseline`` (all before the first question) ->
+``evaluate`` -> ``judge_and_save`` -> render -> ``--output`` -> exit code. The measured
+runs are always
 reported and saved first: then a run-store failure exits 3, an interruption exits 130
 (Ctrl-C) or 143 (SIGTERM), a run with more errored questions than ``--max-errors`` (its
 verdict is ``incomplete``) exits 3 whatever the flags, and a regression exits 1 with
@@ -38,7 +39,11 @@ from retrieval_eval.records.run import RunResult
 from retrieval_eval.regression.verdict_records import ErrorBudget, RunReport, Thresholds
 
 if TYPE_CHECKING:
+    from collections.abc import Callable
+
     from retrieval_eval.evaluation.coordinator import EvalOptions
+    from retrieval_eval.regression.baseline_file import BaselineFile
+    from retrieval_eval.regression.gate import Gate
 
 
 #: Defaults shown by --help come from the library's options.
@@ -117,7 +122,23 @@ _THRESHOLDS = Thresholds()
     "baseline_id",
     metavar="RUN",
     help="Judge every run of this invocation against RUN (an id or unique prefix; a complete "
-    "run) instead of the pinned or newest accepted run of the same set and retriever.",
+    "run) instead of the pinned or newest accepted run of the same set and retriever. A pass "
+    "against a run of another lineage is not accepted as a baseline.",
+)
+@click.option(
+    "--baseline-file",
+    type=click.Path(dir_okay=False, path_type=Path),
+    metavar="FILE",
+    help="Judge against the baseline in FILE (written by `reval runs export-baseline`), "
+    "with no database needed (with --no-save none is opened). A file of another set "
+    "fingerprint or lineage makes the verdict incomparable.",
+)
+@click.option(
+    "--require-baseline",
+    is_flag=True,
+    help="No baseline is a failing verdict, like a regression: exit 1 with "
+    "--fail-on-regression (without it, reported as failing, exit 0); the run is not "
+    "accepted as its lineage's first.",
 )
 @threshold_options
 @click.option(
@@ -127,13 +148,13 @@ _THRESHOLDS = Thresholds()
     metavar="RATE",
     help="A top-1 or top-3 drop larger than RATE since the best accepted run of the "
     "retriever (since a run was last accepted with `reval runs accept`) is a regression "
-    "[default: drift is reported as a warning].",
+    "[default: reval.toml [gate], else drift is reported as a warning].",
 )
 @click.option(
     "--max-errors",
     metavar="N|P%",
-    default=str(_THRESHOLDS.max_errors),
-    show_default=True,
+    default=None,
+    show_default=f"{_THRESHOLDS.max_errors}, or reval.toml [gate]",
     help="Errored questions a run may have and still be judged: a count, or a percentage "
     "of its questions (2%). Beyond it the verdict is incomplete and the exit code 3, "
     "whatever the other flags.",
@@ -148,7 +169,8 @@ _THRESHOLDS = Thresholds()
 @click.option(
     "--fail-on-regression",
     is_flag=True,
-    help="Exit 1 when a verdict is regression or incomparable.",
+    help="Exit 1 when a verdict is regression or incomparable (or no-baseline with "
+    "--require-baseline).",
 )
 @token_env_option("Send the bearer token held in environment variable VAR to gRPC retrievers.")
 @config_option
@@ -170,11 +192,13 @@ def eval_command(
     no_save: bool,
     labels: dict[str, str],
     baseline_id: str | None,
-    max_top1_drop: float,
-    max_top3_drop: float,
+    baseline_file: Path | None,
+    require_baseline: bool,
+    max_top1_drop: float | None,
+    max_top3_drop: float | None,
     max_p95_ms: float | None,
     max_drift: float | None,
-    max_errors: str,
+    max_errors: str | None,
     keep_asking: bool,
     fail_on_regression: bool,
     token_env: str | None,
@@ -193,6 +217,8 @@ def eval_command(
           --label git_sha=$GIT_SHA --fail-on-regression
     """
     from retrieval_eval.evaluation.coordinator import EvalOptions
+    from retrieval_eval.regression.gate import ThresholdChoice
+    from retrieval_eval.regression.gate_config import load_gate
     from retrieval_eval.regression.record import judge_and_save
     from retrieval_eval.store.store import RunStore
 
@@ -201,11 +227,15 @@ def eval_command(
         raise click.UsageError("give at least one question set with --set")
     if not specs:
         raise click.UsageError("give at least one retriever with --retriever")
+    if baseline_file is not None and baseline_id is not None:
+        raise click.UsageError("give --baseline RUN or --baseline-file FILE, not both")
     token = read_token(token_env)
-    budget = ErrorBudget.parse(max_errors)
-    thresholds = Thresholds(
-        max_top1_drop, max_top3_drop, max_p95_ms, max_errors=budget, max_drift=max_drift
-    )
+    given = ThresholdChoice(
+        max_top1_drop, max_top3_drop, max_p95_ms,
+        None if max_errors is None else ErrorBudget.parse(max_errors), max_drift,
+    )  # fmt: skip
+    gate = load_gate(config_path, given)
+    baseline = None if baseline_file is None else _read_baseline_file(baseline_file)
     options = EvalOptions(
         ks=ks,
         overfetch=overfetch,
@@ -214,14 +244,16 @@ def eval_command(
         latency_probe=latency_probe,
         timeout_s=timeout_s,
         labels=labels,
-        stop_asking=None if keep_asking else budget.exceeded_by,
+        stop_asking=None if keep_asking else _stop_asking(gate),
     )
     if output is not None:
         check_writable(output)  # before anything is measured
     elif fmt == "html" and sys.stdout.isatty():
         raise click.UsageError("--format html writes a file: add --output FILE (or redirect)")
     question_sets = load_sets(sets)
-    store = open_store_or_url(db_url, baseline_id)  # a bad --db or RUN fails before measuring
+    # a bad --db or RUN fails before measuring; judging against a file needs no store
+    # unless the runs are saved
+    store = None if baseline and no_save else open_store_or_url(db_url, baseline_id)
     try:
         with signals.measuring():
             # With --output the file gets --format and the terminal the text report.
@@ -232,8 +264,8 @@ def eval_command(
                 if interrupted:
                     signals.announce_stop(saving=not no_save)
                 recorded = judge_and_save(
-                    runs, store=store, thresholds=thresholds, baseline_id=baseline_id,
-                    save=not no_save,
+                    runs, store=store, baseline_id=baseline_id, save=not no_save, gate=gate,
+                    baseline_file=baseline, require_baseline=require_baseline,
                 )  # fmt: skip
                 emit_report(recorded, fmt, output)
             stopped_by = signals.received()
@@ -248,12 +280,34 @@ def eval_command(
     if recorded.incomplete:
         names = ", ".join(f"{r.run.set_name} × {r.run.retriever_target} ({_errors(r.run)}"
                           f"{_nothing(r)})" for r in recorded.incomplete)  # fmt: skip
+        budgets = sorted({str(gate.effective(r.run).max_errors) for r in recorded.incomplete})
         raise IncompleteRun(
-            f"too many failed retrievals (--max-errors {budget}): {names}; the report and "
-            "the stored runs say which questions failed and why"
+            f"too many failed retrievals (--max-errors {', '.join(budgets)}): {names}; the "
+            "report and the stored runs say which questions failed and why"
         )
     if fail_on_regression and recorded.regressed:
         ctx.exit(exit_codes.REGRESSION)
+
+
+def _read_baseline_file(path: Path) -> BaselineFile:
+    from retrieval_eval.regression.baseline_file import read_baseline_file
+
+    return read_baseline_file(path)
+
+
+def _stop_asking(gate: Gate) -> Callable[[int, int], bool]:
+    """Stop asking a run's questions once its errors exceed every error budget a lineage
+    of this invocation may have (the command line's, else reval.toml's, else the
+    default): which lineage a run is of is known only once it is described."""
+    if gate.options.max_errors is not None:
+        return gate.options.max_errors.exceeded_by
+    choices = (gate.table, *gate.entries.values())
+    budgets = [c.max_errors for c in choices if c.max_errors is not None] or [
+        _THRESHOLDS.max_errors
+    ]
+    if gate.table.max_errors is None:
+        budgets.append(_THRESHOLDS.max_errors)
+    return lambda errors, total: all(b.exceeded_by(errors, total) for b in budgets)
 
 
 def _errors(run: RunResult) -> str:

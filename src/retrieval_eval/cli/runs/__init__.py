@@ -1,4 +1,5 @@
-"""``reval runs``: the stored history — list, show, compare, pin, unpin, prune, export."""
+"""``reval runs``: the stored history — list, show, compare, pin, unpin, prune, export,
+export a baseline file."""
 
 from __future__ import annotations
 
@@ -8,11 +9,17 @@ from pathlib import Path
 import click
 
 from retrieval_eval.cli.lazy import Lazy, LazyGroup
-from retrieval_eval.cli.options import db_option, format_option, label_option, threshold_options
+from retrieval_eval.cli.options import (
+    db_option,
+    format_option,
+    label_option,
+    threshold_options,
+    thresholds_or_defaults,
+)
 from retrieval_eval.cli.render import emit_report, terminal_width
 from retrieval_eval.cli.runs.store import open_run_store
 from retrieval_eval.errors import InputError
-from retrieval_eval.regression.verdict_records import RunReport, Thresholds
+from retrieval_eval.regression.verdict_records import RunReport
 from retrieval_eval.report.plural import plural
 
 
@@ -29,6 +36,11 @@ from retrieval_eval.report.plural import plural
         "compare": Lazy(
             "retrieval_eval.cli.runs.compare:compare",
             "Compare runs side by side; the first RUN is the reference.",
+        ),
+        "export-baseline": Lazy(
+            "retrieval_eval.cli.runs.export_baseline:export_baseline",
+            "Write RUN, an accepted baseline, to FILE: its rankings and hits per question, its "
+            "figures, fingerprints and lineage, and how it was accepted.",
         ),
         "history": Lazy(
             "retrieval_eval.cli.runs.history:history",
@@ -106,8 +118,8 @@ def show(
     run_id: str,
     output: Path | None,
     baseline_id: str | None,
-    max_top1_drop: float,
-    max_top3_drop: float,
+    max_top1_drop: float | None,
+    max_top3_drop: float | None,
     max_p95_ms: float | None,
     db_url: str | None,
     fmt: str,
@@ -121,9 +133,10 @@ def show(
         stored = store.get_stored(run_id)
         verdict = stored_verdict(stored)
         if baseline_id is not None:
-            thresholds = Thresholds(max_top1_drop, max_top3_drop, max_p95_ms)
+            thresholds = thresholds_or_defaults(max_top1_drop, max_top3_drop, max_p95_ms)
             verdict = judge(stored.run, store.find_baseline(stored.run, baseline_id), thresholds)
-    emit_report([RunReport(stored.run, verdict, stored.acceptance)], fmt, output)
+    report = RunReport(stored.run, verdict, stored.acceptance, accepted=stored.accepted)
+    emit_report([report], fmt, output)
 
 
 @runs.command("pin")

@@ -13,10 +13,10 @@ from retrieval_eval.cli.options import (
     format_option,
     rbo_p_option,
     threshold_options,
+    thresholds_or_defaults,
 )
 from retrieval_eval.cli.render import emit_html, terminal_width
 from retrieval_eval.cli.runs.store import open_run_store
-from retrieval_eval.regression.verdict_records import Thresholds
 
 
 @click.command("compare")
@@ -59,8 +59,8 @@ def compare(
     overlap_k: int,
     rbo_p: float,
     seed: int,
-    max_top1_drop: float,
-    max_top3_drop: float,
+    max_top1_drop: float | None,
+    max_top3_drop: float | None,
     max_p95_ms: float | None,
     output: Path | None,
     db_url: str | None,
@@ -85,7 +85,7 @@ def compare(
         overlap_k=overlap_k,
         rbo_p=rbo_p,
         seed=seed,
-        thresholds=Thresholds(max_top1_drop, max_top3_drop, max_p95_ms),
+        thresholds=thresholds_or_defaults(max_top1_drop, max_top3_drop, max_p95_ms),
     )
     shown = QuestionsShown(questions)
     if fmt == "html":

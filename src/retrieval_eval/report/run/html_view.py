@@ -18,7 +18,7 @@ from retrieval_eval.metric_keys import TOP1_HIT_RATE, TOP3_HIT_RATE
 from retrieval_eval.records.metrics import GroupMetrics, RateEstimate
 from retrieval_eval.records.outcome import QuestionOutcome
 from retrieval_eval.regression.verdict_records import RunReport, Verdict
-from retrieval_eval.report.baseline_notes import notes
+from retrieval_eval.report.baseline_notes import report_notes
 from retrieval_eval.report.html.page import page_context, render_page
 from retrieval_eval.report.model import duration_s, question_flips, retriever_label, run_title
 
@@ -108,7 +108,7 @@ def run_view(report: RunReport, index: int = 0) -> RunView:
         underfilled=run.underfilled_count,
         headline=tuple(Headline(m, label, run.metrics.intervals.get(m)) for m, label in HEADLINE),
         verdict=report.verdict,
-        baseline_notes=tuple(notes(report.verdict, report.acceptance)),
+        baseline_notes=tuple(report_notes(report)),
         by_form=rates_chart(run.by_form, "form"),
         by_hard_class=rates_chart(run.by_hard_class, "hard class"),
         latency=_latency_chart(report),

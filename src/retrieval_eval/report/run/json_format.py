@@ -99,12 +99,13 @@ from retrieval_eval.records import json_shape
 from retrieval_eval.records.json_shape import question_to_dict
 from retrieval_eval.records.run import RunResult, RunState
 from retrieval_eval.regression.verdict_records import PairedTest, RunReport, Verdict
-from retrieval_eval.report.baseline_notes import acceptance_dict
+from retrieval_eval.report.baseline_notes import accept_command, acceptance_dict, accepted_dict
 from retrieval_eval.store.stored_run import Acceptance
 from retrieval_eval.version import __version__
 
 if TYPE_CHECKING:  # the comparison's records load with the comparison, not with a run
     from retrieval_eval.comparison.results import SignificanceTest
+    from retrieval_eval.store.stored_run import Acceptance, Accepted
 
 __all__ = [
     "render_json",
@@ -128,7 +129,9 @@ def runs_to_document(
         "schema_version": SCHEMA_VERSION,
         "tool": {"name": "reval", "version": __version__},
         "runs": [
-            run_to_dict(r.run, r.verdict, questions=questions, acceptance=r.acceptance)
+            run_to_dict(
+                r.run, r.verdict, questions=questions, acceptance=r.acceptance, accepted=r.accepted
+            )
             for r in reports
         ],
         "summary": {
@@ -191,21 +194,29 @@ def run_to_dict(
     *,
     questions: bool = True,
     acceptance: Acceptance | None = None,
+    accepted: Accepted | None = None,
 ) -> dict[str, Any]:
     """One run in the documented shape (see the module docstring): ``run.to_dict()``
     with its verdict and its acceptance as a baseline."""
     out = json_shape.run_to_dict(run, questions=questions)
-    out["regression"] = verdict_to_dict(verdict) if verdict is not None else None
+    out["regression"] = verdict_to_dict(verdict, run.run_id) if verdict is not None else None
     if acceptance is not None:  # only then: a run's own ``to_dict()`` is the same object
         out["accepted"] = acceptance_dict(acceptance)
+    if accepted is not None:  # how it became a baseline (a person: also ``accepted``)
+        out["acceptance"] = accepted_dict(accepted)
     return out
 
 
-def verdict_to_dict(v: Verdict) -> dict[str, Any]:
+def verdict_to_dict(v: Verdict, run_id: str | None = None) -> dict[str, Any]:
     return {
         "verdict": v.kind.value,
         "fails": v.fails(),
         "baseline_run_id": v.baseline_run_id,
+        "baseline_file": v.baseline_file,
+        "baseline_required": v.baseline_required,
+        "rule": v.rule,
+        "not_accepted": list(v.not_accepted),
+        "accept_command": accept_command(run_id) if v.not_accepted and run_id else None,
         "variant_change": v.variant_change,
         "drift_reference_run_id": v.drift_reference_run_id,
         "reasons": list(v.reasons),

@@ -87,6 +87,10 @@ def _properties(suite: ET.Element, report: RunReport) -> None:
     }
     if report.acceptance is not None:
         props["accepted"] = acceptance_line(report.acceptance) or ""
+    if report.accepted is not None:
+        props["acceptance"] = report.accepted.how.value
+    if verdict is not None and verdict.not_accepted:
+        props["not_accepted"] = "; ".join(verdict.not_accepted)
     props |= {name: f"{value:.6f}" for name, value in run.metrics.values.items()}
     node = ET.SubElement(suite, "properties")
     for name, value in props.items():
@@ -104,12 +108,12 @@ def _verdict_case(verdict: Verdict | None, classname: str, run: RunResult) -> ET
         summary = f"{summary} ({before_after})"
     if verdict.fails():
         failure = ET.SubElement(case, "failure", type=verdict.kind.value, message=summary)
-        failure.text = _verdict_details(verdict)
+        failure.text = _verdict_details(verdict, run)
     elif verdict.kind is VerdictKind.NO_BASELINE:
         ET.SubElement(case, "skipped", message=f"no baseline: {summary}")
     else:
         out = ET.SubElement(case, "system-out")
-        out.text = _verdict_details(verdict)
+        out.text = _verdict_details(verdict, run)
     if not run.complete:
         err = ET.SubElement(case, "system-err")
         err.text = f"run {run.state.value}: {run.error_count} questions failed to retrieve"
@@ -118,11 +122,11 @@ def _verdict_case(verdict: Verdict | None, classname: str, run: RunResult) -> ET
     return case
 
 
-def _verdict_details(verdict: Verdict) -> str:
+def _verdict_details(verdict: Verdict, run: RunResult) -> str:
     lines = [f"verdict: {verdict.kind.value}"]
     if verdict.baseline_run_id:
         lines.append(f"baseline: {verdict.baseline_run_id}")
-    lines += notes(verdict)
+    lines += notes(verdict, run_id=run.run_id)
     lines += [f"reason: {r}" for r in verdict.reasons]
     if verdict.incomparable_parts:
         lines.append("differs: " + ", ".join(verdict.incomparable_parts))

@@ -14,7 +14,7 @@ from collections.abc import Sequence
 from retrieval_eval.metric_keys import TOP1_HIT_RATE, TOP3_HIT_RATE
 from retrieval_eval.records.run import RunResult
 from retrieval_eval.regression.verdict_records import FlipDirection, RunReport, Verdict, VerdictKind
-from retrieval_eval.report.baseline_notes import notes
+from retrieval_eval.report.baseline_notes import report_notes
 from retrieval_eval.report.model import latency_lines, question_text, retriever_label, run_title
 from retrieval_eval.report.plural import plural
 from retrieval_eval.report.run.verdict_text import describe_flip
@@ -103,7 +103,7 @@ def _verdict_cell(report: RunReport) -> str:
     if verdict is None:
         return "not checked"
     cell = _ICON.get(verdict.kind, verdict.kind.value)
-    extra = notes(verdict, report.acceptance)
+    extra = report_notes(report)
     return cell + "".join(f"<br>{_cell(line)}" for line in extra)
 
 

@@ -82,7 +82,8 @@ def render_run(console: Console, report: RunReport, style: Style) -> None:
     _questions(console, report, style)
     if report.verdict is not None:
         console.print()
-        render_verdict(console, report.verdict, style, acceptance=report.acceptance)
+        render_verdict(console, report.verdict, style, acceptance=report.acceptance,
+                       accepted=report.accepted, run_id=run.run_id)  # fmt: skip
     elif report.acceptance is not None:
         console.print()
         console.print(escape(acceptance_line(report.acceptance) or ""))

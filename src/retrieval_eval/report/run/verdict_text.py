@@ -15,7 +15,7 @@ from retrieval_eval.report import baseline_notes
 from retrieval_eval.report.safe_text import markup_safe as escape
 from retrieval_eval.report.safe_text import short
 from retrieval_eval.report.text_style import Style
-from retrieval_eval.store.stored_run import Acceptance
+from retrieval_eval.store.stored_run import Acceptance, Accepted
 
 #: Up to this many deltas are all shown; beyond, only overall ones and regressions.
 ALL_DELTAS_UP_TO = 12
@@ -30,6 +30,8 @@ def render_verdict(
     *,
     title: str = "",
     acceptance: Acceptance | None = None,
+    accepted: Accepted | None = None,
+    run_id: str | None = None,
 ) -> None:
     kind = verdict.kind
     label = kind.value.upper()
@@ -40,7 +42,7 @@ def render_verdict(
     )
     against = f" vs baseline {escape(verdict.baseline_run_id)}" if verdict.baseline_run_id else ""
     console.print(f"{style.heading(title or 'regression verdict')}: {mark}{against}")
-    for note in baseline_notes.notes(verdict, acceptance):
+    for note in baseline_notes.notes(verdict, acceptance, accepted=accepted, run_id=run_id):
         console.print(f"  {escape(note)}")
     for reason in verdict.reasons:
         console.print(f"  - {escape(reason)}")
