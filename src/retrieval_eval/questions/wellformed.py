@@ -9,11 +9,14 @@ from __future__ import annotations
 from sys import intern
 from typing import Any
 
+from retrieval_eval.questions.judgments import JUDGMENTS_KEY, combine, read_grade
 from retrieval_eval.questions.model import GoldenQuestion
 from retrieval_eval.records import Form
 
 #: The keys a question may have (a drafted question's labelling key takes the slow path).
-FIELDS = frozenset(("id", "question", "form", "expected_document_ids", "hard_class", "answer_gist"))
+FIELDS = frozenset(
+    ("id", "question", "form", "expected_document_ids", JUDGMENTS_KEY, "hard_class", "answer_gist")
+)
 _FORMS: dict[Any, Form] = {None: Form.UNLABELLED}
 for _form in Form:
     for _spelling in (_form.value, _form.value.lower(), _form.value.capitalize()):
@@ -24,14 +27,17 @@ def _text(value: Any) -> bool:
     return type(value) is str and value != "" and not value.isspace()
 
 
-def well_formed(data: Any) -> GoldenQuestion | None:
+def well_formed(data: Any, level: int = 1) -> GoldenQuestion | None:
     """The question when it is plainly valid (the common case, fast); ``None`` means "check
-    it field by field" — never that it is wrong."""
+    it field by field" — never that it is wrong. ``level`` is the set's relevance level."""
     if type(data) is not dict or not data.keys() <= FIELDS:
         return None
     qid: Any = data.get("id")
     text: Any = data.get("question")
     ids = data.get("expected_document_ids")
+    judged = data.get(JUDGMENTS_KEY)
+    if judged is not None:
+        return _judged(data, judged, level)
     if not (_text(qid) and _text(text) and type(ids) is list):
         return None
     given = data.get("form")
@@ -48,4 +54,30 @@ def well_formed(data: Any) -> GoldenQuestion | None:
     expected = tuple(map(intern, ids))
     if len(set(expected)) != len(expected):
         return None
+    if level != 1:  # a listed id takes the set's level as its grade
+        expected, judgments = combine(expected, {}, level)
+        return GoldenQuestion(qid, text, form, expected, hard_class, gist, judgments)
     return GoldenQuestion(qid, text, form, expected, hard_class, gist)
+
+
+def _judged(data: dict[str, Any], judged: Any, level: int) -> GoldenQuestion | None:
+    """``well_formed`` for a question with judgments (and perhaps a list beside them)."""
+    if type(judged) is not dict:
+        return None
+    grades: dict[str, int] = {}
+    for doc, value in judged.items():
+        grade = read_grade(value)
+        if grade is None or not _text(doc):
+            return None
+        grades[intern(doc)] = grade
+    listed = data.get("expected_document_ids", [])
+    if type(listed) is not list:
+        return None
+    plain = well_formed({**data, "expected_document_ids": listed, JUDGMENTS_KEY: None})
+    if plain is None or any(grades.get(d, level) < level for d in plain.expected_document_ids):
+        return None
+    expected, judgments = combine(plain.expected_document_ids, grades, level)
+    return GoldenQuestion(
+        plain.id, plain.question, plain.form, expected, plain.hard_class, plain.answer_gist,
+        judgments,
+    )  # fmt: skip
