@@ -36,9 +36,12 @@ def well_formed(data: Any, level: int = 1) -> GoldenQuestion | None:
     text: Any = data.get("question")
     ids = data.get("expected_document_ids")
     judged = data.get(JUDGMENTS_KEY)
-    if judged is not None:
-        return _judged(data, judged, level)
-    if not (_text(qid) and _text(text) and type(ids) is list):
+    if judged is None:
+        if type(ids) is not list:
+            return None
+    elif type(judged) is not dict or not (ids is None or type(ids) is list):
+        return None
+    if not (_text(qid) and _text(text)):
         return None
     given = data.get("form")
     form = _FORMS.get(given) if given is None or type(given) is str else None
@@ -47,37 +50,28 @@ def well_formed(data: Any, level: int = 1) -> GoldenQuestion | None:
         return None
     if not (gist is None or _text(gist)):
         return None
-    for doc in ids:
+    for doc in ids or ():
         if type(doc) is not str or doc == "" or doc.isspace():
             return None
     # Labels recur across questions (many questions, fewer documents): one string each.
-    expected = tuple(map(intern, ids))
+    expected = tuple(map(intern, ids)) if ids else ()
     if len(set(expected)) != len(expected):
         return None
-    if level != 1:  # a listed id takes the set's level as its grade
-        expected, judgments = combine(expected, {}, level)
-        return GoldenQuestion(qid, text, form, expected, hard_class, gist, judgments)
-    return GoldenQuestion(qid, text, form, expected, hard_class, gist)
-
-
-def _judged(data: dict[str, Any], judged: Any, level: int) -> GoldenQuestion | None:
-    """``well_formed`` for a question with judgments (and perhaps a list beside them)."""
-    if type(judged) is not dict:
+    if judged is None and level == 1:
+        return GoldenQuestion(qid, text, form, expected, hard_class, gist)
+    grades = _grades(judged) if judged else {}
+    if grades is None or any(grades.get(doc, level) < level for doc in expected):
         return None
+    expected, judgments = combine(expected, grades, level)
+    return GoldenQuestion(qid, text, form, expected, hard_class, gist, judgments)
+
+
+def _grades(judged: dict[Any, Any]) -> dict[str, int] | None:
+    """Document id -> grade, or ``None`` when any entry needs the careful path."""
     grades: dict[str, int] = {}
     for doc, value in judged.items():
         grade = read_grade(value)
         if grade is None or not _text(doc):
             return None
         grades[intern(doc)] = grade
-    listed = data.get("expected_document_ids", [])
-    if type(listed) is not list:
-        return None
-    plain = well_formed({**data, "expected_document_ids": listed, JUDGMENTS_KEY: None})
-    if plain is None or any(grades.get(d, level) < level for d in plain.expected_document_ids):
-        return None
-    expected, judgments = combine(plain.expected_document_ids, grades, level)
-    return GoldenQuestion(
-        plain.id, plain.question, plain.form, expected, plain.hard_class, plain.answer_gist,
-        judgments,
-    )  # fmt: skip
+    return grades
