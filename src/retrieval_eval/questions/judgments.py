@@ -31,9 +31,9 @@ MAX_GRADE = 2**31 - 1
 def read_grade(value: object) -> int | None:
     """The grade ``value`` gives (a negative one reads as 0), or ``None`` when it is not an
     integer the format accepts (a boolean, a float, a string, past ``MAX_GRADE``)."""
-    if type(value) is not int or value > MAX_GRADE:
-        return None
-    return value if value > 0 else 0
+    if not isinstance(value, int) or isinstance(value, bool) or value > MAX_GRADE:
+        return None  # an int subclass is taken: round-trip YAML reads 0 as one
+    return int(value) if value > 0 else 0
 
 
 def combine(
@@ -68,4 +68,5 @@ def header_level(header: Mapping[str, object]) -> int:
     """The set's relevance level as its header gives it; the default when it is missing
     or not valid (the checker reports that)."""
     value = header.get(LEVEL_KEY, DEFAULT_LEVEL)
-    return value if type(value) is int and value >= 1 else DEFAULT_LEVEL
+    grade = read_grade(value)
+    return grade if grade is not None and grade >= 1 and grade == value else DEFAULT_LEVEL

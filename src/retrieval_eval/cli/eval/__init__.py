@@ -90,6 +90,15 @@ _THRESHOLDS = Thresholds()
     help="Chunk-id separator mapping result ids to documents (overrides Describe).",
 )
 @click.option(
+    "--rel-level",
+    "rel_level",
+    type=click.IntRange(min=1),
+    default=None,
+    metavar="GRADE",
+    help="The grade a judged document needs to be expected (a target for hits, MRR, "
+    "recall) [default: each set's relevance_level, else 1].",
+)
+@click.option(
     "--concurrency",
     type=click.IntRange(min=1),
     default=DEFAULT_CONCURRENCY,
@@ -165,6 +174,7 @@ def eval_command(
     ks: tuple[int, ...],
     overfetch: int,
     doc_id_separator: str | None,
+    rel_level: int | None,
     concurrency: int,
     latency_probe: int,
     timeout_s: float | None,
@@ -227,6 +237,8 @@ def eval_command(
     elif fmt == "html" and sys.stdout.isatty():
         raise click.UsageError("--format html writes a file: add --output FILE (or redirect)")
     question_sets = load_sets(sets)
+    if rel_level is not None:
+        question_sets = [qs.at_level(rel_level) for qs in question_sets]
     store = open_store_or_url(db_url, baseline_id)  # a bad --db or RUN fails before measuring
     try:
         with signals.measuring():
