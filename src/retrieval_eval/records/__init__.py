@@ -26,6 +26,7 @@ from retrieval_eval.records.failures import SKIPPED_MEMBER_NOTE, FailureKind, Re
 from retrieval_eval.records.metrics import (
     GroupMetrics,
     LatencySummary,
+    MeasureMean,
     NoAnswerStats,
     RateEstimate,
 )
@@ -61,6 +62,7 @@ __all__ = [
     "Form",
     "GroupMetrics",
     "LatencySummary",
+    "MeasureMean",
     "NoAnswerStats",
     "QuestionOutcome",
     "RateEstimate",

@@ -36,8 +36,10 @@ import math
 import re
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
+from typing import Protocol
 
 from retrieval_eval.errors import InputError
+from retrieval_eval.records import MeasureMean, QuestionOutcome
 
 #: ir_measures' families this module computes, and whether each takes a cut-off:
 #: "required", "optional" or "none".
@@ -78,10 +80,13 @@ def parse_measure(text: str) -> Measure:
     naming it otherwise. Names are case-sensitive, as ir_measures' are: ``ndcg@10`` is
     reval's binary nDCG, never the graded one."""
     found = _NAME.match(text.strip())
-    family = ALIASES.get(found["family"], found["family"]) if found else None
+    family = ALIASES.get(found["family"], found["family"]) if found else ""
     if found is None or family not in FAMILIES:
-        near = [f for f in FAMILIES if found and f.lower() == found["family"].lower()]
-        hint = f"; did you mean {near[0]}{'@' + found['k'] if found['k'] else ''}?" if near else ""
+        hint = ""
+        if found is not None:
+            near = [f for f in FAMILIES if f.lower() == found["family"].lower()]
+            cut = "@" + found["k"] if found["k"] else ""
+            hint = f"; did you mean {near[0]}{cut}?" if near else ""
         known = ", ".join(f"{f}@k" if FAMILIES[f] == "required" else f for f in FAMILIES)
         raise InputError(f"unknown measure {text.strip()!r}{hint} (known: {known})")
     k = int(found["k"]) if found["k"] else None
@@ -193,14 +198,14 @@ class QuestionFigures:
     judged: bool
 
 
-@dataclass(frozen=True, slots=True)
-class MeanFigure:
-    """One measure's mean and its denominator: the questions it is over."""
+class GradedQuestion(Protocol):
+    """What ``run_measures`` reads of a question (a ``GoldenQuestion`` has it)."""
 
-    value: float | None
-    count: int
-    #: Answered questions left out of this mean.
-    left_out: int
+    @property
+    def id(self) -> str: ...
+
+    @property
+    def grades(self) -> Mapping[str, int]: ...
 
 
 def mean_measures(
@@ -208,7 +213,7 @@ def mean_measures(
     measures: Iterable[Measure],
     *,
     trec_means: bool = False,
-) -> dict[str, MeanFigure]:
+) -> dict[str, MeasureMean]:
     """Each measure's mean over the answered questions' values.
 
     By default a question where a measure is undefined is left out of that mean. With
@@ -234,5 +239,26 @@ def mean_measures(
     for name in names:
         got = values[name]
         mean = math.fsum(got) / len(got) if got else None
-        means[name] = MeanFigure(mean, len(got), left_out[name])
+        means[name] = MeasureMean(mean, len(got), left_out[name])
     return means
+
+
+def run_measures(
+    outcomes: Iterable[QuestionOutcome],
+    questions: Iterable[GradedQuestion],
+    measures: Sequence[Measure],
+    *,
+    level: int = 1,
+    trec_means: bool = False,
+) -> dict[str, MeasureMean]:
+    """The measures' means over a run: each answered outcome's ranking against its
+    question's grades (questions matched by id; errors enter no mean)."""
+    grades = {q.id: q.grades for q in questions}
+    figures = []
+    for outcome in outcomes:
+        if outcome.error is not None:
+            continue
+        judged = grades.get(outcome.question_id, {})
+        values = question_measures(outcome.ranked_document_ids, judged, measures, level)
+        figures.append(QuestionFigures(values, bool(judged)))
+    return mean_measures(figures, measures, trec_means=trec_means)
