@@ -228,3 +228,34 @@ def test_graded_ndcg_on_scifact_equals_ir_measures(scifact_dir: Path) -> None:
         [ir_measures.parse_measure("nDCG@10")], chosen, trec_run(ranked)
     )
     assert mean == pytest.approx(next(iter(agg.values())), abs=1e-12)
+
+
+@pytest.mark.parametrize("trec_means", [False, True])
+def test_a_runs_means_are_the_means_of_its_questions(trec_means: bool) -> None:
+    """``run_measures`` (a column per measure, over outcomes) equals ``mean_measures``
+    over ``question_measures``; a failed retrieval enters no mean."""
+    from retrieval_eval.questions.model import GoldenQuestion
+    from retrieval_eval.records import FailureKind, Form, QuestionOutcome, RetrievalFailure
+    from retrieval_eval.scoring.measures import run_measures
+
+    qrels, _, ranked = seeded_run(8)
+    questions = [
+        GoldenQuestion(
+            q,
+            "x",
+            Form.GAP,
+            (),
+            None,
+            None,
+            tuple((d, max(g, 0)) for d, g in qrels.get(q, {}).items()),
+        )
+        for q in ranked
+    ]
+    outcomes = [
+        QuestionOutcome(q, Form.GAP, None, (), ranked_document_ids=r) for q, r in ranked.items()
+    ]
+    failed = RetrievalFailure(FailureKind.INTERNAL, "down")
+    outcomes.append(QuestionOutcome("q0", Form.GAP, None, (), error=failed))
+    ours = run_measures(outcomes, questions, MEASURES, trec_means=trec_means)
+    figures = reval_figures(qrels, ranked)
+    assert ours == mean_measures(figures.values(), MEASURES, trec_means=trec_means)

@@ -34,6 +34,7 @@ from __future__ import annotations
 
 import math
 import re
+from bisect import bisect_left
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Protocol
@@ -114,74 +115,93 @@ def question_measures(
 ) -> dict[str, float | None]:
     """Each measure's value for one question; ``None`` where it is undefined (see the
     module docstring). ``ranked`` holds distinct documents."""
-    relevant = [rank for rank, doc in enumerate(ranked) if grades.get(doc, 0) >= level]
-    total = sum(1 for grade in grades.values() if grade >= level)
-    values: dict[str, float | None] = {}
-    for m in measures:
-        values[m.name] = _value(m, ranked, grades, level, relevant, total)
-    return values
+    chosen = tuple(measures)
+    values = _Question(ranked, grades, level).values(chosen)
+    return dict(zip([m.name for m in chosen], values, strict=True))
 
 
-def _value(
-    m: Measure,
-    ranked: Sequence[str],
-    grades: Mapping[str, int],
-    level: int,
-    relevant: list[int],
-    total: int,
-) -> float | None:
-    k = m.k
-    within = relevant if k is None else [rank for rank in relevant if rank < k]
-    family = m.family
-    if family == "P":
-        return len(within) / k if k else None
-    if family == "Judged":
-        top = ranked[:k]
-        return sum(1 for doc in top if doc in grades) / len(top) if top else None
-    if family == "nDCG":
-        return _ndcg(ranked, grades, k)
-    if not total:
-        return None
-    if family == "R":
-        return len(within) / total
-    if family == "RR":
-        return 1.0 / (within[0] + 1) if within else 0.0
-    if family == "AP":
-        return sum((n + 1) / (rank + 1) for n, rank in enumerate(within)) / total
-    if family == "Rprec":
-        return sum(1 for rank in relevant if rank < total) / total
-    if family == "Bpref":
-        return _bpref(ranked, grades, level, total)
-    raise AssertionError(family)
+class _Question:
+    """One question's judged ranks, and each measure from them.
 
+    Judgments are a handful and rankings up to a thousand: each judged document is looked
+    up in the ranking by the tuple's own search (C), or for many judgments through a dict
+    of the ranking, and every measure is computed from those few ranks (counts below a
+    cut-off by bisection), never by walking the ranking again."""
 
-def _ndcg(ranked: Sequence[str], grades: Mapping[str, int], k: int | None) -> float | None:
-    ideal_gains = sorted((g for g in grades.values() if g > 0), reverse=True)
-    if not ideal_gains:
-        return None
-    depth = len(ranked) if k is None else min(k, len(ranked))
-    dcg = sum(grades.get(ranked[rank], 0) / math.log2(rank + 2) for rank in range(depth)
-              if grades.get(ranked[rank], 0) > 0)  # fmt: skip
-    cut = ideal_gains if k is None else ideal_gains[:k]
-    ideal = sum(gain / math.log2(rank + 2) for rank, gain in enumerate(cut))
-    return dcg / ideal
+    __slots__ = ("grades", "judged", "level", "relevant", "returned", "total")
 
-
-def _bpref(ranked: Sequence[str], grades: Mapping[str, int], level: int, total: int) -> float:
-    judged_not = sum(1 for grade in grades.values() if grade < level)
-    above = 0
-    score = 0.0
-    for doc in ranked:
-        grade = grades.get(doc)
-        if grade is None:
-            continue
-        if grade < level:
-            above += 1
-        elif above:
-            score += 1.0 - min(above, total) / min(judged_not, total)
+    def __init__(self, ranked: Sequence[str], grades: Mapping[str, int], level: int) -> None:
+        judged: list[tuple[int, int]] = []  # (rank, grade) of each judged document returned
+        if len(grades) > 8:
+            at = dict(zip(ranked, range(len(ranked)), strict=False))
+            for doc, grade in grades.items():
+                rank = at.get(doc)
+                if rank is not None:
+                    judged.append((rank, grade))
         else:
-            score += 1.0
-    return score / total
+            index = ranked.index
+            for doc, grade in grades.items():
+                try:
+                    judged.append((index(doc), grade))
+                except ValueError:  # not returned
+                    continue
+        judged.sort()
+        self.returned, self.judged, self.grades, self.level = len(ranked), judged, grades, level
+        self.relevant = [rank for rank, grade in judged if grade >= level]
+        self.total = sum(1 for grade in grades.values() if grade >= level)
+
+    def values(self, measures: Sequence[Measure]) -> list[float | None]:
+        return [self.value(m) for m in measures]
+
+    def value(self, m: Measure) -> float | None:
+        k, family, total, relevant = m.k, m.family, self.total, self.relevant
+        found = len(relevant) if k is None else bisect_left(relevant, k)
+        if family == "P":
+            return found / k if k else None
+        if family == "Judged":
+            top = self.returned if k is None else min(k, self.returned)
+            return bisect_left(self.judged, (top,)) / top if top else None
+        if family == "nDCG":
+            return self.ndcg(k)
+        if not total:
+            return None
+        if family == "R":
+            return found / total
+        if family == "RR":
+            return 1.0 / (relevant[0] + 1) if found else 0.0
+        if family == "AP":
+            return sum((n + 1) / (rank + 1) for n, rank in enumerate(relevant[:found])) / total
+        if family == "Rprec":
+            return bisect_left(relevant, total) / total
+        if family == "Bpref":
+            return self.bpref()
+        raise AssertionError(family)
+
+    def ndcg(self, k: int | None) -> float | None:
+        ideal_gains = sorted((g for g in self.grades.values() if g > 0), reverse=True)
+        if not ideal_gains:
+            return None
+        depth = self.returned if k is None else k
+        dcg = math.fsum(
+            g / math.log2(rank + 2) for rank, g in self.judged if g > 0 and rank < depth
+        )
+        cut = ideal_gains if k is None else ideal_gains[:k]
+        return dcg / math.fsum(g / math.log2(rank + 2) for rank, g in enumerate(cut))
+
+    def bpref(self) -> float:
+        """trec_eval's bpref over the judged documents returned, in rank order."""
+        level, total = self.level, self.total
+        judged_not = sum(1 for grade in self.grades.values() if grade < level)
+        above = 0
+        score = 0.0
+        for _, grade in self.judged:
+            if grade < level:
+                above += 1
+            elif above:
+                score += 1.0 - min(above, total) / min(judged_not, total)
+            else:
+                score += 1.0
+        return score / total
 
 
 def unjudged(ranked: Sequence[str], grades: Mapping[str, int]) -> int:
@@ -252,13 +272,29 @@ def run_measures(
     trec_means: bool = False,
 ) -> dict[str, MeasureMean]:
     """The measures' means over a run: each answered outcome's ranking against its
-    question's grades (questions matched by id; errors enter no mean)."""
+    question's grades (questions matched by id; errors enter no mean). The same figures
+    as ``mean_measures`` over ``question_measures``, a column per measure."""
     grades = {q.id: q.grades for q in questions}
-    figures = []
+    columns: list[list[float | None]] = [[] for _ in measures]
+    unjudged_questions = 0
     for outcome in outcomes:
         if outcome.error is not None:
             continue
-        judged = grades.get(outcome.question_id, {})
-        values = question_measures(outcome.ranked_document_ids, judged, measures, level)
-        figures.append(QuestionFigures(values, bool(judged)))
-    return mean_measures(figures, measures, trec_means=trec_means)
+        judged = grades.get(outcome.question_id) or {}
+        if trec_means and not judged:
+            unjudged_questions += 1  # no topic in a qrels file: in no trec_eval mean
+            continue
+        values = _Question(outcome.ranked_document_ids, judged, level).values(measures)
+        for column, value in zip(columns, values, strict=True):
+            column.append(value)
+    means = {}
+    for m, column in zip(measures, columns, strict=True):
+        got = (
+            [0.0 if v is None else v for v in column]
+            if trec_means
+            else [v for v in column if v is not None]
+        )
+        mean = math.fsum(got) / len(got) if got else None
+        left_out = unjudged_questions if trec_means else len(column) - len(got)
+        means[m.name] = MeasureMean(mean, len(got), left_out)
+    return means
