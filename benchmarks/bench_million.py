@@ -18,6 +18,7 @@ question, time linearly.
 
     python benchmarks/bench_million.py                           # 1,000,000 questions
     python benchmarks/bench_million.py --questions 20000 --grpc --postgres postgresql+psycopg://...
+    python benchmarks/bench_million.py --questions 100000 --graded   # judgments instead of lists
 """
 
 from __future__ import annotations
@@ -70,14 +71,18 @@ def install_plugin(where: Path) -> dict[str, str]:
     return {"PYTHONPATH": path}
 
 
-def write_set(path: Path, n: int) -> None:
+def write_set(path: Path, n: int, graded: bool = False) -> None:
+    """One expected document a question; ``graded``: as judgments instead, grade 2, beside
+    a second document judged not relevant (what an imported TREC or BEIR set holds)."""
     with path.open("w", encoding="utf-8") as f:
         for i in range(n):
             expected = f"doc{(i + 1) % 1000}"
-            f.write(
-                f'{{"id": "q{i}", "question": "question {i}", "form": "MATCH", '
-                f'"expected_document_ids": ["{expected}"]}}\n'
+            labels = (
+                f'"judgments": {{"{expected}": 2, "doc{(i + 7) % 1000}": 0}}'
+                if graded
+                else f'"expected_document_ids": ["{expected}"]'
             )
+            f.write(f'{{"id": "q{i}", "question": "question {i}", "form": "MATCH", {labels}}}\n')
 
 
 def start_server() -> tuple[subprocess.Popen[str], str]:
@@ -109,10 +114,10 @@ def run_reval(args: list[str], stdout: Path, extra_env: dict[str, str]) -> tuple
 
 
 def evaluate(
-    n: int, target: str, tmp: Path, concurrency: int, env: dict[str, str]
+    n: int, target: str, tmp: Path, concurrency: int, env: dict[str, str], graded: bool = False
 ) -> dict[str, float | str]:
     set_path = tmp / f"set-{n}.jsonl"
-    write_set(set_path, n)
+    write_set(set_path, n, graded)
     db = f"sqlite:///{tmp / f'runs-{n}.sqlite'}"
     json_path, text_path = tmp / f"report-{n}.json", tmp / f"report-{n}.txt"
     elapsed, rss = run_reval(
@@ -163,6 +168,7 @@ def main() -> None:
     parser.add_argument("--concurrency", type=int, default=64)
     parser.add_argument("--postgres", help="a PostgreSQL URL to time save and reload on too")
     parser.add_argument("--grpc", action="store_true", help="the retriever over gRPC")
+    parser.add_argument("--graded", action="store_true", help="judgments instead of id lists")
     args = parser.parse_args()
     sizes = [args.baseline_questions or max(1, args.questions // 10), args.questions]
     print(f"{os.cpu_count()} CPUs · load average {os.getloadavg()[0]:.2f} · "
@@ -177,7 +183,7 @@ def main() -> None:
                 server, target = start_server()
             else:
                 env, target = install_plugin(tmp / "plugin"), PLUGIN
-            figures = [evaluate(n, target, tmp, args.concurrency, env) for n in sizes]
+            figures = [evaluate(n, target, tmp, args.concurrency, env, args.graded) for n in sizes]
             print(f"{'questions':>10} {'seconds':>9} {'q/s':>7} {'peak RSS MiB':>13} "
                   f"{'KiB/question':>13} {'text lines':>11} {'JSON MiB':>9}")  # fmt: skip
             for n, f in zip(sizes, figures, strict=True):

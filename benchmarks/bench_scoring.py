@@ -23,8 +23,14 @@ the libraries; the median round is printed with ratios to pytrec_eval measured i
 run, and the load average beside them (the machine may be shared: compare ratios and CPU
 time, not wall time across runs).
 
+With ``--graded`` the workload's judgments are graded (relevant documents 1-3, and a few
+judged not relevant) and the race is the IR measures (``scoring.measures``: P@k, R@k, AP,
+Rprec, Bpref, RR, graded nDCG@k, at ``--ks``) against pytrec_eval computing the same
+trec_eval measures; the means must agree to 6 decimals.
+
     python benchmarks/bench_scoring.py --questions 100000 --depth 100 --rounds 3  # README
     python benchmarks/bench_scoring.py --questions 20000 --rounds 1
+    python benchmarks/bench_scoring.py --graded --ks 1,3,10,100 --rounds 1
 """
 
 from __future__ import annotations
@@ -73,6 +79,69 @@ def workload(n: int, depth: int, seed: int = 7) -> Workload:
         qrels[qid] = dict.fromkeys(relevant, 1)
         run[qid] = {doc: float(depth - rank) for rank, doc in enumerate(ranked)}
     return questions, rankings, qrels, run
+
+
+def graded_workload(n: int, depth: int, seed: int = 7) -> Workload:
+    """``workload`` with grades: each relevant document graded 1-3, and two documents of
+    the ranking judged not relevant (grade 0)."""
+    rng = random.Random(seed)
+    questions, rankings, qrels, run = workload(n, depth, seed)
+    graded = []
+    for q, ranking in zip(questions, rankings, strict=True):
+        grades = {doc: rng.randint(1, 3) for doc in q.expected_document_ids}
+        for doc in rng.sample(ranking.document_ids, 2):
+            grades.setdefault(doc, 0)
+        qrels[q.id] = grades
+        graded.append(GoldenQuestion(q.id, q.question, q.form, q.expected_document_ids,
+                                     q.hard_class, None, tuple(grades.items())))  # fmt: skip
+    return graded, rankings, qrels, run
+
+
+def _graded_names(ks: tuple[int, ...]) -> dict[str, str]:
+    """Each ir_measures name and trec_eval's for the same measure."""
+    names = {"AP": "map", "Rprec": "Rprec", "Bpref": "bpref", "RR": "recip_rank"}
+    for k in ks:
+        names.update({f"P@{k}": f"P_{k}", f"R@{k}": f"recall_{k}", f"nDCG@{k}": f"ndcg_cut_{k}"})
+    return names
+
+
+def reval_measures(data: Workload, ks: tuple[int, ...], depth: int) -> dict[str, float]:
+    """The IR measures as ``reval eval --measures`` computes them (``run_measures``): each
+    answer's distinct documents (its outcome, built before the clock as pytrec_eval's run
+    dict is) against its question's grades, then the means."""
+    from retrieval_eval.scoring.measures import parse_measures, run_measures
+
+    questions, outcomes = data[0], _OUTCOMES[id(data)]
+    measures = parse_measures(",".join(_graded_names(ks)))
+    means = run_measures(outcomes, questions, measures, trec_means=True)
+    return {name: m.value or 0.0 for name, m in means.items()}
+
+
+#: Each graded workload's outcomes, scored by the protocol when the workload is made.
+_OUTCOMES: dict[int, list[Any]] = {}
+
+
+def scored(data: Workload, ks: tuple[int, ...], depth: int) -> Workload:
+    from retrieval_eval.scoring.protocol import score_question
+
+    questions, rankings = data[0], data[1]
+    _OUTCOMES[id(data)] = [
+        score_question(q, r, ks=ks, limit=depth, separator="", latency_ms=1.0, error=None)
+        for q, r in zip(questions, rankings, strict=True)
+    ]
+    return data
+
+
+def pytrec_measures(data: Workload, ks: tuple[int, ...], depth: int) -> dict[str, float]:
+    import pytrec_eval
+
+    _, _, qrels, run = data
+    names = _graded_names(ks)
+    cut = ",".join(map(str, ks))
+    asked = {"map", "Rprec", "bpref", "recip_rank", f"P.{cut}", f"recall.{cut}", f"ndcg_cut.{cut}"}
+    per_query = pytrec_eval.RelevanceEvaluator(qrels, asked).evaluate(run)
+    return {ours: statistics.fmean(q[theirs] for q in per_query.values())
+            for ours, theirs in names.items()}  # fmt: skip
 
 
 def reval_scoring(data: Workload, ks: tuple[int, ...], depth: int) -> dict[str, float]:
@@ -173,10 +242,14 @@ def main() -> None:
     parser.add_argument("--depth", type=int, default=100)
     parser.add_argument("--ks", default="1,3,5,10,100")
     parser.add_argument("--rounds", type=int, default=3)
+    parser.add_argument("--graded", action="store_true", help="the IR measures on graded qrels")
     args = parser.parse_args()
     ks = normalize_ks(int(k) for k in args.ks.split(","))
     if max(ks) > args.depth:
         raise SystemExit("the deepest k must not exceed --depth")
+    if args.graded:
+        graded(args, ks)
+        return
     libraries: dict[str, Callable[[Workload, tuple[int, ...], int], dict[str, float]]] = {
         "reval": reval_scoring,
         "pytrec_eval": pytrec_scoring,
@@ -202,6 +275,27 @@ def main() -> None:
             cpu, wall, figures[name] = timed(step)
             runs[name].append((cpu, wall))
     worst = check_agreement(figures, ks, args.depth)
+    report(runs, args, worst, ks)
+
+
+def graded(args: Any, ks: tuple[int, ...]) -> None:
+    """The IR measures race (``--graded``): reval against pytrec_eval, sides alternated."""
+    libraries = {"reval": reval_measures, "pytrec_eval": pytrec_measures}
+    data = scored(graded_workload(args.questions, args.depth), ks, args.depth)
+    warm = scored(graded_workload(200, args.depth, seed=1), ks, args.depth)
+    for fn in libraries.values():
+        fn(warm, ks, args.depth)
+    runs: dict[str, list[tuple[float, float]]] = {name: [] for name in libraries}
+    figures: dict[str, dict[str, float]] = {}
+    order = list(libraries)
+    for round_ in range(args.rounds):
+        for name in order if round_ % 2 == 0 else reversed(order):
+            step = functools.partial(libraries[name], data, ks, args.depth)
+            cpu, wall, figures[name] = timed(step)
+            runs[name].append((cpu, wall))
+    worst = max(abs(figures["reval"][n] - figures["pytrec_eval"][n]) for n in figures["reval"])
+    if worst > 5e-7:
+        raise SystemExit(f"the means disagree by {worst!r}: {figures}")
     report(runs, args, worst, ks)
 
 

@@ -286,3 +286,53 @@ def open_page_at(browser: object, url: str) -> tuple[object, Guard]:
     page.on("pageerror", lambda e: guard.errors.append(str(e)))
     page.goto(url)
     return page, guard
+
+
+@pytest.fixture
+def graded_viewer(drafted: tuple[Path, list[str]], tmp_path: Path) -> Iterator[tuple[str, Path]]:
+    """``reval sets judge`` on a copy of the unjudged draft that declares grades 0-3."""
+    draft = tmp_path / "graded.yaml"
+    draft.write_text("grade_scale: [0, 3]\n" + (drafted[0].parent / "pristine.yaml").read_text())
+    env = {**os.environ, "PYTHONUNBUFFERED": "1"}
+    server = subprocess.Popen(
+        [str(REVAL), "sets", "judge", str(draft), "--corpus", str(CORPUS), "--judge", "eve"],
+        stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True, env=env,
+    )  # fmt: skip
+    try:
+        assert server.stdout is not None
+        yield server.stdout.readline().strip(), draft
+    finally:
+        server.terminate()
+        server.wait(20)
+
+
+def test_a_set_with_a_scale_is_judged_in_grades(
+    graded_viewer: tuple[str, Path], chromium: object
+) -> None:
+    url, draft = graded_viewer
+    page, guard = open_page(chromium, url)
+    question = yaml.safe_load(draft.read_text())["questions"][2]  # two relevant documents
+    docs = [c["document_id"] for c in question["labelling"]["candidates"]]
+    truth = TRUTH[question["question"]]
+    page.keyboard.press("j")
+    page.keyboard.press("j")
+    assert page.get_attribute("html", "data-question") == question["id"]
+    assert page.locator("#j-candidates select").count() == 0  # nothing relevant yet
+    for doc in truth:
+        page.locator(f"#j-candidates li[data-doc='{doc}'] .verdict-mark").click()
+    picker = page.locator(f"#j-candidates li[data-doc='{truth[0]}'] select")
+    assert picker.locator("option").all_text_contents() == ["1", "2", "3"]
+    picker.select_option("3")
+    assert f"{truth[0]} (grade 3)" in page.text_content("#j-will")
+    assert f"{truth[1]} (grade 1)" in page.text_content("#j-will")
+    page.click("#j-save")
+    page.wait_for_selector("html[data-saved='1']")
+    page.context.close()  # type: ignore[attr-defined]
+    assert guard.errors == [] and guard.blocked == []
+
+    saved = yaml.safe_load(draft.read_text())["questions"][2]
+    assert saved["judgments"] == {doc: {truth[0]: 3, truth[1]: 1}.get(doc, 0) for doc in docs}
+    assert saved["labelling"]["history"][-1]["grades"] == {truth[0]: 3, truth[1]: 1}
+    refused = reval("sets", "validate", draft, check=2).stdout  # only the unjudged ones
+    assert "3 questions are not judged yet (q001, q002, q004)" in refused
+    assert refused.count(str(draft)) == 1, refused

@@ -85,7 +85,8 @@ YAML_CASES = [
         "  - id: q2\n    question: x\n",
         7,
         "question 'q2'",
-        "missing 'expected_document_ids' (write [] when no document answers the question)",
+        "missing 'expected_document_ids' or 'judgments' (write [] when no document answers "
+        "the question)",
     ),
     (
         "  - id: 42\n    question: x\n    expected_document_ids: []\n",

@@ -3,7 +3,10 @@
 A judgement decides candidates (relevant or not) or declares that nothing in the corpus
 answers the question. It updates the question's labels (``expected_document_ids`` become
 its relevant candidates, plus any ids the file listed that are not candidates), its form
-and hard class when given, and appends itself to the question's ``history``: nothing a
+and hard class when given, and its ``judgments``: each decided candidate's grade, 0 for
+"not relevant" (so a run can tell a document judged wrong from one nobody looked at) and for
+a relevant one the grade the judge gave (sets that declare a ``grade_scale``) or the set's
+relevance level; and it appends itself to the question's ``history``: nothing a
 judge decided is ever dropped, even when two judges save the same question at once (the
 later save is current, both are in the history). The question is ``judged`` once every
 candidate has a decision and it has a target or is declared unanswerable (rejecting every
@@ -12,7 +15,7 @@ candidate is not the same as "nothing answers it"), else it stays ``needs-review
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from pathlib import Path
@@ -27,6 +30,7 @@ from retrieval_eval.labelling.document import (
     update_document,
 )
 from retrieval_eval.labelling.judge_name import default_judge
+from retrieval_eval.questions.judgments import JUDGMENTS_KEY, header_level
 from retrieval_eval.questions.labelling import LABELLING_KEY, JudgementState
 from retrieval_eval.records.outcome import Form
 
@@ -41,6 +45,8 @@ class Judgement:
     hard_class: str | None = None
     #: Every candidate not named relevant is not relevant (what the judging page sends).
     complete: bool = False
+    #: Grades of relevant documents (a set with a grade scale); others get the set's level.
+    grades: Mapping[str, int] = field(default_factory=dict)
     judge: str = field(default_factory=default_judge)
     at: datetime = field(default_factory=lambda: datetime.now(UTC))
 
@@ -50,6 +56,9 @@ class Judgement:
         both = self.relevant & self.not_relevant
         if both:
             raise InputError(f"{sorted(both)} marked both relevant and not relevant")
+        ungraded = set(self.grades) - self.relevant
+        if ungraded:
+            raise InputError(f"grades for documents not marked relevant: {sorted(ungraded)}")
         if self.nothing_answers and self.relevant:
             raise InputError(
                 f"question {self.question_id!r}: 'nothing answers it' with relevant "
@@ -81,15 +90,19 @@ def save_judgement(
         question = find_question(document, judgement.question_id)
         before = len(question.get(LABELLING_KEY, {}).get("history", []) or [])
         with trailing_comments_kept(question):
-            state = apply_judgement(question, judgement)
+            state = apply_judgement(question, judgement, header_level(document))
         return state, seen_history is not None and before > seen_history
 
     (state, concurrent), version = update_document(path, change)
     return SaveResult(judgement.question_id, state, version, concurrent)
 
 
-def apply_judgement(question: Any, judgement: Judgement) -> JudgementState:
-    """Change one question mapping (round-trip YAML) in place; returns its new state."""
+def apply_judgement(question: Any, judgement: Judgement, level: int = 1) -> JudgementState:
+    """Change one question mapping (round-trip YAML) in place; returns its new state.
+    ``level`` is the set's relevance level: a relevant grade below it is refused."""
+    low = {d: g for d, g in judgement.grades.items() if g < level}
+    if low:
+        raise InputError(f"relevant documents graded below the relevance level {level}: {low}")
     labelling = question.get(LABELLING_KEY)
     if labelling is None:
         labelling = CommentedMap([("state", JudgementState.UNJUDGED.value), ("candidates", [])])
@@ -106,6 +119,7 @@ def apply_judgement(question: Any, judgement: Judgement) -> JudgementState:
         elif judgement.nothing_answers or judgement.complete or doc in judgement.not_relevant:
             candidate["relevant"] = False
     _set_labels(question, candidates, judgement)
+    _set_judgments(question, candidates, judgement, level)
     decided = all(c.get("relevant") is not None for c in candidates)
     answered = judgement.nothing_answers or bool(question["expected_document_ids"])
     state = JudgementState.JUDGED if decided and answered else JudgementState.NEEDS_REVIEW
@@ -133,6 +147,25 @@ def _set_labels(question: Any, candidates: Iterable[Any], judgement: Judgement) 
         question["hard_class"] = judgement.hard_class or None
 
 
+def _set_judgments(
+    question: Any, candidates: Iterable[Any], judgement: Judgement, level: int
+) -> None:
+    """Decided candidates' grades (0: not relevant); judgments of other documents stay."""
+    before = question.get(JUDGMENTS_KEY) or {}
+    judged = CommentedMap(before)
+    for candidate in candidates:
+        doc, relevant = candidate["document_id"], candidate.get("relevant")
+        if relevant is False:
+            judged[doc] = 0
+        elif relevant is True:
+            kept = before.get(doc)
+            default = kept if isinstance(kept, int) and kept >= level else level
+            judged[doc] = judgement.grades.get(doc, default)
+    if judged:
+        judged.fa.set_flow_style()
+        question[JUDGMENTS_KEY] = judged
+
+
 def _entry(judgement: Judgement, candidates: Iterable[Any]) -> CommentedMap:
     entry = CommentedMap()
     entry["by"] = judgement.judge
@@ -144,6 +177,10 @@ def _entry(judgement: Judgement, candidates: Iterable[Any]) -> CommentedMap:
         seq = CommentedSeq(sorted(ids))
         seq.fa.set_flow_style()
         entry[key] = seq
+    if judgement.grades:
+        grades = CommentedMap(sorted(judgement.grades.items()))
+        grades.fa.set_flow_style()
+        entry["grades"] = grades
     entry["nothing_answers"] = judgement.nothing_answers
     if judgement.form is not None:
         entry["form"] = judgement.form.value

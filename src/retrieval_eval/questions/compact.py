@@ -9,6 +9,9 @@ that builds each question when it is read, equal field by field to the one added
   (``surrogatepass``: any ``str`` comes back exactly);
 - labels are 4-byte indices into the set's table of distinct document ids, with an end
   offset per question;
+- judgments (grades) exist only from the first question that has them: a document index
+  and a 4-byte grade per judged document, with an end offset per question from there on,
+  so a set of plain lists carries nothing more than it always did;
 - form and hard class are small indices into the few values a set holds; answer gists,
   documentation only, are kept by position.
 
@@ -97,6 +100,10 @@ class CompactQuestions(Sequence[GoldenQuestion]):
     def answer_gists(self) -> list[str]:
         return list(self._c.gists.values())
 
+    def judged(self) -> bool:
+        """Whether any question has judgments beyond a plain list."""
+        return self._c.judged_end is not None and len(self._c.judged) > 0
+
     def holds(self, char: str) -> bool:
         """Whether ``char`` is in an id, a text, a hard class or a label (not a gist)."""
         c = self._c
@@ -143,8 +150,12 @@ class _Columns:
         "classes",
         "forms",
         "gists",
+        "grade",
         "id_bytes",
         "id_end",
+        "judged",
+        "judged_end",
+        "judged_from",
         "label_end",
         "labels",
         "table",
@@ -165,18 +176,41 @@ class _Columns:
         self.classes: list[str | None] = [None]
         self.class_of = array("I")
         self.gists: dict[int, str] = {}
+        #: Judged documents (indices into ``table``) and their grades, for the rows from
+        #: ``judged_from`` on; ``judged_end`` stays ``None`` until a row has judgments.
+        self.judged = array("I")
+        self.grade = array("i")
+        self.judged_end: array[int] | None = None
+        self.judged_from = 0
+
+    def judgments(self, row: int) -> tuple[tuple[str, int], ...]:
+        ends = self.judged_end
+        if ends is None or row < self.judged_from:
+            return ()
+        at = row - self.judged_from
+        start = ends[at - 1] if at else 0
+        end = ends[at]
+        if start == end:
+            return ()
+        table = self.table
+        docs = [table[i] for i in self.judged[start:end]]
+        return tuple(zip(docs, self.grade[start:end], strict=True))
 
     def record(self, row: int) -> list[object]:
         """``GoldenQuestion.fingerprint_record`` of the row, without building the question."""
         start = self.label_end[row - 1] if row else 0
         table = self.table
-        return [
+        record: list[object] = [
             _text(self.id_bytes, self.id_end, row),
             _text(self.text_bytes, self.text_end, row),
             _FORMS[self.forms[row]].value,
             self.classes[self.class_of[row]],
             sorted([table[i] for i in self.labels[start : self.label_end[row]]]),
         ]
+        judgments = self.judgments(row)
+        if judgments:
+            record.append(sorted([doc, grade] for doc, grade in judgments))
+        return record
 
     def question(self, row: int) -> GoldenQuestion:
         start = self.label_end[row - 1] if row else 0
@@ -188,6 +222,7 @@ class _Columns:
             tuple([table[i] for i in self.labels[start : self.label_end[row]]]),
             self.classes[self.class_of[row]],
             self.gists.get(row),
+            self.judgments(row),
         )
 
 
@@ -216,9 +251,17 @@ class CompactQuestionBuilder:
         labels: list[int] = found  # type: ignore[assignment]  # unless a label is new:
         if None in found:
             labels = [self._label(doc) for doc in q.expected_document_ids]
+        grades = array("i", [grade for _, grade in q.judgments])  # a grade past 2**31 fails
+        judged = [self._label(doc) for doc, _ in q.judgments]
         hard_class = self._class(q.hard_class)
         gist = q.answer_gist
         row = len(c.forms)
+        if judged and c.judged_end is None:
+            c.judged_end, c.judged_from = array("Q"), row
+        if c.judged_end is not None:
+            c.judged.extend(judged)
+            c.grade.extend(grades)
+            c.judged_end.append(len(c.judged))
         c.id_bytes += qid
         c.id_end.append(len(c.id_bytes))
         c.text_bytes += text

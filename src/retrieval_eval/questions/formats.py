@@ -6,11 +6,14 @@ The file format (field names are the same in every format)::
     reval_question_set: 1          # optional format version
     name: support-faq              # optional; default: the file name without suffixes
     description: Questions our support team answers daily   # optional
+    relevance_level: 1             # optional: the grade a document needs to be expected
+    grade_scale: [0, 3]            # optional: the grades the labellers use
     questions:
       - id: q1                     # required, a string, unique in the set
         question: How do I reset my password?        # required, not empty
         form: match                # MATCH | GAP | UNLABELLED, any case; missing: UNLABELLED
-        expected_document_ids: [kb-12, kb-40]        # required; [] = nothing should be found
+        expected_document_ids: [kb-12, kb-40]        # this or judgments; [] = nothing answers
+        judgments: {kb-12: 2, kb-40: 1, kb-7: 0}      # optional grades (see ``judgments``)
         hard_class: near-duplicate # optional, free-form
         answer_gist: Settings > Security > Reset     # optional, never scored
 
@@ -54,6 +57,13 @@ from retrieval_eval.questions.jsondecode import (
     decode_checked,
     keys_in_line,
     keys_in_set,
+)
+from retrieval_eval.questions.judgments import (
+    DEFAULT_LEVEL,
+    JUDGMENTS_KEY,
+    LEVEL_KEY,
+    SCALE_KEY,
+    header_level,
 )
 from retrieval_eval.questions.locate import (
     JsonLines,
@@ -256,6 +266,7 @@ class _JsonlReader:
         self.lines: array[int] = array("q")
         self.problems: list[Problem] = []
         self.dups: dict[int, list[tuple[str, int | None]]] = {}
+        self.level = DEFAULT_LEVEL
 
     def read(self, numbered: Iterable[tuple[int, str]]) -> RawSet:
         first = True
@@ -298,12 +309,13 @@ class _JsonlReader:
     def take(self, obj: Any, number: int, first: bool) -> None:
         if first and isinstance(obj, dict) and HEADER_KEY in obj:
             self.header, self.header_line = dict(obj), number
+            self.level = header_level(self.header)
             if isinstance(obj, DuplicateKeys):
                 self.dups[-1] = [(k, number) for k in obj.duplicates]
             return
         if isinstance(obj, DuplicateKeys):
             self.dups[self.count] = [(k, number) for k in obj.duplicates]
-        question = well_formed(obj)
+        question = well_formed(obj, self.level)
         if question is None:
             self.unchecked[self.count] = obj
         else:
@@ -364,6 +376,8 @@ def question_to_dict(q: GoldenQuestion) -> dict[str, Any]:
         "form": q.form.value,
         "expected_document_ids": list(q.expected_document_ids),
     }
+    if q.judgments:
+        record[JUDGMENTS_KEY] = dict(q.judgments)
     if q.hard_class is not None:
         record["hard_class"] = q.hard_class
     if q.answer_gist is not None:
@@ -377,7 +391,15 @@ def write_question_set(qs: GoldenQuestionSet, path: Path) -> None:
     fmt = set_format(path)
     if fmt is None:
         raise ValueError(f"{path}: unknown set file type; use .yaml, .yml, .json or .jsonl")
-    header = {HEADER_KEY: FORMAT_VERSION, "name": qs.name, "description": qs.description}
+    header: dict[str, Any] = {
+        HEADER_KEY: FORMAT_VERSION,
+        "name": qs.name,
+        "description": qs.description,
+    }
+    if qs.relevance_level != DEFAULT_LEVEL:
+        header[LEVEL_KEY] = qs.relevance_level
+    if qs.grade_scale is not None:
+        header[SCALE_KEY] = list(qs.grade_scale)
     records = [question_to_dict(q) for q in qs.questions]
     if fmt == "jsonl":
         lines = [json.dumps(r, ensure_ascii=False) for r in [header, *records]]

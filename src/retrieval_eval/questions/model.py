@@ -5,7 +5,7 @@ from __future__ import annotations
 import hashlib
 import json
 from collections.abc import Iterator, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 
 from retrieval_eval.records.outcome import Form
 
@@ -20,19 +20,43 @@ class GoldenQuestion:
     hard_class: str | None = None
     #: Documentation for the labeller only; never scored, not part of the fingerprint.
     answer_gist: str | None = None
+    #: Every judged document and its grade (>= 0; 0 = judged not relevant), in file order,
+    #: when the labels say more than a list does; empty for plain labels: each expected
+    #: document at grade 1 and nothing else judged. ``expected_document_ids`` are the
+    #: documents whose grade reaches the set's relevance level.
+    judgments: tuple[tuple[str, int], ...] = ()
 
     @property
     def expects_nothing(self) -> bool:
         return not self.expected_document_ids
 
+    @property
+    def grades(self) -> dict[str, int]:
+        """Document id -> grade for every judged document (plain labels: 1 each)."""
+        if self.judgments:
+            return dict(self.judgments)
+        return dict.fromkeys(self.expected_document_ids, 1)
+
+    def at_level(self, level: int) -> GoldenQuestion:
+        """The question with the documents graded ``level`` or more as its expected ones."""
+        graded = self.judgments or tuple((doc, 1) for doc in self.expected_document_ids)
+        expected = tuple(doc for doc, grade in graded if grade >= level)
+        plain = level == 1 and all(grade == 1 for _, grade in graded)
+        return replace(self, expected_document_ids=expected, judgments=() if plain else graded)
+
     def fingerprint_record(self) -> list[object]:
-        return [
+        """What the fingerprint hashes; plain labels give exactly the record they always
+        gave, so a set without grades or negatives keeps its fingerprint."""
+        record: list[object] = [
             self.id,
             self.question,
             self.form.value,
             self.hard_class,
             sorted(self.expected_document_ids),
         ]
+        if self.judgments:
+            record.append(sorted([doc, grade] for doc, grade in self.judgments))
+        return record
 
 
 @dataclass(frozen=True, slots=True)
@@ -46,12 +70,33 @@ class GoldenQuestionSet:
     #: Where the set came from (file path or provider entry point), for listings.
     source: str = ""
     fingerprint: str = field(init=False)
+    #: The grade a document needs to be expected (a target for hits, MRR, recall).
+    relevance_level: int = 1
+    #: The lowest and highest grade the set's labellers use, when it declares them.
+    grade_scale: tuple[int, int] | None = None
 
     def __post_init__(self) -> None:
         object.__setattr__(self, "fingerprint", label_fingerprint(self.questions))
 
     def __len__(self) -> int:
         return len(self.questions)
+
+    @property
+    def graded(self) -> bool:
+        """Whether any question says more than a list of expected ids."""
+        judged = getattr(self.questions, "judged", None)
+        if judged is not None:
+            return bool(judged())
+        return any(q.judgments for q in self.questions)
+
+    def at_level(self, level: int) -> GoldenQuestionSet:
+        """The set scored at relevance level ``level`` (itself when it already is)."""
+        if level == self.relevance_level:
+            return self
+        from retrieval_eval.questions.compact import CompactQuestions
+
+        questions = CompactQuestions.of(q.at_level(level) for q in self.questions)
+        return replace(self, questions=questions, relevance_level=level)
 
 
 def label_fingerprint(questions: Sequence[GoldenQuestion]) -> str:

@@ -13,6 +13,7 @@ from __future__ import annotations
 from typing import Any
 
 from retrieval_eval.questions.formats import FORMAT_VERSION, HEADER_KEY
+from retrieval_eval.questions.judgments import JUDGMENTS_KEY, LEVEL_KEY, MAX_GRADE, SCALE_KEY
 from retrieval_eval.questions.labelling import LABELLING_KEY, POOL_KEY, JudgementState
 from retrieval_eval.records.outcome import Form
 from retrieval_eval.text import WHITE_SPACE
@@ -35,7 +36,8 @@ def question_schema() -> dict[str, Any]:
     return {
         "type": "object",
         "description": "One golden question.",
-        "required": ["id", "question", "expected_document_ids"],
+        "anyOf": [{"required": ["expected_document_ids"]}, {"required": [JUDGMENTS_KEY]}],
+        "required": ["id", "question"],
         "additionalProperties": False,
         "properties": {
             "id": {**text, "description": "Unique in the set."},
@@ -50,7 +52,17 @@ def question_schema() -> dict[str, Any]:
                 "items": not_blank,
                 "uniqueItems": True,
                 "description": "Every document that answers the question (any one counts); "
-                "[] declares that no document answers it.",
+                "[] declares that no document answers it. An id without a grade in "
+                "judgments takes the set's relevance level.",
+            },
+            JUDGMENTS_KEY: {
+                "type": "object",
+                "propertyNames": not_blank,
+                "additionalProperties": {"type": "integer", "maximum": MAX_GRADE},
+                "description": "Document id -> grade: 0 = judged not relevant (a negative "
+                "grade reads as 0); a document is expected when its grade reaches the "
+                "set's relevance level. A document also in expected_document_ids must "
+                "reach it.",
             },
             "hard_class": {
                 **text,
@@ -151,6 +163,20 @@ def header_schema() -> dict[str, Any]:
             "name": {"type": "string", "pattern": r"\S"},
             "description": {"type": ["string", "null"]},
             POOL_KEY: pool_schema(),
+            LEVEL_KEY: {
+                "type": "integer",
+                "minimum": 1,
+                "maximum": MAX_GRADE,
+                "description": "The grade a document needs to be expected (default 1).",
+            },
+            SCALE_KEY: {
+                "type": "array",
+                "prefixItems": [{"type": "integer", "minimum": 0}] * 2,
+                "minItems": 2,
+                "maxItems": 2,
+                "description": "[lowest, highest]: the grades the labellers use; sets lint "
+                "reports a grade outside it.",
+            },
         },
     }
 

@@ -4,8 +4,11 @@ Rules (see ``formats`` for the layout): ``id`` is a non-empty string unique in t
 ``question`` is text that is not blank (the retriever contract's rule,
 ``retrieval_eval.text``); ``form`` is MATCH, GAP or UNLABELLED in any case, and a
 missing (or null) form means UNLABELLED — a label never made is not invented;
-``expected_document_ids`` must be present (``[]`` says no document answers) and hold
-distinct strings that are not blank; ``hard_class`` and ``answer_gist`` are optional strings.
+``expected_document_ids`` (distinct strings that are not blank; ``[]`` says no document
+answers) or ``judgments`` (id -> integer grade, see ``judgments``) or both must be present,
+and a document in both must agree; ``hard_class`` and ``answer_gist`` are optional strings.
+The header may give ``relevance_level`` (an integer >= 1) and ``grade_scale`` (``[low,
+high]``, integers, 0 <= low <= high).
 Unknown keys are errors, with a "did you mean" suggestion, because a misspelt key would
 otherwise silently drop a label.
 """
@@ -18,6 +21,16 @@ from typing import Any
 from retrieval_eval.questions.compact import CompactQuestions
 from retrieval_eval.questions.did_you_mean import did_you_mean
 from retrieval_eval.questions.formats import FORMAT_VERSION, HEADER_KEY, RawSet
+from retrieval_eval.questions.judgments import (
+    DEFAULT_LEVEL,
+    JUDGMENTS_KEY,
+    LEVEL_KEY,
+    MAX_GRADE,
+    SCALE_KEY,
+    combine,
+    disagreements,
+    read_grade,
+)
 from retrieval_eval.questions.labelling import (
     LABELLING_KEY,
     POOL_KEY,
@@ -37,11 +50,12 @@ QUESTION_KEYS = (
     "question",
     "form",
     "expected_document_ids",
+    JUDGMENTS_KEY,
     "hard_class",
     "answer_gist",
     LABELLING_KEY,
 )
-HEADER_KEYS = (HEADER_KEY, "name", "description", "questions", POOL_KEY)
+HEADER_KEYS = (HEADER_KEY, "name", "description", "questions", POOL_KEY, LEVEL_KEY, SCALE_KEY)
 SYNONYMS = {
     "text": "question",
     "query": "question",
@@ -54,6 +68,12 @@ SYNONYMS = {
     "doc_ids": "expected_document_ids",
     "relevant": "expected_document_ids",
     "targets": "expected_document_ids",
+    "grades": JUDGMENTS_KEY,
+    "qrels": JUDGMENTS_KEY,
+    "judgements": JUDGMENTS_KEY,
+    "rel_level": LEVEL_KEY,
+    "relevance": LEVEL_KEY,
+    "scale": SCALE_KEY,
     "gist": "answer_gist",
     "answer": "answer_gist",
     "class": "hard_class",
@@ -103,7 +123,8 @@ def _texts(q: GoldenQuestion) -> list[tuple[str, str]]:
     fields += [
         (k, v) for k, v in (("hard_class", q.hard_class), ("answer_gist", q.answer_gist)) if v
     ]
-    return fields + [("expected_document_ids", doc) for doc in q.expected_document_ids]
+    fields += [("expected_document_ids", doc) for doc in q.expected_document_ids]
+    return fields + [(JUDGMENTS_KEY, doc) for doc, _ in q.judgments]
 
 
 class _Checker:
@@ -114,6 +135,8 @@ class _Checker:
         self.problems: list[Problem] = list(raw.problems)
         #: Drafted questions not judged yet, in file order (refused as one problem).
         self.unjudged: list[str] = []
+        self.level = DEFAULT_LEVEL
+        self.scale: tuple[int, int] | None = None
 
     def add(
         self, index: int, key: str | None, qid: str | None, message: str, line: int | None = None
@@ -147,6 +170,7 @@ class _Checker:
         if version != FORMAT_VERSION or isinstance(version, bool):
             message = f"{HEADER_KEY} is {version!r}; this reval reads version {FORMAT_VERSION}"
             self.add_header(HEADER_KEY, message)
+        self.grading(raw.header)
         name = raw.header.get("name", raw.default_name)
         if not isinstance(name, str) or not name.strip():
             self.add_header("name", f"'name' must be a non-empty string, got {kind(name)}")
@@ -158,6 +182,24 @@ class _Checker:
             )
             description = ""
         return name, description
+
+    def grading(self, header: dict[str, Any]) -> None:
+        """The set's relevance level and grade scale, when it gives them."""
+        level = header.get(LEVEL_KEY, DEFAULT_LEVEL)
+        if type(level) is not int or not 1 <= level <= MAX_GRADE:
+            message = f"{LEVEL_KEY!r} must be an integer of at least 1, got {kind(level)}"
+            self.add_header(LEVEL_KEY, message)
+        else:
+            self.level = level
+        if SCALE_KEY not in header:
+            return
+        scale = header[SCALE_KEY]
+        low, high = scale if isinstance(scale, list) and len(scale) == 2 else (None, None)
+        if type(low) is not int or type(high) is not int or not 0 <= low <= high <= MAX_GRADE:
+            message = f"{SCALE_KEY!r} must be [lowest, highest]: integers, 0 <= lowest <= "
+            self.add_header(SCALE_KEY, f"{message}highest, got {kind(scale)}")
+        else:
+            self.scale = (low, high)
 
     def questions(self) -> Sequence[GoldenQuestion]:
         items = self.raw.questions
@@ -181,7 +223,7 @@ class _Checker:
         for index, data in enumerate(items):
             # A plainly valid JSONL line was built while reading.
             prebuilt = built_by_reader and type(data) is GoldenQuestion
-            question = data if prebuilt else None if careful else well_formed(data)
+            question = data if prebuilt else None if careful else well_formed(data, self.level)
             label = question.id if question is not None else _label(data)
             if label is not None:
                 earlier = first_index.setdefault(label, index)
@@ -190,7 +232,7 @@ class _Checker:
                     where = f"line {line}" if line is not None else f"question #{earlier + 1}"
                     self.add(index, "id", label, f"duplicate question id (first at {where})")
             if prebuilt:
-                self.in_corpus(index, label, data.expected_document_ids)
+                self.in_corpus(index, label, data.expected_document_ids, data.judgments)
             elif question is None:
                 question = self.question(index, data, label)
             if question is not None:
@@ -207,7 +249,7 @@ class _Checker:
             self.add(row, "id", label, f"duplicate question id (first at {where})")
         if self.corpus is not None:
             for index, q in enumerate(questions):
-                self.in_corpus(index, q.id, q.expected_document_ids)
+                self.in_corpus(index, q.id, q.expected_document_ids, q.judgments)
         return questions
 
     def question(self, index: int, data: Any, label: str | None) -> GoldenQuestion | None:
@@ -235,14 +277,15 @@ class _Checker:
         elif is_blank(text):
             self.add(index, "question", label, "empty 'question' text")
         form = self.form(index, label, data.get("form"))
-        expected = self.expected(index, label, data)
+        labels = self.labels(index, label, data)
+        expected = labels[0] if labels is not None else None
         hard_class = self.optional_text(index, label, data, "hard_class")
         gist = self.optional_text(index, label, data, "answer_gist")
         if LABELLING_KEY in data:
             self.labelling(index, label, data[LABELLING_KEY], expected)
-        if len(self.problems) > before or form is None or expected is None:
+        if len(self.problems) > before or form is None or labels is None:
             return None
-        return GoldenQuestion(qid, text, form, expected, hard_class, gist)
+        return GoldenQuestion(qid, text, form, labels[0], hard_class, gist, labels[1])
 
     def labelling(
         self, index: int, label: str | None, value: Any, expected: tuple[str, ...] | None
@@ -278,14 +321,59 @@ class _Checker:
             self.add(index, "form", label, message)
         return form
 
+    def labels(
+        self, index: int, label: str | None, data: dict[str, Any]
+    ) -> tuple[tuple[str, ...], tuple[tuple[str, int], ...]] | None:
+        """The expected ids and the judgments to keep, from the list, the mapping or both."""
+        key = "expected_document_ids"
+        if key not in data and JUDGMENTS_KEY not in data:
+            message = (
+                f"missing {key!r} or {JUDGMENTS_KEY!r} "
+                "(write [] when no document answers the question)"
+            )
+            self.add(index, None, label, message)
+            return None
+        listed = self.expected(index, label, data) if key in data else ()
+        judged = self.judged(index, label, data[JUDGMENTS_KEY]) if JUDGMENTS_KEY in data else {}
+        if listed is None or judged is None:
+            return None
+        wrong = disagreements(listed, judged, self.level)
+        for doc, grade in wrong:
+            message = (
+                f"{doc!r} is in {key} but judged {grade} in {JUDGMENTS_KEY}, below the "
+                f"relevance level {self.level}: a document is relevant or not, not both"
+            )
+            self.add(index, JUDGMENTS_KEY, label, message)
+        if wrong:
+            return None
+        expected, judgments = combine(listed, judged, self.level)
+        self.in_corpus(index, label, expected, judgments)
+        return expected, judgments
+
+    def judged(self, index: int, label: str | None, value: Any) -> dict[str, int] | None:
+        """Document id -> grade from a ``judgments`` mapping (negative grades read as 0)."""
+        key = JUDGMENTS_KEY
+        if not isinstance(value, dict):
+            got = kind(value)
+            self.add(index, key, label, f"{key!r} must be a mapping of id -> grade, got {got}")
+            return None
+        grades: dict[str, int] = {}
+        for doc, given in value.items():
+            grade = read_grade(given)
+            if not isinstance(doc, str) or is_blank(doc):
+                what = "an empty id" if isinstance(doc, str) else f"{kind(doc)}; quote it"
+                self.add(index, key, label, f"{key} has a document id that is {what}")
+            elif grade is None:
+                message = f"{key}[{doc!r}] must be an integer grade, got {kind(given)}"
+                self.add(index, key, label, message)
+            else:
+                grades[doc] = grade
+        return grades if len(grades) == len(value) else None
+
     def expected(
         self, index: int, label: str | None, data: dict[str, Any]
     ) -> tuple[str, ...] | None:
         key = "expected_document_ids"
-        if key not in data:
-            message = f"missing {key!r} (write [] when no document answers the question)"
-            self.add(index, None, label, message)
-            return None
         ids = data[key]
         if not isinstance(ids, list):
             hint = " (write [] when no document answers the question)" if ids is None else ""
@@ -306,18 +394,27 @@ class _Checker:
                 ok = False
             else:
                 seen.add(doc)
-        if ok:
-            self.in_corpus(index, label, ids)
         return tuple(ids) if ok else None
 
-    def in_corpus(self, index: int, label: str | None, ids: Sequence[str]) -> None:
-        """With a corpus given, every expected id must be one of its documents."""
+    def in_corpus(
+        self,
+        index: int,
+        label: str | None,
+        ids: Sequence[str],
+        judgments: Sequence[tuple[str, int]] = (),
+    ) -> None:
+        """With a corpus given, every expected or judged id must be one of its documents."""
         if self.corpus is None:
             return
         for doc in ids:
             if doc not in self.corpus:
                 message = f"expected document {doc!r} is not in the corpus {self.corpus_name}"
                 self.add(index, "expected_document_ids", label, message)
+        expected = set(ids)
+        for doc, _ in judgments:
+            if doc not in self.corpus and doc not in expected:
+                message = f"judged document {doc!r} is not in the corpus {self.corpus_name}"
+                self.add(index, JUDGMENTS_KEY, label, message)
 
     def unstorable(self, name: str, description: str, questions: Sequence[GoldenQuestion]) -> None:
         """Locate every text that ``_flaw`` refuses."""
@@ -361,7 +458,11 @@ def check_raw_set(
         plain = not any(map(_flaw, [name, description, *gists])) and not compact.holds("\x00")
         if plain:
             try:  # the fingerprint encodes every scored text: lone surrogates fail here
-                return GoldenQuestionSet(name, compact, description, raw.source), []
+                qs = GoldenQuestionSet(
+                    name, compact, description, raw.source,
+                    relevance_level=checker.level, grade_scale=checker.scale,
+                )  # fmt: skip
+                return qs, []
             except UnicodeEncodeError:
                 pass
         checker.unstorable(name, description, compact)

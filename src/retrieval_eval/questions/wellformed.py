@@ -9,11 +9,14 @@ from __future__ import annotations
 from sys import intern
 from typing import Any
 
+from retrieval_eval.questions.judgments import JUDGMENTS_KEY, combine, read_grade
 from retrieval_eval.questions.model import GoldenQuestion
 from retrieval_eval.records.outcome import Form
 
 #: The keys a question may have (a drafted question's labelling key takes the slow path).
-FIELDS = frozenset(("id", "question", "form", "expected_document_ids", "hard_class", "answer_gist"))
+FIELDS = frozenset(
+    ("id", "question", "form", "expected_document_ids", JUDGMENTS_KEY, "hard_class", "answer_gist")
+)
 _FORMS: dict[Any, Form] = {None: Form.UNLABELLED}
 for _form in Form:
     for _spelling in (_form.value, _form.value.lower(), _form.value.capitalize()):
@@ -24,15 +27,21 @@ def _text(value: Any) -> bool:
     return type(value) is str and value != "" and not value.isspace()
 
 
-def well_formed(data: Any) -> GoldenQuestion | None:
+def well_formed(data: Any, level: int = 1) -> GoldenQuestion | None:
     """The question when it is plainly valid (the common case, fast); ``None`` means "check
-    it field by field" — never that it is wrong."""
+    it field by field" — never that it is wrong. ``level`` is the set's relevance level."""
     if type(data) is not dict or not data.keys() <= FIELDS:
         return None
     qid: Any = data.get("id")
     text: Any = data.get("question")
     ids = data.get("expected_document_ids")
-    if not (_text(qid) and _text(text) and type(ids) is list):
+    judged = data.get(JUDGMENTS_KEY)
+    if judged is None:
+        if type(ids) is not list:
+            return None
+    elif type(judged) is not dict or not (ids is None or type(ids) is list):
+        return None
+    if not (_text(qid) and _text(text)):
         return None
     given = data.get("form")
     form = _FORMS.get(given) if given is None or type(given) is str else None
@@ -41,11 +50,28 @@ def well_formed(data: Any) -> GoldenQuestion | None:
         return None
     if not (gist is None or _text(gist)):
         return None
-    for doc in ids:
+    for doc in ids or ():
         if type(doc) is not str or doc == "" or doc.isspace():
             return None
     # Labels recur across questions (many questions, fewer documents): one string each.
-    expected = tuple(map(intern, ids))
+    expected = tuple(map(intern, ids)) if ids else ()
     if len(set(expected)) != len(expected):
         return None
-    return GoldenQuestion(qid, text, form, expected, hard_class, gist)
+    if judged is None and level == 1:
+        return GoldenQuestion(qid, text, form, expected, hard_class, gist)
+    grades = _grades(judged) if judged else {}
+    if grades is None or any(grades.get(doc, level) < level for doc in expected):
+        return None
+    expected, judgments = combine(expected, grades, level)
+    return GoldenQuestion(qid, text, form, expected, hard_class, gist, judgments)
+
+
+def _grades(judged: dict[Any, Any]) -> dict[str, int] | None:
+    """Document id -> grade, or ``None`` when any entry needs the careful path."""
+    grades: dict[str, int] = {}
+    for doc, value in judged.items():
+        grade = read_grade(value)
+        if grade is None or not _text(doc):
+            return None
+        grades[intern(doc)] = grade
+    return grades

@@ -58,6 +58,13 @@ def run_to_dict(run: RunResult, *, questions: bool = True) -> dict[str, Any]:
             "protocol_version": p.protocol_version,
         },
         "metrics": group_to_dict(run.metrics),
+        "measures": {
+            "convention": run.measure_convention,
+            "values": {
+                name: {"value": m.value, "count": m.count, "left_out": m.left_out}
+                for name, m in run.measures.items()
+            },
+        },
         "errors": run.error_count,
         "not_asked": run.not_asked_count,
         "skipped_members": run.skipped_members,

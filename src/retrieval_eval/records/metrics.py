@@ -28,6 +28,16 @@ class NoAnswerStats:
 
 
 @dataclass(frozen=True, slots=True)
+class MeasureMean:
+    """One IR measure's mean over a run (``retrieval_eval.scoring.measures``) and its
+    denominator: the questions it is over, and the answered ones it left out."""
+
+    value: float | None
+    count: int
+    left_out: int
+
+
+@dataclass(frozen=True, slots=True)
 class GroupMetrics:
     """Metrics over one group of questions (all, one form, one hard class)."""
 

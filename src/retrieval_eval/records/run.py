@@ -13,7 +13,7 @@ from typing import Any
 from retrieval_eval.metric_keys import TOP1_HIT_RATE, TOP3_HIT_RATE
 from retrieval_eval.records.failures import SKIPPED_MEMBER_NOTE, FailureKind, RetrievalFailure
 from retrieval_eval.records.json_shape import run_to_dict
-from retrieval_eval.records.metrics import GroupMetrics, LatencySummary
+from retrieval_eval.records.metrics import GroupMetrics, LatencySummary, MeasureMean
 from retrieval_eval.records.outcome import QuestionOutcome
 from retrieval_eval.records.parameters import RunParameters
 
@@ -78,6 +78,10 @@ class RunResult:
     #: Unloaded latency: questions re-asked one at a time after the run (``latency`` is
     #: measured under the run's concurrency, queueing included). None without a probe.
     latency_probe: LatencySummary | None = None
+    #: The IR measures asked for (``reval eval --measures``), by ir_measures name, and
+    #: the no-answer convention of their means: "reval" or "trec_eval".
+    measures: Mapping[str, MeasureMean] = field(default_factory=dict)
+    measure_convention: str = "reval"
 
     @property
     def complete(self) -> bool:

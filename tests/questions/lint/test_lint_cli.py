@@ -132,3 +132,26 @@ def test_bad_input_exits_2_naming_the_culprit(tmp_path: Path) -> None:
     option = reval("sets", "lint", str(EXAMPLE_SET), "--corpus", str(EXAMPLE_CORPUS),
                    "--discordance", "0")  # fmt: skip
     assert option.returncode == 2 and "--discordance" in option.stderr
+
+
+def test_grades_outside_the_scale_and_conflicting_judgments(tmp_path: Path) -> None:
+    text = (
+        "grade_scale: [0, 2]\nquestions:\n"
+        "  - id: linux\n    question: How do I install the Larkspur agent on Linux?\n"
+        "    judgments: {install-linux: 3, install-macos: 0}\n"
+        "  - id: linux-again\n    question: how do i install the larkspur agent on linux\n"
+        "    judgments: {install-macos: 1, install-linux: 0}\n"
+    )
+    graded = tmp_path / "graded.yaml"
+    graded.write_text(text, encoding="utf-8")
+    done = reval("sets", "lint", str(graded), "--corpus", str(EXAMPLE_CORPUS), "--no-runs",
+                 "--format", "json")  # fmt: skip
+    assert done.returncode == 0, done.stderr
+    found = {(f["kind"], tuple(f["question_ids"])) for f in json.loads(done.stdout)["findings"]}
+    assert ("grade-outside-scale", ("linux",)) in found
+    assert ("conflicting-judgment", ("linux", "linux-again")) in found
+    assert ("conflicting-judgment", ("linux-again", "linux")) in found
+    assert not [kind for kind, ids in found if kind == "grade-outside-scale" and ids != ("linux",)]
+    strict = reval("sets", "lint", str(graded), "--corpus", str(EXAMPLE_CORPUS), "--no-runs",
+                   "--strict")  # fmt: skip
+    assert strict.returncode == 1 and "grade-outside-scale (1)" in strict.stdout.splitlines()

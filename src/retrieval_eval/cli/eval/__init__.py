@@ -44,6 +44,7 @@ if TYPE_CHECKING:
     from retrieval_eval.evaluation.coordinator import EvalOptions
     from retrieval_eval.regression.baseline_file import BaselineFile
     from retrieval_eval.regression.gate import Gate
+    from retrieval_eval.scoring.measures import Measure
 
 
 #: Defaults shown by --help come from the library's options.
@@ -89,6 +90,30 @@ _THRESHOLDS = Thresholds()
     metavar="SEP",
     default=None,
     help="Chunk-id separator mapping result ids to documents (overrides Describe).",
+)
+@click.option(
+    "--rel-level",
+    "rel_level",
+    type=click.IntRange(min=1),
+    default=None,
+    metavar="GRADE",
+    help="The grade a judged document needs to be expected (a target for hits, MRR, "
+    "recall) [default: each set's relevance_level, else 1].",
+)
+@click.option(
+    "--measures",
+    "measure_names",
+    default=None,
+    metavar="NAME,NAME,...",
+    help="IR measures to report beside the hit rates, by ir_measures name (P@10, AP, "
+    "Rprec, Bpref, RR, R@100, nDCG@10 graded, Judged@10; see the scoring reference) "
+    "[default: none].",
+)
+@click.option(
+    "--trec-means",
+    is_flag=True,
+    help="Average --measures as trec_eval does: a judged question with nothing to find "
+    "scores 0 instead of being left out.",
 )
 @click.option(
     "--concurrency",
@@ -183,6 +208,9 @@ def eval_command(
     ks: tuple[int, ...],
     overfetch: int,
     doc_id_separator: str | None,
+    rel_level: int | None,
+    measure_names: str | None,
+    trec_means: bool,
     concurrency: int,
     latency_probe: int,
     timeout_s: float | None,
@@ -220,6 +248,7 @@ def eval_command(
     from retrieval_eval.regression.gate import ThresholdChoice
     from retrieval_eval.regression.gate_config import load_gate
     from retrieval_eval.regression.record import judge_and_save
+    from retrieval_eval.scoring.measures import parse_measures
     from retrieval_eval.store.store import RunStore
 
     specs = [*positional, *retrievers]
@@ -250,7 +279,10 @@ def eval_command(
         check_writable(output)  # before anything is measured
     elif fmt == "html" and sys.stdout.isatty():
         raise click.UsageError("--format html writes a file: add --output FILE (or redirect)")
+    measures = parse_measures(measure_names) if measure_names else ()
     question_sets = load_sets(sets)
+    if rel_level is not None:
+        question_sets = [qs.at_level(rel_level) for qs in question_sets]
     # a bad --db or RUN fails before measuring; judging against a file needs no store
     # unless the runs are saved
     store = None if baseline and no_save else open_store_or_url(db_url, baseline_id)
@@ -259,6 +291,8 @@ def eval_command(
             # With --output the file gets --format and the terminal the text report.
             shown = "text" if output is not None else fmt
             runs, interrupted = _evaluate(question_sets, specs, options, shown, config_path, token)
+            if measures:
+                runs = with_measures(runs, question_sets, measures, trec_means=trec_means)
             del question_sets  # the runs keep what they need: free the sets' records
             with signals.finishing():
                 if interrupted:
@@ -308,6 +342,30 @@ def _stop_asking(gate: Gate) -> Callable[[int, int], bool]:
     if gate.table.max_errors is None:
         budgets.append(_THRESHOLDS.max_errors)
     return lambda errors, total: all(b.exceeded_by(errors, total) for b in budgets)
+
+
+def with_measures(
+    runs: list[RunResult],
+    question_sets: list[GoldenQuestionSet],
+    measures: tuple[Measure, ...],
+    *,
+    trec_means: bool,
+) -> list[RunResult]:
+    """Each run with the asked measures' means, against the grades of its set."""
+    from dataclasses import replace
+
+    from retrieval_eval.scoring.measures import run_measures
+
+    by_fingerprint = {(qs.name, qs.fingerprint): qs for qs in question_sets}
+    done = []
+    for run in runs:
+        qs = by_fingerprint[run.set_name, run.set_fingerprint]
+        means = run_measures(
+            run.questions, qs.questions, measures, level=qs.relevance_level, trec_means=trec_means
+        )
+        convention = "trec_eval" if trec_means else "reval"
+        done.append(replace(run, measures=means, measure_convention=convention))
+    return done
 
 
 def _errors(run: RunResult) -> str:

@@ -13,6 +13,8 @@ class FindingKind(StrEnum):
 
     UNKNOWN_DOCUMENT = "unknown-document"  # an expected id the corpus does not have
     EMPTY_DOCUMENT = "empty-document"  # an expected document with no text
+    GRADE_OUTSIDE_SCALE = "grade-outside-scale"  # a grade the set's declared scale lacks
+    CONFLICTING_JUDGMENT = "conflicting-judgment"  # relevant and not, for one question
     DUPLICATE_QUESTION = "duplicate-question"  # the same question, asked twice
     SUSPECT_LABEL = "suspect-label"  # retrievers agree on another document, never a target
     UNTARGETED_NEAR_DUPLICATE = "untargeted-near-duplicate"  # a target's twin is no target

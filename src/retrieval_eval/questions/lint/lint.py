@@ -16,6 +16,7 @@ from retrieval_eval.questions.lint.corpus_index import index_corpus
 from retrieval_eval.questions.lint.duplicates import duplicate_findings
 from retrieval_eval.questions.lint.findings import Finding, FindingKind, ordered
 from retrieval_eval.questions.lint.form_check import form_findings, question_overlaps
+from retrieval_eval.questions.lint.grades import conflict_findings, scale_findings
 from retrieval_eval.questions.lint.options import LintOptions
 from retrieval_eval.questions.lint.overlap import best_cutoff
 from retrieval_eval.questions.lint.run_signals import StoredRun, run_findings
@@ -93,6 +94,8 @@ def lint_set(
     overlaps = question_overlaps(questions, corpus)
     findings: list[Finding] = [
         *document_findings(questions, corpus, corpus_name),
+        *scale_findings(questions, question_set.grade_scale),
+        *conflict_findings(questions, corpus.analyzer, question_set.relevance_level),
         *duplicate_findings(questions, corpus.analyzer),
         *near_duplicate_findings(questions, corpus, options.near_duplicate_threshold),
         *form_findings(questions, overlaps, options.match_cutoff),

@@ -39,6 +39,11 @@ key                       value
 ``parameters``            ``{"ks", "overfetch", "limit", "doc_id_separator",
                           "concurrency", "timeout_s", "protocol_version"}``
 ``metrics``               a *group* (below) over all questions
+``measures``              ``{"convention", "values"}``: the IR measures asked for with
+                          ``--measures`` by ir_measures name, each ``{"value", "count",
+                          "left_out"}`` (the questions its mean is over, and the answered
+                          ones it left out); convention ``reval`` or ``trec_eval``
+                          (``--trec-means``); ``values`` is ``{}`` when none were asked
 ``errors``                number of questions whose retrieval failed (never misses)
 ``not_asked``             of those, questions never asked: the run's errors had already
                           exceeded ``--max-errors`` (error kind ``not_asked``)

@@ -72,6 +72,9 @@ def render_run(console: Console, report: RunReport, style: Style) -> None:
     _header(console, run, style)
     console.print()
     console.print(_aggregates(run.metrics, style))
+    if run.measures:
+        console.print()
+        console.print(_measures(run, style))
     _no_answer_and_flags(console, run)
     _latency(console, run)
     for title, groups in (("form", run.by_form), ("hard class", run.by_hard_class)):
@@ -114,6 +117,20 @@ def _header(console: Console, run: RunResult, style: Style) -> None:
     console.print("variant: " + escape(run.retriever.variant_label(run.retriever_target)))
     if run.labels:
         console.print("labels: " + escape(", ".join(f"{k}={v}" for k, v in run.labels.items())))
+
+
+def _measures(run: RunResult, style: Style) -> Table:
+    """The IR measures asked for, each with its denominator (the no-answer convention
+    decides which questions a mean is over)."""
+    convention = "trec_eval's means" if run.measure_convention == "trec_eval" else "reval's"
+    table = style.table(title=f"IR measures ({convention})")
+    for column, justify in (("measure", "left"), ("value", "right"), ("mean of", "right")):
+        table.add_column(column, justify=justify)  # type: ignore[arg-type]
+    for name, m in run.measures.items():
+        value = "-" if m.value is None else f"{m.value:.4f}"
+        over = f"{m.count}" + (f" ({m.left_out} left out)" if m.left_out else "")
+        table.add_row(escape(name), value, over)
+    return table
 
 
 def _aggregates(m: GroupMetrics, style: Style) -> Table:

@@ -16,6 +16,12 @@ from typing import TYPE_CHECKING, Any
 
 from retrieval_eval.errors import InputError, UnknownNameError
 from retrieval_eval.labelling.judge_name import default_judge
+from retrieval_eval.questions.judgments import (
+    JUDGMENTS_KEY,
+    SCALE_KEY,
+    header_level,
+    read_grade,
+)
 from retrieval_eval.questions.labelling import LABELLING_KEY, POOL_KEY, JudgementState
 from retrieval_eval.records.outcome import Form
 
@@ -81,6 +87,8 @@ class JudgingDesk:
             "file": str(judged.path),
             "version": version,
             "judge": self.judge,
+            "level": header_level(document),
+            "scale": _scale(document.get(SCALE_KEY)),
             "pool": {
                 "depth": pool.get("depth"),
                 "retrievers": [str(r) for r in pool.get("retrievers") or []],
@@ -126,6 +134,11 @@ def _question(question: Any, documents: dict[str, CorpusDocument]) -> dict[str, 
             "overlap": float(suggestion["overlap"]) if "overlap" in suggestion else None,
         },
         "history": len(labelling.get("history") or []),
+        "grades": {
+            str(doc): grade
+            for doc, value in (question.get(JUDGMENTS_KEY) or {}).items()
+            if (grade := read_grade(value)) is not None
+        },
         "candidates": candidates,
     }
 
@@ -142,6 +155,12 @@ def _judgement(question_id: str, body: Any) -> Judgement:
         if not isinstance(value, list) or not all(isinstance(v, str) for v in value):
             raise InputError(f"{key!r} must be a list of document ids")
         ids[key] = frozenset(value)
+    grades = body.get("grades") or {}
+    if not isinstance(grades, dict) or not all(
+        isinstance(doc, str) and read_grade(grade) == grade and grade >= 1
+        for doc, grade in grades.items()
+    ):
+        raise InputError("'grades' must map document ids to integer grades of at least 1")
     form_text = body.get("form")
     try:
         form = Form(str(form_text).upper()) if form_text else None
@@ -165,7 +184,17 @@ def _judgement(question_id: str, body: Any) -> Judgement:
         form=form,
         hard_class=hard_class.strip() if isinstance(hard_class, str) else None,
         judge=judge.strip(),
+        grades=grades,
     )
+
+
+def _scale(value: Any) -> list[int] | None:
+    """The set's declared grade scale as the page offers it, when it is well formed."""
+    if isinstance(value, list) and len(value) == 2:
+        low, high = map(read_grade, value)
+        if low is not None and high is not None and low == value[0] and low <= high == value[1]:
+            return [low, high]
+    return None
 
 
 #: Control characters have no place in a one-line name written into the set file.

@@ -10,6 +10,38 @@
   var el = function (id) { return document.getElementById(id); };
   var index = 0;
   var saving = false;
+  /* A set that declares a grade scale is judged in grades: each relevant candidate gets
+   * one, from the lowest grade that is still relevant up to the scale's top. */
+  var scale = data.scale;
+  var lowest = scale ? Math.max(data.level, scale[0], 1) : data.level;
+
+  function gradeOf(q, c) {
+    var given = q.grades[c.id];
+    return typeof given === "number" && given >= lowest ? given : lowest;
+  }
+
+  function gradePicker(q, c) {
+    var label = document.createElement("label");
+    label.className = "grade";
+    label.textContent = "grade ";
+    var select = document.createElement("select");
+    select.setAttribute("aria-label", "grade: " + (c.title || c.id));
+    for (var g = lowest; g <= scale[1]; g++) {
+      var option = document.createElement("option");
+      option.value = String(g);
+      option.textContent = String(g);
+      select.appendChild(option);
+    }
+    select.value = String(gradeOf(q, c));
+    select.addEventListener("click", function (event) { event.stopPropagation(); });
+    select.addEventListener("change", function () {
+      q.grades[c.id] = Number(select.value);
+      render();
+    });
+    label.addEventListener("click", function (event) { event.stopPropagation(); });
+    label.appendChild(select);
+    return label;
+  }
 
   function firstOpen() {
     for (var i = 0; i < questions.length; i++) {
@@ -71,6 +103,7 @@
     id.className = "mono muted";
     id.textContent = c.id;
     head.appendChild(id);
+    if (scale && c.relevant === true) { head.appendChild(gradePicker(questions[index], c)); }
     var found = document.createElement("div");
     found.className = "muted";
     found.textContent = "found by " + Object.keys(c.found_by).map(function (r) {
@@ -97,7 +130,9 @@
         " candidates not relevant), " + form];
     }
     if (relevant.length) {
-      return ["judged", "judged: relevant " + relevant.map(function (c) { return c.id; }).join(", ") +
+      return ["judged", "judged: relevant " + relevant.map(function (c) {
+        return scale ? c.id + " (grade " + gradeOf(q, c) + ")" : c.id;
+      }).join(", ") +
         (others ? "; the other " + others + " not relevant" : "") + ", " + form];
     }
     return ["needs-review", "needs review: nothing is marked relevant and “nothing answers it” " +
@@ -174,6 +209,12 @@
       hard_class: q.hard_class,
       seen_history: q.history
     };
+    if (scale) {
+      body.grades = {};
+      q.candidates.forEach(function (c) {
+        if (c.relevant === true) { body.grades[c.id] = gradeOf(q, c); }
+      });
+    }
     saving = true;
     var url = "/judge/" + encodeURIComponent(data.key) + "/questions/" + encodeURIComponent(q.id);
     fetch(url, {method: "POST", headers: {"Content-Type": "application/json"},
@@ -187,7 +228,10 @@
         }
         q.state = res.body.state;
         q.history += 1;
-        q.candidates.forEach(function (c) { c.relevant = c.relevant === true; });
+        q.candidates.forEach(function (c) {
+          c.relevant = c.relevant === true;
+          q.grades[c.id] = c.relevant ? (body.grades ? body.grades[c.id] : data.level) : 0;
+        });
         q.judged_by = body.judge;
         var note = res.body.concurrent ? " (someone else judged it meanwhile; both are in its history)" : "";
         el("j-status").textContent = "saved " + q.id + ": " + q.state + note;
@@ -202,7 +246,7 @@
   }
 
   document.addEventListener("keydown", function (event) {
-    var typing = event.target && (event.target.tagName === "INPUT");
+    var typing = event.target && (event.target.tagName === "INPUT" || event.target.tagName === "SELECT");
     if (typing) {
       if (event.key === "Enter" || event.key === "Escape") {
         event.target.blur();
