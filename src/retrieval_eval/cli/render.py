@@ -18,11 +18,14 @@ if TYPE_CHECKING:  # the reports (and the regression records they show) load whe
     from retrieval_eval.regression.record import Recorded
     from retrieval_eval.report.model import RunReport
 
-#: Width of a report written to a file or a pipe (``report.run.render.FILE_WIDTH``).
+#: Width of a report written to a file, and to a pipe unless ``COLUMNS`` says otherwise
+#: (``report.run.render.FILE_WIDTH``).
 FILE_WIDTH = 120
 
 
 def terminal_width() -> int:
+    """The width text views are laid out for: ``COLUMNS`` when set (a CI log can ask for
+    its width), else the terminal's, else ``FILE_WIDTH`` (a pipe); between 80 and 160."""
     return max(80, min(shutil.get_terminal_size((FILE_WIDTH, 24)).columns, 160))
 
 
@@ -45,7 +48,7 @@ def emit_report(
         fmt = "text"
     elif fmt == "html" and tty:
         raise click.UsageError("--format html writes a file: add --output FILE (or redirect)")
-    width = terminal_width() if tty else FILE_WIDTH
+    width = terminal_width()
     click.echo(render(reports, fmt, color=tty, width=width, warnings=warnings), nl=False)
 
 

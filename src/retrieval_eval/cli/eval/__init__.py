@@ -117,6 +117,12 @@ _THRESHOLDS = Thresholds()
 @click.option("--no-save", is_flag=True, help="Do not store the runs (baselines are still read).")
 @label_option("Free-form KEY=VALUE stored with each run (e.g. git_sha=...). Repeatable.")
 @click.option(
+    "--variant-name",
+    metavar="NAME",
+    help="Call the variant measured NAME in run lists, histories and comparisons instead "
+    "of its lineage name and a letter (bm25-A); stored with the run as the label name=NAME.",
+)
+@click.option(
     "--baseline",
     "baseline_id",
     metavar="RUN",
@@ -173,6 +179,7 @@ def eval_command(
     db_url: str | None,
     no_save: bool,
     labels: dict[str, str],
+    variant_name: str | None,
     baseline_id: str | None,
     max_top1_drop: float,
     max_top3_drop: float,
@@ -200,6 +207,7 @@ def eval_command(
     from retrieval_eval.evaluation.coordinator import EvalOptions
     from retrieval_eval.regression.record import judge_and_save
     from retrieval_eval.regression.verdict_records import ErrorBudget
+    from retrieval_eval.report.run_names import NAME_LABEL
     from retrieval_eval.store import RunStore
 
     specs = [*positional, *retrievers]
@@ -208,6 +216,8 @@ def eval_command(
     if not specs:
         raise click.UsageError("give at least one retriever with --retriever")
     token = read_token(token_env)
+    if variant_name:
+        labels = {**labels, NAME_LABEL: variant_name}
     budget = ErrorBudget.parse(max_errors)
     thresholds = Thresholds(
         max_top1_drop, max_top3_drop, max_p95_ms, max_errors=budget, max_drift=max_drift
