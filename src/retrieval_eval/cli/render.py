@@ -35,8 +35,9 @@ def emit_report(
     output: Path | None,
     warnings: Sequence[str] = (),
 ) -> None:
-    """``--output``: the report goes to the file and the text report to stdout; without
-    it, the report goes to stdout (coloured only on a terminal)."""
+    """``--output``: the report goes to the file, and stdout gets each run's verdict and
+    where the file went; without it, the report goes to stdout (coloured only on a
+    terminal)."""
     from retrieval_eval.report.run.render import render
 
     tty = sys.stdout.isatty()
@@ -45,8 +46,13 @@ def emit_report(
             write_json_file(output, reports, warnings)
         else:
             write_file(output, render(reports, fmt, warnings=warnings))
-        fmt = "text"
-    elif fmt == "html" and tty:
+        from retrieval_eval.regression.record import Recorded
+        from retrieval_eval.report.run.brief import render_brief
+
+        runs = reports.reports if isinstance(reports, Recorded) else reports
+        click.echo(render_brief(runs, output, fmt), nl=False)
+        return
+    if fmt == "html" and tty:
         raise click.UsageError("--format html writes a file: add --output FILE (or redirect)")
     width = terminal_width()
     click.echo(render(reports, fmt, color=tty, width=width, warnings=warnings), nl=False)

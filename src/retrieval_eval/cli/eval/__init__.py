@@ -111,7 +111,8 @@ _THRESHOLDS = Thresholds()
     "--output",
     type=click.Path(dir_okay=False, writable=True, path_type=Path),
     metavar="FILE",
-    help="Write the report to FILE (the text report still goes to the terminal).",
+    help="Write the report to FILE; the terminal then gets each run's verdict and where "
+    "the report went.",
 )
 @db_option
 @click.option("--no-save", is_flag=True, help="Do not store the runs (baselines are still read).")
@@ -273,11 +274,36 @@ def eval_command(
 
 
 def _errors(run: RunResult) -> str:
+    from retrieval_eval.report.plural import plural
+
     skipped = run.not_asked_count
     if not skipped:
-        return f"{run.error_count} errors"
-    asked = run.error_count - skipped
-    return f"{asked} errors, then {skipped} questions not asked; --keep-asking asks them"
+        return plural(run.error_count, "error") + _first_error(run)
+    asked = plural(run.error_count - skipped, "error")
+    return (f"{asked}{_first_error(run)}, then {plural(skipped, 'question')} not asked; "
+            "--keep-asking asks them")  # fmt: skip
+
+
+#: Longest error message the one-line summary quotes (the report keeps it whole).
+SHOWN_ERROR_CHARS = 200
+
+
+def _first_error(run: RunResult) -> str:
+    """Why, in the line itself: the first failure's kind and message, and how many of the
+    questions failed the same way."""
+    from retrieval_eval.records.failures import FailureKind
+    from retrieval_eval.report.plural import plural
+    from retrieval_eval.report.safe_text import short
+
+    failures = [q.error for q in run.questions
+                if q.error is not None and q.error.kind != FailureKind.NOT_ASKED]  # fmt: skip
+    if not failures:
+        return ""
+    first = failures[0]
+    alike = sum(f.kind == first.kind and f.message == first.message for f in failures)
+    hit = plural(alike, "question")
+    return (f"; first: {first.kind}: {short(first.message, SHOWN_ERROR_CHARS)} "
+            f"(on {hit} of {len(run.questions)})")  # fmt: skip
 
 
 def _nothing(report: RunReport) -> str:
