@@ -89,3 +89,14 @@ def test_legend_lines_wrap_at_spaces_and_never_split_a_path():
     lines = legend_lines([VariantName("A", ("one two three four five six",))], 20)
     assert lines == ["  A  one two three", "     four five six"]
     assert all(len(line) <= 20 for line in lines)
+
+
+def test_a_part_only_some_variants_have_is_shown_whole():
+    from retrieval_eval.report.variant_names import differing_parts
+
+    chunked = "bm25 0.1 · chunking words=150 · bm25 (grpc://h:1)"
+    fused = "rrf(bm25, dense) · hybrid"
+    also = "dense 0.1 · chunking words=150 · dense (grpc://h:2)"
+    differs = differing_parts([chunked, fused, also])
+    assert differs[0] == ("bm25 0.1", "chunking words=150", "bm25 (grpc://h:1)")
+    assert differs[1] == ("rrf(bm25, dense)", "hybrid")

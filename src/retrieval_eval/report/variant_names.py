@@ -95,6 +95,8 @@ def _own_words(part: str, others: Sequence[str]) -> str:
     if not words or not alike:
         return part
     shared = set.intersection(*(set(o) for o in alike))
+    if all(word in shared for word in words):  # the same part, where others lack it
+        return part
     kept: list[str] = [kind]
     for word in words:
         if word not in shared:
