@@ -21,6 +21,7 @@ from __future__ import annotations
 
 import difflib
 import os
+from collections.abc import Collection
 from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -98,14 +99,17 @@ __getattr__ = lazy_getattr(
 )
 
 
-def load_config_entries(config_path: Path | None) -> dict[str, Entry]:
+def load_config_entries(
+    config_path: Path | None, used: Collection[str] | None = None
+) -> dict[str, Entry]:
     """reval.toml's entries; without the default file, none (and the TOML reader and its
-    records are not imported)."""
+    records are not imported). With ``used``, a bad entry not in it is left out with a
+    warning (``load_config``)."""
     if config_path is None and not default_config_path().is_file():
         return {}
     from retrieval_eval.retrievers.config import load_config
 
-    return load_config(config_path)
+    return load_config(config_path, used=used)
 
 
 def resolve(
@@ -126,7 +130,7 @@ def resolve(
     endpoint = parse_address(spec)
     if endpoint is not None:
         return _with_options(endpoint, timeout_s=timeout_s, token=token)
-    configs = load_config_entries(config_path)
+    configs = load_config_entries(config_path, used={spec})
     if spec in configs:
         from retrieval_eval.retrievers.config import RetrieverConfig
         from retrieval_eval.retrievers.fusion.config import FusionConfig
