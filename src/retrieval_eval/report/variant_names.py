@@ -16,7 +16,7 @@ import re
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 
-from retrieval_eval.report.run_names import NAME_LABEL, PART_SEPARATOR, letter
+from retrieval_eval.report.run_names import NAME_LABEL, PART_SEPARATOR, differing_parts, letter
 from retrieval_eval.report.safe_text import visible
 
 #: A target that is a bare name (a retriever of reval.toml), not an address or plugin target.
@@ -72,38 +72,6 @@ def name_variants(shown: Iterable[ShownVariant]) -> dict[str, VariantName]:
                 name, lettered = f"{group}-{letter(lettered)}", lettered + 1
             names[variant.key] = VariantName(visible(name), own)
     return names
-
-
-def differing_parts(labels: Sequence[str]) -> list[tuple[str, ...]]:
-    """For each distinct variant label, its parts that not every other label has, with
-    the words shared by every part of the same kind elided (``_own_words``)."""
-    parts = [label.split(PART_SEPARATOR) for label in labels]
-    common = set.intersection(*map(set, parts)) if parts else set()
-    differs = []
-    for i, own in enumerate(parts):
-        others = [p for j, ps in enumerate(parts) if j != i for p in ps]
-        differs.append(tuple(visible(_own_words(p, others)) for p in own if p not in common))
-    return differs
-
-
-def _own_words(part: str, others: Sequence[str]) -> str:
-    """``part`` with the words it shares with every other variant's part of the same kind
-    (its first word: ``model``, ``pipeline``) elided: ``model … dims=64``. A word (a
-    path, an address) is kept or elided whole, never cut."""
-    kind, *words = part.split(" ")
-    alike = [o.split(" ")[1:] for o in others if o.split(" ", 1)[0] == kind]
-    if not words or not alike:
-        return part
-    shared = set.intersection(*(set(o) for o in alike))
-    if all(word in shared for word in words):  # the same part, where others lack it
-        return part
-    kept: list[str] = [kind]
-    for word in words:
-        if word not in shared:
-            kept.append(word)
-        elif kept[-1] != "…":
-            kept.append("…")
-    return " ".join(kept)
 
 
 def legend_lines(names: Sequence[VariantName], width: int, indent: int = 2) -> list[str]:

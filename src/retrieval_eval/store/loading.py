@@ -36,6 +36,7 @@ def stored_runs(conn: Connection, query: Select[Any], outcomes: bool = True) -> 
             bool(row["pinned"]),
             row["lineage"] or "",
             serialize.acceptance_from_row(row),
+            None if outcomes else (row["question_count"], row["error_count"]),
         )
         for pk, row in zip(pks, rows, strict=True)
     ]

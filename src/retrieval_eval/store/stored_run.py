@@ -29,6 +29,9 @@ class StoredRun:
     pinned: bool = False
     lineage: str = ""
     acceptance: Acceptance | None = None
+    #: Its question and error counts as stored, when it was read without its outcomes
+    #: (``run.questions`` is then empty); None when the outcomes were read.
+    counts: tuple[int, int] | None = None
 
 
 #: Stored verdicts that make a complete run a baseline by themselves. A run saved without

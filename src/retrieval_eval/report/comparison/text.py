@@ -23,14 +23,13 @@ from retrieval_eval.records import GroupMetrics
 from retrieval_eval.report.comparison.json_format import shown_questions
 from retrieval_eval.report.fit_table import Column, Drop, Step, fitted_table
 from retrieval_eval.report.model import question_text
-from retrieval_eval.report.run_names import NAME_LABEL, RunName, names_of
+from retrieval_eval.report.run_names import NAME_LABEL, RunName, differing_parts, names_of
 from retrieval_eval.report.safe_text import markup_safe as escape
 from retrieval_eval.report.safe_text import short, visible
 from retrieval_eval.report.text_style import Style, string_console
 from retrieval_eval.report.variant_names import (
     FULL_PROVENANCE,
     VariantName,
-    differing_parts,
     legend_lines,
 )
 
