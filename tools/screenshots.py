@@ -146,7 +146,7 @@ def shoot(out: Path, db: str) -> list[Path]:
     html = render_html([RunReport(stored.run, stored_verdict(stored))])
     report.write_text(html, encoding="utf-8")
     written = []
-    with viewer(db) as base, judging(out) as judge, sync_playwright() as p:
+    with viewer(db) as base, judging() as judge, sync_playwright() as p:
         browser = launch(p)
         urls = pages(base, db)
         urls["report"] = report.as_uri()
@@ -175,9 +175,14 @@ def shoot(out: Path, db: str) -> list[Path]:
 
 
 @contextmanager
-def judging(workdir: Path) -> Iterator[str]:
+def judging() -> Iterator[str]:
     """``reval sets judge`` on a draft pooled from two BM25 indexes of the example corpus,
     as a user starts it: the first line it prints is the page's URL."""
+    with tempfile.TemporaryDirectory(prefix="reval-judging-") as tmp:
+        yield from _judging(Path(tmp))
+
+
+def _judging(workdir: Path) -> Iterator[str]:
     import os
     import subprocess
     import sys

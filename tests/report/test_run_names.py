@@ -92,7 +92,7 @@ def test_legend_lines_wrap_at_spaces_and_never_split_a_path():
 
 
 def test_a_part_only_some_variants_have_is_shown_whole():
-    from retrieval_eval.report.variant_names import differing_parts
+    from retrieval_eval.report.run_names import differing_parts
 
     chunked = "bm25 0.1 · chunking words=150 · bm25 (grpc://h:1)"
     fused = "rrf(bm25, dense) · hybrid"
