@@ -6,8 +6,10 @@ Each store (a fresh SQLite file, or ``--db`` PostgreSQL) is filled through
 retrievers, so a history holds 1/20 of the runs. The viewer runs in this process under
 uvicorn on a free loopback port and each page is fetched over HTTP ``--repeat`` times
 (median). Baselines measured in the same run: the store call each page makes, alone
-(``list_runs``, ``get_stored``, ``history``), so the ratio is what serving and rendering
-add; and the viewer's smallest response (the stylesheet) for the HTTP stack itself.
+(``list_runs``, ``get_stored``, ``history`` of the stored figures, and with every shown
+run's outcomes for the page's flaky questions, asked for with ``&questions=1``), so the
+ratio is what serving and rendering add; and the viewer's smallest response (the
+stylesheet) for the HTTP stack itself.
 Start-up is the wall time from launching ``reval ui --address 127.0.0.1:0`` to its first
 answered page, against ``reval runs list --limit 1`` on the same store (the CLI's own
 start-up: interpreter, SQLAlchemy, opening the store), as wall time and as CPU time (on
@@ -160,7 +162,9 @@ def measure(store: RunStore, repeat: int) -> list[tuple[str, float, float, int]]
             (f"run ({newest.question_count} q)", f"/runs/{newest.run_id}",
              lambda: store.get_stored(newest.run_id)),
             ("history (<=20 runs)", f"/history?set={set_name}&retriever={retriever}",
-             lambda: store.history(set_name, retriever, limit=20)),
+             lambda: store.history(set_name, retriever, limit=20, outcomes=False)),
+            ("history + questions", f"/history?set={set_name}&retriever={retriever}"
+             "&questions=1", lambda: store.history(set_name, retriever, limit=20)),
             ("stylesheet (HTTP only)", "/assets/reval.css", lambda: None),
         ]  # fmt: skip
         for name, path, store_call in pages:

@@ -80,11 +80,11 @@ def printed_table(stdout: str) -> list[list[str]]:
             hits.setdefault(row[2], {})[metric] = row[3]
             holm = row[4].split()[-1] if row[4].strip() else ""
             hits[row[2]].setdefault("holm", f"p = {float(holm):.2f}" if holm else "reference")
-        group = re.match(r"^form:(GAP|MATCH)\s+(.*)$", line)
+        group = re.match(r"^form:(GAP|MATCH)\s+(\d+)\s+(.*)$", line)
         if group:
-            cells = re.findall(r"(\S+) / (\S+) \((\d+)\)", group[2])
+            n = int(group[2])
+            cells = re.findall(r"(\d\.\d{3})/(\d\.\d{3})", group[3])
             for tag, cell in zip("ABCD", cells, strict=True):
-                n = int(cell[2])
                 text = f"{round(float(cell[0]) * n)}/{n}, {round(float(cell[1]) * n)}/{n}"
                 hits.setdefault(tag, {})[group[1]] = text
     keys = ("top-1", "top-3", "GAP", "MATCH", "holm")
@@ -101,29 +101,62 @@ def saved_runs(database: Path) -> list[tuple[str, str]]:
         return list(db.execute(f"SELECT {id_column}, set_name FROM {table}"))
 
 
+#: A row of the quickstart's side-by-side table: letter, retriever, top-1 and top-3 hits.
+OVERVIEW_ROW = re.compile(r"^([A-D])\s+(\S+)\s+\d\.\d{3} \((\d+/23)\)\s+\d\.\d{3} \((\d+/23)\)\s")
+
+
 def test_quickstart_measures_saves_and_compares(tmp_path: Path) -> None:
     require_bm25()
     questions = len(yaml.safe_load(questions_path().read_text(encoding="utf-8"))["questions"])
 
+    # By default: the verdicts first, then the four side by side; the rest is in the pages.
     first = run_quickstart(tmp_path)
     assert first.returncode == 0, first.stderr + first.stdout
     assert re.search(r"serving them over gRPC on grpc://127\.0\.0\.1:\d+ and grpc://", first.stderr)
-    found = rates(first.stdout)
-    assert set(found) == {"top1_hit_rate", "top3_hit_rate"}, first.stdout
+    lines = first.stdout.splitlines()
+    assert lines[0] == ("verdicts against the previous quickstart: every retriever no-baseline "
+                        "(a first run: the next quickstart is judged against it)")  # fmt: skip
+    overview = [m.groups() for m in map(OVERVIEW_ROW.match, lines) if m]
+    assert [row[:2] for row in overview] == [
+        ("A", "bm25"), ("B", "dense"), ("C", "hybrid"), ("D", "bm25-reranked")
+    ]  # fmt: skip
+    assert len(lines) < 40 and "compare 4 runs" not in first.stdout  # no wall of text
+    assert "reval quickstart --details" in first.stdout and "reval runs list" in first.stdout
+    # It ends by pointing at the HTML report it wrote and at the live viewer.
+    report = tmp_path / "quickstart-report.html"
+    assert lines[-1].strip() == "reval ui"
+    assert f"open the HTML report of this run, {report}" in first.stdout
+    assert report.read_text(encoding="utf-8").startswith("<!DOCTYPE html>")
+    page = tmp_path / "quickstart-comparison.html"
+    assert f"the four retrievers side by side, {page}" in first.stdout
+    assert page.read_text(encoding="utf-8").startswith("<!DOCTYPE html>")
+    # the same figures as the guide's table (which the detailed comparison is checked against)
+    assert [[top1, top3] for _, _, top1, top3 in overview] == [r[:2] for r in guide_table()]
+
+    database = tmp_path / "runs.sqlite"
+    runs = saved_runs(database)
+    assert [name for _, name in runs] == [EXAMPLE_SET_NAME] * 4
+    bm25_row = next(line for line in lines if line.startswith("A "))
+    first_id = next(str(i) for i, _ in runs if str(i) in bm25_row.split())
+
+    # --details: BM25's report and the whole comparison too.
+    second = run_quickstart(tmp_path, "--details")
+    assert second.returncode == 0, second.stderr + second.stdout
+    assert second.stdout.startswith(
+        "verdicts against the previous quickstart: every retriever pass\n"
+    )
+    found = rates(second.stdout)
+    assert set(found) == {"top1_hit_rate", "top3_hit_rate"}, second.stdout
     for rate, hits, answered in found.values():
         assert answered == questions  # every question answered: no errors
         assert rate == pytest.approx(hits / answered, abs=0.0005)
     top1, top3 = found["top1_hit_rate"][0], found["top3_hit_rate"][0]
     # The example data is built so that BM25 is measurably good and measurably imperfect.
     assert 0.0 < top1 <= top3 < 1.0
-    assert "NO-BASELINE" in first.stdout
-    assert "reval runs list" in first.stdout  # the next steps
-    # It ends by pointing at the HTML report it wrote and at the live viewer.
-    report = tmp_path / "quickstart-report.html"
-    assert first.stdout.rstrip().splitlines()[-1].strip() == "reval ui"
-    assert f"open the HTML report of this run, {report}" in first.stdout
-    assert report.read_text(encoding="utf-8").startswith("<!DOCTYPE html>")
-    printed = {" ".join(line.split()) for line in first.stdout.splitlines()}
+    assert [f"{found[k][1]}/{found[k][2]}" for k in ("top1_hit_rate", "top3_hit_rate")] == list(
+        overview[0][2:]
+    )
+    printed = {" ".join(line.split()) for line in second.stdout.splitlines()}
     shown = guide_sample()
     assert len(shown) > 5
     stale = [line for line in shown if line not in printed]
@@ -136,35 +169,19 @@ def test_quickstart_measures_saves_and_compares(tmp_path: Path) -> None:
     hits = found["top1_hit_rate"][1], questions, found["top3_hit_rate"][1]
     assert tuple(map(int, prose.groups())) == hits
 
-    # The four retrievers side by side, BM25 the reference, and the HTML comparison.
-    assert "compare 4 runs of set larkspur-example" in first.stdout
+    # The four retrievers side by side, BM25 the reference.
+    assert "compare 4 runs of set larkspur-example" in second.stdout
     for variant in ("dense 0.1.0", "rrf(bm25, dense)", "rerank(bm25) depth=50 embedding"):
-        assert variant in first.stdout, variant
-    assert re.search(r"^form:GAP(\s+\d\.\d{3} / \d\.\d{3} \(10\)){4}\s*$", first.stdout, re.M)
-    assert "McNemar p" in first.stdout
-    assert (
-        "verdicts against the previous quickstart: bm25 no-baseline, dense no-baseline, "
-        "hybrid no-baseline, bm25-reranked no-baseline" in first.stdout
-    )
-    assert guide_table() == printed_table(first.stdout)
-    page = tmp_path / "quickstart-comparison.html"
-    assert f"the four retrievers side by side, {page}" in first.stdout
-    assert page.read_text(encoding="utf-8").startswith("<!DOCTYPE html>")
+        assert variant in second.stdout, variant
+    assert re.search(r"^form:GAP\s+10(\s+\d\.\d{3}/\d\.\d{3}){4}\s*$", second.stdout, re.M)
+    assert "McNemar p" in second.stdout
+    assert guide_table() == printed_table(second.stdout)
 
-    database = tmp_path / "runs.sqlite"
-    runs = saved_runs(database)
-    assert [name for _, name in runs] == [EXAMPLE_SET_NAME] * 4
-    first_id = next(str(i) for i, _ in runs if str(i)[:8] in first.stdout.split("\n", 3)[1])
-
-    second = run_quickstart(tmp_path)
-    assert second.returncode == 0, second.stderr + second.stdout
-    assert rates(second.stdout) == found  # same index, same questions, same answers
     verdict = re.search(r"regression verdict: (\S+) vs baseline (\S+)", second.stdout)
     assert verdict is not None, second.stdout
     assert verdict[1] == "PASS"
     assert first_id.startswith(verdict[2]) or verdict[2].startswith(first_id)
     assert len(saved_runs(database)) == 8
-    assert "bm25 pass, dense pass, hybrid pass, bm25-reranked pass" in second.stdout
     # The next step it suggests works: compare this run with the previous one.
     suggested = re.search(r"^\s*(reval runs compare \S+ \S+)\s*$", second.stdout, re.MULTILINE)
     assert suggested is not None, second.stdout

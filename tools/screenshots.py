@@ -1,11 +1,15 @@
-"""Screenshots of every view, for people: ``python tools/screenshots.py OUT_DIR [--db URL]``.
+"""Screenshots of every view, for people: ``python tools/screenshots.py OUT_DIR [--db URL]
+[--docs]``.
 
 Without ``--db`` it first fills a temporary run store with real runs of the example set
-(BM25 at two chunkings, so the history has a variant and verdicts). It then writes the
-static report and serves the store with ``reval ui`` on a free loopback port, and takes
-light and dark PNGs of the runs list, a run, its history and a comparison with Debian's
-chromium driven by Playwright (``pip install -e '.[test]'``).
-"""
+(the dense plugin's embedding swap, BM25 at two chunkings: the history has a variant and
+verdicts), made with relative index paths so no temporary path shows. It then writes the
+static report, serves the store with ``reval ui`` on a free loopback port and a draft
+with ``reval sets judge``, and takes light and dark PNGs at 1400x1000 of the runs list, a
+run, its history, two comparisons and the judging page with Debian's chromium driven by
+Playwright (``pip install -e '.[test]'``); then captures ``runs list``, ``runs history``
+and ``runs compare`` at 80 and 120 columns, piped. ``--docs`` writes the reference look
+into docs/ (the hero image, docs/images/look/, the captures in docs/contributing.md)."""
 
 from __future__ import annotations
 
@@ -46,21 +50,29 @@ def reval(*args: str) -> None:
 
 
 def fill_demo_store(workdir: Path) -> str:
-    """Real runs of the example set: BM25 with 150-word chunks (three runs, the first
-    pinned) and with 60-word chunks (one run, judged against the pin)."""
+    """Real runs of the example set, made inside ``workdir`` with relative index paths (so
+    no temporary path shows on a page): the embedding swap of the dense plugin (256, then
+    64 dimensions, on one index path), then BM25 with 150-word chunks (three runs, the
+    first pinned) and with 60-word chunks (one run, judged against the pin)."""
     db = f"sqlite:///{workdir / 'runs.sqlite'}"
     questions = str(EXAMPLE / "questions.yaml")
-    for name, words, overlap in (("big", "150", "30"), ("small", "60", "10")):
-        reval("bm25", "index", str(EXAMPLE / "corpus.jsonl"), "--out", str(workdir / name),
-              "--chunk-words", words, "--chunk-overlap", overlap)  # fmt: skip
-    for i, index in enumerate(("big", "big", "small", "big")):
-        reval("eval", "--set", questions, "--retriever", f"bm25:{workdir / index}",
-              "--db", db, "--label", f"try={i}")  # fmt: skip
-        if i == 0:
-            from retrieval_eval.store.store import RunStore
+    corpus = str(EXAMPLE / "corpus.jsonl")
+    with contextlib.chdir(workdir):
+        for dimensions in ("256", "64"):
+            reval("dense", "index", corpus, "--out", "swap-index", "--chunk-words", "150",
+                  "--chunk-overlap", "30", "--dimensions", dimensions)  # fmt: skip
+            reval("eval", "--set", questions, "--retriever", "dense:swap-index", "--db", db)
+        for name, words, overlap in (("big", "150", "30"), ("small", "60", "10")):
+            reval("bm25", "index", corpus, "--out", name, "--chunk-words", words,
+                  "--chunk-overlap", overlap)  # fmt: skip
+        for i, index in enumerate(("big", "big", "small", "big")):
+            reval("eval", "--set", questions, "--retriever", f"bm25:{index}", "--db", db,
+                  "--label", f"try={i}")  # fmt: skip
+            if i == 0:
+                from retrieval_eval.store.store import RunStore
 
-            with RunStore.open(db) as store:
-                store.pin(store.list_runs(limit=1)[0].run_id)
+                with RunStore.open(db) as store:
+                    store.pin(store.list_runs(limit=1)[0].run_id)
     return db
 
 
@@ -98,13 +110,24 @@ def pages(base: str, db: str) -> dict[str, str]:
         runs = store.list_runs(limit=None)
     newest, oldest = runs[0], runs[-1]
     compared = "&".join(f"run={r.run_id}" for r in reversed(runs[:3]))
+    swap = "&".join(f"run={r.run_id}" for r in reversed(runs) if r.retriever_identifier == "dense")
     return {
         "runs": f"{base}/",
         "run": f"{base}/runs/{newest.run_id}",
         "history": f"{base}/history?set={newest.set_name}&retriever={newest.retriever_identifier}",
         "compare": f"{base}/compare?{compared}",
+        "compare-swap": f"{base}/compare?{swap}",
         "report": f"{base}/runs/{oldest.run_id}",
     }
+
+
+#: The size of every screenshot of the reference look (docs/contributing.md).
+VIEWPORT = {"width": 1400, "height": 1000}
+#: The text views captured, piped, at each width: name -> ``reval`` arguments.
+WIDTHS = (80, 120)
+#: Where ``--docs`` puts the reference look, and the page block it rewrites.
+DOCS = Path(__file__).resolve().parents[1] / "docs"
+LOOK_START, LOOK_END = "<!-- reference-look:start -->", "<!-- reference-look:end -->"
 
 
 def shoot(out: Path, db: str) -> list[Path]:
@@ -123,18 +146,23 @@ def shoot(out: Path, db: str) -> list[Path]:
     html = render_html([RunReport(stored.run, stored_verdict(stored))])
     report.write_text(html, encoding="utf-8")
     written = []
-    with viewer(db) as base, sync_playwright() as p:
+    with viewer(db) as base, judging() as judge, sync_playwright() as p:
         browser = launch(p)
         urls = pages(base, db)
         urls["report"] = report.as_uri()
         for scheme in ("light", "dark"):
-            page = browser.new_page(viewport={"width": 1300, "height": 1000}, color_scheme=scheme)
+            page = browser.new_page(viewport=VIEWPORT, color_scheme=scheme)
             for name, url in urls.items():
                 page.goto(url)
                 page.wait_for_selector("html[data-ready]")
                 path = out / f"{name}-{scheme}.png"
-                page.screenshot(path=str(path), full_page=True)
+                page.screenshot(path=str(path))
                 written.append(path)
+            page.goto(judge)
+            page.wait_for_selector("html[data-judge-ready]")
+            path = out / f"judging-{scheme}.png"
+            page.screenshot(path=str(path))
+            written.append(path)
             page.set_viewport_size({"width": 800, "height": 1000})  # a narrow window
             page.goto(urls["runs"])
             page.wait_for_selector("html[data-ready]")
@@ -146,14 +174,115 @@ def shoot(out: Path, db: str) -> list[Path]:
     return written
 
 
+@contextmanager
+def judging() -> Iterator[str]:
+    """``reval sets judge`` on a draft pooled from two BM25 indexes of the example corpus,
+    as a user starts it: the first line it prints is the page's URL."""
+    with tempfile.TemporaryDirectory(prefix="reval-judging-") as tmp:
+        yield from _judging(Path(tmp))
+
+
+def _judging(workdir: Path) -> Iterator[str]:
+    import os
+    import subprocess
+    import sys
+
+    corpus = str(EXAMPLE / "corpus.jsonl")
+    questions = workdir / "questions.txt"
+    questions.write_text("How do I install the Larkspur agent on Fedora?\n"
+                         "My laptop keeps backing up on battery, can I stop that?\n",
+                         encoding="utf-8")  # fmt: skip
+    with contextlib.chdir(workdir):
+        reval("bm25", "index", corpus, "--out", "pages")
+        reval("bm25", "index", corpus, "--out", "chunks", "--chunk-words", "30")
+        reval("sets", "draft", str(questions), "--corpus", corpus, "--retriever", "bm25:pages",
+              "--retriever", "bm25:chunks", "--depth", "5", "--out", "draft.yaml")  # fmt: skip
+    command = [str(Path(sys.executable).parent / "reval"), "sets", "judge", "draft.yaml",
+               "--corpus", corpus, "--judge", "ana"]  # fmt: skip
+    env = {**os.environ, "PYTHONUNBUFFERED": "1"}  # the URL line arrives as it is printed
+    server = subprocess.Popen(command, cwd=workdir, stdout=subprocess.PIPE,
+                              stderr=subprocess.STDOUT, text=True, env=env)  # fmt: skip
+    try:
+        assert server.stdout is not None
+        yield server.stdout.readline().strip()
+    finally:
+        server.terminate()
+        server.wait(20)
+
+
+def capture(db: str, workdir: Path) -> dict[str, str]:
+    """``runs list``, ``runs history`` and ``runs compare`` as a CI log shows them: stdout
+    a pipe, ``COLUMNS`` set, run from ``workdir``. Name -> text."""
+    import os
+    import subprocess
+    import sys
+
+    from retrieval_eval.store.store import RunStore
+
+    with RunStore.open(db) as store:
+        runs = store.list_runs(limit=None)
+    bm25 = [r.run_id for r in runs if r.retriever_identifier == "bm25"]
+    views = {
+        "runs list": ["runs", "list"],
+        "runs history": ["runs", "history", "--set", runs[0].set_name, "--retriever", "bm25"],
+        "runs compare": ["runs", "compare", *reversed(bm25[:3]), "--questions", "none"],
+    }
+    reval_command = str(Path(sys.executable).parent / "reval")
+    found = {}
+    for name, args in views.items():
+        for width in WIDTHS:
+            env = {**os.environ, "COLUMNS": str(width), "NO_COLOR": "1",
+                   "REVAL_DATABASE_URL": db}  # fmt: skip
+            done = subprocess.run([reval_command, *args], cwd=workdir, env=env, text=True,
+                                  capture_output=True, check=True)  # fmt: skip
+            found[f"{name} at {width} columns"] = f"$ reval {' '.join(args)}\n{done.stdout}"
+    return found
+
+
+def write_docs(shots: Path, captures: dict[str, str]) -> list[Path]:
+    """The reference look into the docs: the hero image, four pages at 1400x1000, and the
+    text captures in docs/contributing.md (between its reference-look markers)."""
+    import shutil
+
+    look = DOCS / "images" / "look"
+    look.mkdir(parents=True, exist_ok=True)
+    written = [DOCS / "images" / "history-light.png"]
+    shutil.copyfile(shots / "history-light.png", written[0])
+    for name in ("run", "compare-swap", "history", "judging"):
+        written.append(look / f"{name}.png")
+        shutil.copyfile(shots / f"{name}-light.png", written[-1])
+    blocks = [LOOK_START]
+    for title, text in captures.items():
+        blocks += [f"`{title}`:", "", "```text", text.rstrip("\n"), "```", ""]
+    blocks.append(LOOK_END)
+    page = DOCS / "contributing.md"
+    text = page.read_text(encoding="utf-8")
+    before, rest = text.split(LOOK_START, 1)
+    after = rest.split(LOOK_END, 1)[1]
+    page.write_text(before + "\n".join(blocks) + after, encoding="utf-8")
+    written.append(page)
+    return written
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("out", type=Path)
     parser.add_argument("--db", help="run store URL (default: a fresh demo store)")
+    parser.add_argument(
+        "--docs", action="store_true", help="also write the reference look into docs/"
+    )
     args = parser.parse_args()
     with tempfile.TemporaryDirectory(prefix="reval-shots-") as tmp:
         db = args.db or fill_demo_store(Path(tmp))
-        for path in shoot(args.out, db):
+        shots = shoot(args.out, db)
+        captures = capture(db, Path(tmp))
+        for name, text in captures.items():
+            path = args.out / (name.replace(" ", "-") + ".txt")
+            path.write_text(text, encoding="utf-8")
+            shots.append(path)
+        if args.docs:
+            shots += write_docs(args.out, captures)
+        for path in shots:
             print(path)
 
 

@@ -12,6 +12,8 @@ from pathlib import Path
 import pytest
 from support.cli import GOOD, REVAL
 
+from retrieval_eval.example_data import corpus_path
+
 
 def reval(*args: str | Path, env: dict[str, str] | None = None) -> subprocess.CompletedProcess[str]:
     return subprocess.run(
@@ -60,3 +62,44 @@ def test_deeply_nested_arrays_in_reval_toml_are_named(sets, db, tmp_path):
     toml.write_text("x = " + "[" * 100_000 + "]" * 100_000 + "\n")
     done = reval("eval", "--set", sets["faq"], "--retriever", "prod", "--db", db, "--config", toml)
     one_line_exit_2(done, str(toml), "nested too deeply")
+
+
+BAD_ENTRY = """\
+[retrievers.good]
+address = "{address}"
+
+[retrievers.typo]
+adress = "grpc://127.0.0.1:1"
+
+[retrievers.blend]
+fuse = ["good", "typo"]
+"""
+
+
+def test_a_bad_entry_stops_only_the_commands_that_use_it(sets, serve_table, db, tmp_path):
+    target = serve_table(GOOD)
+    config = tmp_path / "reval.toml"
+    config.write_text(BAD_ENTRY.format(address=target), encoding="utf-8")
+    where = f"{config} [retrievers.typo]: unknown key 'adress'; did you mean 'address'?"
+    # another entry, and a plugin spec (read as a name first): measured, one warning line
+    index = tmp_path / "index"
+    assert reval("bm25", "index", corpus_path(), "--out", index).returncode == 0
+    for spec in ("good", f"bm25:{index}"):
+        done = reval("eval", "--set", sets["faq"], "--retriever", spec, "--db", db,
+                     "--config", config, "--format", "json")  # fmt: skip
+        assert done.returncode == 0, done.stderr
+        assert done.stderr.strip().splitlines() == [
+            f"warning: {where} (left out: this command does not use it)"
+        ]
+    address = reval("eval", "--set", sets["faq"], "--retriever", target, "--db", db,
+                    "--config", config, "--format", "json")  # fmt: skip
+    assert address.returncode == 0 and address.stderr == ""  # an address reads no reval.toml
+    listed = reval("retrievers", "list", "--config", config)
+    names = [line.split()[0] for line in listed.stdout.splitlines()[1:]]
+    assert listed.returncode == 0 and "good" in names and "typo" not in names
+    assert where in listed.stderr
+    # the bad entry itself, or a fusion of it: one line, exit 2, nothing measured
+    one_line_exit_2(reval("eval", "--set", sets["faq"], "--retriever", "typo", "--db", db,
+                          "--config", config), where)  # fmt: skip
+    one_line_exit_2(reval("eval", "--set", sets["faq"], "--retriever", "blend", "--db", db,
+                          "--config", config), where)  # fmt: skip

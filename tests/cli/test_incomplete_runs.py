@@ -91,7 +91,12 @@ def test_a_retriever_killed_mid_run_fails_the_gate(numbered_set, db, tmp_path):
     assert run["regression"]["baseline_run_id"] is None  # not compared: never a pass
     assert document["summary"]["verdicts"] == {"incomplete": 1}
     assert document["summary"]["failing"] == 1
-    assert "numbered × dying — incomplete" in stdout  # the text report on the terminal
+    # the terminal gets the verdict and where the report went; stderr says why, in one line
+    assert stdout.splitlines()[0].startswith("numbered × dying: INCOMPLETE · top-1 1.000")
+    assert stdout.splitlines()[1] == f"wrote the json report to {out}"
+    (line,) = stderr.strip().splitlines()
+    assert "(1 error; first: unavailable: " in line  # the call in flight
+    assert f"(on 1 question of {QUESTIONS}), then {QUESTIONS - answered - 1} questions not " in line
     with RunStore.open(db) as store:
         stored = store.get(run["run_id"])  # saved with every question, errors included
         assert stored.state.value == "incomplete" and stored.error_count == run["errors"]

@@ -84,4 +84,4 @@ def test_runs_compare_keeps_ids_whole(stored, db, width):
     for run_id in stored[:3]:
         assert sum(run_id in line.split() for line in runs_table[1:]) == 1, out
     assert all(len(line) <= width for line in runs_table[1:]), out
-    assert ("p95 ms" in runs_table[1]) is (width == 120)  # the first column to give way
+    assert "p95 ms" in runs_table[1]  # the variant's provenance no longer takes the room

@@ -63,7 +63,8 @@ def test_show_prints_the_stored_run(history, invoke, db):
     assert "faq × s 1" in text and "expected d2; got d7, d6, d5" in text
     assert "variant: s 1 · grpc://127.0.0.1:" in text
     table = invoke("runs", "list", "--db", db).output
-    assert "s 1 ·" in table and "grpc://127.0.0.1" in table and "regression" in table
+    assert "s-A" in table and "regression" in table  # the variant by its short name,
+    assert "  s-A  grpc://127.0.0.1:" in table  # and where it ran under the table
 
 
 def test_show_reports_the_verdict_stored_with_the_run_in_every_format(history, invoke, db):

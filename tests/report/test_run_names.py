@@ -54,3 +54,49 @@ def test_fit_applies_the_stated_steps_in_order_until_the_table_fits():
     ]
     cols, _ = fit(columns, rows, 5, steps)  # never narrower than its one-line cells
     assert [c.name for c in cols] == ["id", "at"]
+
+
+def test_variants_are_named_by_lineage_and_letter_and_the_user_name_wins():
+    from retrieval_eval.report.variant_names import ShownVariant, name_variants
+
+    dense_256 = "dense 0.1 · model wordllama:l2@64b dims=256 · dense:swap"
+    dense_64 = "dense 0.1 · model wordllama:l2@64b dims=64 · dense:swap"
+    shown = [  # oldest first
+        ShownVariant("big", BIG, "bm25", "bm25:/tmp/x/big", {}),
+        ShownVariant("d256", dense_256, "dense", "dense:swap", {}),
+        ShownVariant("small", SMALL, "bm25", "bm25:/tmp/x/small", {}),
+        ShownVariant("d64", dense_64, "dense", "dense:swap", {"name": "quarter"}),
+        ShownVariant("prod", "search 2", "search", "prod", {}),  # a reval.toml name
+    ]
+    names = name_variants(shown)
+    assert {k: n.name for k, n in names.items()} == {
+        "big": "bm25-A", "small": "bm25-B", "d256": "dense-A", "d64": "quarter",
+        "prod": "prod-A",
+    }  # fmt: skip
+    # only what differs within a lineage name, words shared by the same kind of part elided
+    assert names["big"].differs == ("chunking words=150", "bm25:/tmp/x/big")
+    assert names["d64"].differs == ("model … dims=64",)
+    assert names["prod"].differs == ()
+
+
+def test_legend_lines_wrap_at_spaces_and_never_split_a_path():
+    from retrieval_eval.report.variant_names import VariantName, legend_lines
+
+    path = "bm25:/" + "/".join(["directory"] * 7) + "/big-chunks"  # 86 characters
+    lines = legend_lines([VariantName("bm25-A", ("chunking words=150", path)),
+                          VariantName("bm25-B", ())], 60)  # fmt: skip
+    assert lines == ["  bm25-A  chunking words=150 ·", path]  # the path alone, whole
+    lines = legend_lines([VariantName("A", ("one two three four five six",))], 20)
+    assert lines == ["  A  one two three", "     four five six"]
+    assert all(len(line) <= 20 for line in lines)
+
+
+def test_a_part_only_some_variants_have_is_shown_whole():
+    from retrieval_eval.report.run_names import differing_parts
+
+    chunked = "bm25 0.1 · chunking words=150 · bm25 (grpc://h:1)"
+    fused = "rrf(bm25, dense) · hybrid"
+    also = "dense 0.1 · chunking words=150 · dense (grpc://h:2)"
+    differs = differing_parts([chunked, fused, also])
+    assert differs[0] == ("bm25 0.1", "chunking words=150", "bm25 (grpc://h:1)")
+    assert differs[1] == ("rrf(bm25, dense)", "hybrid")

@@ -16,6 +16,7 @@ import pytest
 import pytrec_eval
 
 from retrieval_eval.errors import InputError
+from retrieval_eval.retrievers.documents import distinct_documents
 from retrieval_eval.scoring.measures import (
     DEFAULT_MEASURES,
     Measure,
@@ -25,7 +26,6 @@ from retrieval_eval.scoring.measures import (
     question_measures,
     unjudged,
 )
-from retrieval_eval.scoring.protocol import distinct_documents
 
 #: Each measure and trec_eval's name for it (RR@k, Judged@k: ir-measures' own only).
 TREC_NAMES = {

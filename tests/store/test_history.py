@@ -150,3 +150,22 @@ def test_saving_a_run_id_twice_is_refused(store):
     store.save(run)
     with pytest.raises(InputError, match="run 'fixed' is already stored"):
         store.save(run)
+
+
+def test_a_history_of_stored_figures_reads_no_outcomes(store):
+    from retrieval_eval.comparison.history import build_history
+
+    ids = [
+        save_judged(store, make_run(codes, started=m)) for m, codes in ((0, "13E0"), (1, "1130"))
+    ]
+    full = store.history("faq", "bm25")
+    figures = store.history("faq", "bm25", outcomes=False)
+    assert [s.run.run_id for s in figures] == [ids[1], ids[0]]
+    assert all(len(s.run.questions) == 0 for s in figures)  # nothing per question read
+    assert [s.counts for s in figures] == [(4, 0), (4, 1)] and full[0].counts is None
+    assert [s.run.metrics for s in figures] == [s.run.metrics for s in full]
+    # the history's entries are the same either way; only the per-question parts need more
+    by_figures = build_history("faq", "bm25", figures)
+    by_outcomes = build_history("faq", "bm25", full)
+    assert by_figures.entries == by_outcomes.entries
+    assert by_figures.flaky == () and by_figures.never_hit == ()

@@ -18,11 +18,14 @@ if TYPE_CHECKING:  # the reports (and the regression records they show) load whe
     from retrieval_eval.regression.record import Recorded
     from retrieval_eval.regression.verdict_records import RunReport
 
-#: Width of a report written to a file or a pipe (``report.run.render.FILE_WIDTH``).
+#: Width of a report written to a file, and to a pipe unless ``COLUMNS`` says otherwise
+#: (``report.run.render.FILE_WIDTH``).
 FILE_WIDTH = 120
 
 
 def terminal_width() -> int:
+    """The width text views are laid out for: ``COLUMNS`` when set (a CI log can ask for
+    its width), else the terminal's, else ``FILE_WIDTH`` (a pipe); between 80 and 160."""
     return max(80, min(shutil.get_terminal_size((FILE_WIDTH, 24)).columns, 160))
 
 
@@ -32,8 +35,9 @@ def emit_report(
     output: Path | None,
     warnings: Sequence[str] = (),
 ) -> None:
-    """``--output``: the report goes to the file and the text report to stdout; without
-    it, the report goes to stdout (coloured only on a terminal)."""
+    """``--output``: the report goes to the file, and stdout gets each run's verdict and
+    where the file went; without it, the report goes to stdout (coloured only on a
+    terminal)."""
     from retrieval_eval.report.run.render import render
 
     tty = sys.stdout.isatty()
@@ -42,10 +46,15 @@ def emit_report(
             write_json_file(output, reports, warnings)
         else:
             write_file(output, render(reports, fmt, warnings=warnings))
-        fmt = "text"
-    elif fmt == "html" and tty:
+        from retrieval_eval.regression.record import Recorded
+        from retrieval_eval.report.run.brief import render_brief
+
+        runs = reports.reports if isinstance(reports, Recorded) else reports
+        click.echo(render_brief(runs, output, fmt), nl=False)
+        return
+    if fmt == "html" and tty:
         raise click.UsageError("--format html writes a file: add --output FILE (or redirect)")
-    width = terminal_width() if tty else FILE_WIDTH
+    width = terminal_width()
     click.echo(render(reports, fmt, color=tty, width=width, warnings=warnings), nl=False)
 
 

@@ -14,6 +14,8 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Protocol
 
+from retrieval_eval.report.safe_text import visible
+
 #: The label a user names a run with: ``reval eval --label name=bigger-chunks``.
 NAME_LABEL = "name"
 #: Longest name a legend shows whole.
@@ -47,11 +49,12 @@ class RunName:
 
     @property
     def short(self) -> str:
-        """For a legend: the user's name, else the letter and the telling difference."""
+        """For a legend: the user's name, else the letter and the telling difference, never
+        cut (the words every variant shares are elided instead: ``model … dims=64``)."""
         if self.given:
             return _cut(self.given)
         telling = _telling(self.differs)
-        return _cut(f"{self.letter} · {telling}") if telling else self.letter
+        return f"{self.letter} · {telling}" if telling else self.letter
 
 
 def letter(i: int) -> str:
@@ -68,20 +71,20 @@ def run_names(
     runs: Sequence[tuple[str, str, str, Mapping[str, str]]],
 ) -> list[RunName]:
     """Names for ``(run_id, variant label, target, labels)`` in the order shown."""
-    parts = [variant.split(PART_SEPARATOR) for _, variant, _, _ in runs]
-    common = set.intersection(*map(set, parts)) if len(parts) > 1 else set()
+    variants = list(dict.fromkeys(variant for _, variant, _, _ in runs))
+    own = dict(zip(variants, differing_parts(variants), strict=True)) if len(variants) > 1 else {}
     targets = {target for _, _, target, _ in runs}
     letters: dict[str, str] = {}
     seen: dict[str, int] = {}
     names = []
-    for (run_id, variant, target, labels), own in zip(runs, parts, strict=True):
+    for run_id, variant, target, labels in runs:
         given = labels.get(NAME_LABEL, "")
         if not given and len(targets) > 1 and _CONFIG_NAME.fullmatch(target):
             given = target
         first = letters.setdefault(variant, letter(len(letters)))
         seen[variant] = seen.get(variant, 0) + 1
         mark = first if seen[variant] == 1 else f"{first}{seen[variant]}"
-        differs = PART_SEPARATOR.join(p for p in own if p not in common)
+        differs = PART_SEPARATOR.join(own.get(variant, ()))
         names.append(RunName(run_id, mark, given, differs, variant))
     return names
 
@@ -121,3 +124,35 @@ def _last_segment(part: str) -> str:
 
 def _cut(text: str) -> str:
     return text if len(text) <= SHOWN_NAME_CHARS else text[: SHOWN_NAME_CHARS - 1] + "…"
+
+
+def differing_parts(labels: Sequence[str]) -> list[tuple[str, ...]]:
+    """For each distinct variant label, its parts that not every other label has, with
+    the words shared by every part of the same kind elided (``_own_words``)."""
+    parts = [label.split(PART_SEPARATOR) for label in labels]
+    common = set.intersection(*map(set, parts)) if parts else set()
+    differs = []
+    for i, own in enumerate(parts):
+        others = [p for j, ps in enumerate(parts) if j != i for p in ps]
+        differs.append(tuple(visible(_own_words(p, others)) for p in own if p not in common))
+    return differs
+
+
+def _own_words(part: str, others: Sequence[str]) -> str:
+    """``part`` with the words it shares with every other variant's part of the same kind
+    (its first word: ``model``, ``pipeline``) elided: ``model … dims=64``. A word (a
+    path, an address) is kept or elided whole, never cut."""
+    kind, *words = part.split(" ")
+    alike = [o.split(" ")[1:] for o in others if o.split(" ", 1)[0] == kind]
+    if not words or not alike:
+        return part
+    shared = set.intersection(*(set(o) for o in alike))
+    if all(word in shared for word in words):  # the same part, where others lack it
+        return part
+    kept: list[str] = [kind]
+    for word in words:
+        if word not in shared:
+            kept.append(word)
+        elif kept[-1] != "…":
+            kept.append("…")
+    return " ".join(kept)

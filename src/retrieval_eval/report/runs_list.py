@@ -12,6 +12,12 @@ from retrieval_eval.report.run.json_format import SCHEMA_VERSION
 from retrieval_eval.report.run_names import NAME_LABEL
 from retrieval_eval.report.safe_text import short, visible
 from retrieval_eval.report.text_style import Style, string_console
+from retrieval_eval.report.variant_names import (
+    FULL_PROVENANCE,
+    ShownVariant,
+    legend_lines,
+    name_variants,
+)
 
 if TYPE_CHECKING:  # the store package imports SQLAlchemy; reports only read summaries
     from retrieval_eval.store.summaries import RunSummary
@@ -56,13 +62,13 @@ UNJUDGED = "unjudged"
 
 #: The runs list's columns, and what gives way, in this order, on a narrow terminal:
 #: the start time loses its year and seconds, then labels, question counts, state, the
-#: start time and the set are left out. Run ids, rates and verdicts are never broken;
-#: the variant wraps at spaces.
+#: start time and the set are left out. Run ids, variant names, rates and verdicts are
+#: never broken; labels wrap at spaces.
 RUNS_COLUMNS = (
     Column("run"),
     Column("started (UTC)"),
     Column("set"),
-    Column("variant", wrap=True),
+    Column("variant"),
     Column("state"),
     Column("verdict"),
     Column("questions", "right"),
@@ -81,27 +87,47 @@ RUNS_STEPS: tuple[Step, ...] = (
 
 
 def summaries_table(summaries: Sequence[RunSummary], *, width: int = 120) -> str:
-    """The runs list for a terminal ``width`` columns wide (see ``RUNS_STEPS``)."""
+    """The runs list for a terminal ``width`` columns wide (see ``RUNS_STEPS``), each
+    variant by its short name, then what differs between the variants of one name."""
     console, buffer = string_console(width, color=False)
+    names = name_variants(_shown(s) for s in reversed(summaries))
     rows = []
     for s in summaries:
         errors = f" ({plural(s.error_count, 'error')})" if s.error_count else ""
-        variant = s.variant or f"{s.retriever_identifier} {s.retriever_version}".strip()
-        name = s.labels.get(NAME_LABEL)
         rows.append([
             short(s.run_id) + (" *" if s.pinned else ""),
             f"{s.started_at:%Y-%m-%d %H:%M:%S}",
             short(s.set_name),
-            visible(f"{name} · {variant}" if name else variant),
+            names[_shown(s).key].name,
             s.state.value,
             s.verdict_kind or UNJUDGED,
             f"{s.question_count}{errors}",
             _rate(s.top1_hit_rate),
             _rate(s.top3_hit_rate),
-            visible(", ".join(f"{k}={v}" for k, v in sorted(s.labels.items()))),
+            visible(", ".join(f"{k}={v}" for k, v in sorted(s.labels.items())
+                              if k != NAME_LABEL)),
         ])  # fmt: skip
     console.print(fitted_table(Style(False), RUNS_COLUMNS, rows, width, RUNS_STEPS))
-    return "".join(line.rstrip() + "\n" for line in buffer.getvalue().splitlines())
+    text = "".join(line.rstrip() + "\n" for line in buffer.getvalue().splitlines())
+    legend = legend_lines(list(dict.fromkeys(names.values())), width)
+    if legend:
+        text += "\nvariants (what differs; " + FULL_PROVENANCE + "):\n"
+        text += "".join(line + "\n" for line in legend)
+    return text
+
+
+def _variant(s: RunSummary) -> str:
+    return s.variant or f"{s.retriever_identifier} {s.retriever_version}".strip()
+
+
+def _shown(s: RunSummary) -> ShownVariant:
+    return ShownVariant(
+        f"{s.lineage or s.retriever_target}|{_variant(s)}",
+        _variant(s),
+        s.retriever_identifier,
+        s.retriever_target,
+        s.labels,
+    )
 
 
 def _rate(value: float | None) -> str:

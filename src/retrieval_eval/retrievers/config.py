@@ -24,10 +24,11 @@ table is never silently ignored.
 from __future__ import annotations
 
 import difflib
+import logging
 import re
 import sys
 import tomllib
-from collections.abc import Mapping
+from collections.abc import Collection, Mapping
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, TypeAlias
@@ -39,6 +40,8 @@ if TYPE_CHECKING:  # parsed only when reval.toml has such entries: not on every 
     from retrieval_eval.retrievers.fusion.config import FusionConfig
     from retrieval_eval.retrievers.kinds.base import KindConfig
     from retrieval_eval.retrievers.rerank.config import RerankConfig
+
+log = logging.getLogger(__name__)
 
 SECTION = "retrievers"
 #: Every top-level table reval.toml may hold.
@@ -79,10 +82,15 @@ class RetrieverConfig:
 Entry: TypeAlias = "RetrieverConfig | FusionConfig | KindConfig | RerankConfig"
 
 
-def load_config(path: Path | None = None) -> dict[str, Entry]:
+def load_config(
+    path: Path | None = None, *, used: Collection[str] | None = None
+) -> dict[str, Entry]:
     """The named retrievers of ``path`` (default ``./reval.toml``), by name.
 
     A missing default file means "no named retrievers"; a missing explicit file is an error.
+    With ``used`` (the names a command asks for), a bad entry it does not name is left out
+    with a warning naming the entry, so that one typo does not stop every command; a bad
+    entry it names, or a file that is not valid, is a ``ConfigError`` as always.
     """
     explicit = path is not None
     path = Path(path) if path is not None else default_config_path()
@@ -90,7 +98,7 @@ def load_config(path: Path | None = None) -> dict[str, Entry]:
         if explicit:
             raise ConfigError(f"{path}: configuration file not found")
         return {}
-    return _parse_document(load_toml(path), path)
+    return _parse_document(load_toml(path), path, used)
 
 
 def check_token(token: str, where: str, variable: str) -> str:
@@ -142,7 +150,9 @@ def _long_number(text: str) -> str:
     return f"line {line}: a number of {digits} digits (over {limit}); quote it if it is text"
 
 
-def _parse_document(document: Mapping[str, Any], path: Path) -> dict[str, Entry]:
+def _parse_document(
+    document: Mapping[str, Any], path: Path, used: Collection[str] | None = None
+) -> dict[str, Entry]:
     for key in document:
         if key in KNOWN_TABLES:
             continue
@@ -154,30 +164,69 @@ def _parse_document(document: Mapping[str, Any], path: Path) -> dict[str, Entry]
     if not isinstance(section, dict):
         raise ConfigError(f"{path}: [{SECTION}] must be a table of named retrievers")
     entries: dict[str, Entry] = {}
+    bad: dict[str, ConfigError] = {}
     for name, table in section.items():
-        where = f"{path} [{SECTION}.{name}]"
-        if not NAME_PATTERN.match(name):
-            raise ConfigError(
-                f"{where}: invalid retriever name {name!r}; use letters, digits, '_', '.', '-'"
-            )
-        if not isinstance(table, dict):
-            raise ConfigError(f"{where}: must be a table with at least 'address'")
-        if "fuse" in table:
-            # fusions, rerank stages and kinds load only when reval.toml has one
-            from retrieval_eval.retrievers.fusion.config import parse_fusion
-
-            entries[name] = parse_fusion(name, table, path, where)
-        elif "rerank" in table:
-            from retrieval_eval.retrievers.rerank.config import parse_rerank
-
-            entries[name] = parse_rerank(name, table, path, where)
-        elif "kind" in table:
-            from retrieval_eval.retrievers.kinds.registry import parse_kind
-
-            entries[name] = parse_kind(name, table, path, where)
-        else:
-            entries[name] = _parse_entry(name, table, path, where)
+        try:
+            entries[name] = _parse_named(name, table, path)
+        except ConfigError as e:
+            if used is None:
+                raise
+            bad[name] = e
+    needed = _with_parts(used or (), entries)
+    for name, error in bad.items():
+        if name in needed:
+            raise error
+        _warn_once(f"{error} (left out: this command does not use it)")
     return entries
+
+
+def _with_parts(names: Collection[str], entries: Mapping[str, Entry]) -> set[str]:
+    """``names`` and every entry they are made of: a fusion's members, a rerank's
+    candidate, and theirs."""
+    needed, todo = set(), list(names)
+    while todo:
+        name = todo.pop()
+        if name in needed:
+            continue
+        needed.add(name)
+        entry = entries.get(name)
+        todo += getattr(entry, "members", ())
+        todo += [candidate] if (candidate := getattr(entry, "candidate", None)) else []
+    return needed
+
+
+#: Warnings already given in this process: a spec is resolved more than once a command.
+_WARNED: set[str] = set()
+
+
+def _warn_once(message: str) -> None:
+    if message not in _WARNED:
+        _WARNED.add(message)
+        log.warning("warning: %s", message)
+
+
+def _parse_named(name: str, table: Any, path: Path) -> Entry:
+    """One ``[retrievers.NAME]`` table, whatever its form."""
+    where = f"{path} [{SECTION}.{name}]"
+    if not NAME_PATTERN.match(name):
+        raise ConfigError(
+            f"{where}: invalid retriever name {name!r}; use letters, digits, '_', '.', '-'"
+        )
+    if not isinstance(table, dict):
+        raise ConfigError(f"{where}: must be a table with at least 'address'")
+    if "fuse" in table:
+        from retrieval_eval.retrievers.fusion.config import parse_fusion
+
+        return parse_fusion(name, table, path, where)
+    if "rerank" in table:
+        from retrieval_eval.retrievers.rerank.config import parse_rerank
+
+        return parse_rerank(name, table, path, where)
+    if "kind" in table:
+        from retrieval_eval.retrievers.kinds.registry import parse_kind
+
+        return parse_kind(name, table, path, where)
+    return _parse_entry(name, table, path, where)
 
 
 def _parse_entry(name: str, table: Mapping[str, Any], path: Path, where: str) -> RetrieverConfig:

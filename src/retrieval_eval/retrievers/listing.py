@@ -27,7 +27,7 @@ def list_retrievers(config_path: Path | None = None) -> list[RetrieverInfo]:
     # the plugins' entry points only when listing
     from retrieval_eval.plugins import RETRIEVERS, list_plugins
 
-    configs = load_config_entries(config_path)
+    configs = load_config_entries(config_path, used=())  # a bad entry is left out, with a warning
     infos = [_config_info(entry) for entry in configs.values()]
     infos += [
         RetrieverInfo(

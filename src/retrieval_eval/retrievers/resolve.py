@@ -22,6 +22,7 @@ from __future__ import annotations
 
 import difflib
 import os
+from collections.abc import Collection
 from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import TYPE_CHECKING, TypeAlias
@@ -70,15 +71,18 @@ class PluginSpec:
 Resolved: TypeAlias = "Endpoint | PluginSpec | FusionSpec | KindSpec | RerankSpec"
 
 
-def load_config_entries(config_path: Path | None) -> dict[str, Entry]:
+def load_config_entries(
+    config_path: Path | None, used: Collection[str] | None = None
+) -> dict[str, Entry]:
     """reval.toml's entries; without the default file, none (and the TOML reader and its
-    records are not imported)."""
+    records are not imported). With ``used``, a bad entry not in it is left out with a
+    warning (``load_config``)."""
     if config_path is None and not default_config_path().is_file():
         return {}
     # the TOML reader only when there is a reval.toml
     from retrieval_eval.retrievers.config import load_config
 
-    return load_config(config_path)
+    return load_config(config_path, used=used)
 
 
 def resolve(
@@ -99,7 +103,7 @@ def resolve(
     endpoint = parse_address(spec)
     if endpoint is not None:
         return _with_options(endpoint, timeout_s=timeout_s, token=token)
-    configs = load_config_entries(config_path)
+    configs = load_config_entries(config_path, used={spec})
     if spec in configs:
         # reval.toml's records and the plugins' entry points load when a spec needs them
         from retrieval_eval.retrievers.config import RetrieverConfig

@@ -37,6 +37,7 @@ def stored_runs(conn: Connection, query: Select[Any], outcomes: bool = True) -> 
             row["lineage"] or "",
             serialize.acceptance_from_row(row),
             serialize.accepted_from_row(row),
+            None if outcomes else (row["question_count"], row["error_count"]),
         )
         for pk, row in zip(pks, rows, strict=True)
     ]

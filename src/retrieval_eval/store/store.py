@@ -284,13 +284,16 @@ class RunStore:
             raise UnknownNameError("run", full)
         return found[0]
 
-    def history(self, set_name: str, retriever: str, limit: int | None = 20) -> list[StoredRun]:
+    def history(
+        self, set_name: str, retriever: str, limit: int | None = 20, *, outcomes: bool = True
+    ) -> list[StoredRun]:
         """The newest ``limit`` runs of one set × retriever (identifier or target) with
-        their verdicts, newest first; loaded together, in a few queries."""
+        their verdicts, newest first; loaded together, in a few queries. Without
+        ``outcomes``, their stored figures only (``StoredRun.counts``): what a chart needs."""
         query = queries.list_query(set_name, retriever, None, None, limit)
         return self._read(
             f"loading the history of {set_name} × {retriever}",
-            lambda conn: stored_runs(conn, query),
+            lambda conn: stored_runs(conn, query, outcomes),
         )
 
     def list_runs(

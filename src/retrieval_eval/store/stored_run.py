@@ -69,6 +69,9 @@ class StoredRun:
     acceptance: Acceptance | None = None
     #: How the run became accepted; None: it is not (unless pinned).
     accepted: Accepted | None = None
+    #: Its question and error counts as stored, when it was read without its outcomes
+    #: (``run.questions`` is then empty); None when the outcomes were read.
+    counts: tuple[int, int] | None = None
 
 
 def is_accepted(state: RunState, accepted: Accepted | None) -> bool:

@@ -141,7 +141,7 @@ async def _open_and_tune(
     from retrieval_eval.retrievers.config import load_config
     from retrieval_eval.retrievers.opening import open_retriever
 
-    configs = load_config(config_path)
+    configs = load_config(config_path, used={name})
     entry = configs.get(name)
     if not isinstance(entry, FusionConfig):
         fusions = [n for n, e in configs.items() if isinstance(e, FusionConfig)]

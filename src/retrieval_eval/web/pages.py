@@ -112,14 +112,19 @@ def history_page(store: RunStore, request: Request) -> str:
     if not set_name or not retriever:
         raise InputError("history needs ?set=SET&retriever=RETRIEVER")
     limit = _limit(request.query_params.get("limit", ""), HISTORY_LIMITS)
-    stored = store.history(set_name, retriever, limit=limit)
+    # The chart and the table need each run's stored figures only; the flaky and
+    # never-hit questions need every shown run's outcomes, read when asked for.
+    questions = request.query_params.get("questions") == "1"
+    stored = store.history(set_name, retriever, limit=limit, outcomes=questions)
     if not stored:  # a 404 page naming what was asked (a history of nothing draws nothing)
         raise UnknownNameError(
             "set × retriever",
             f"{set_name} × {retriever}",
             hint="no runs stored; the runs list shows the stored ones",
         )
-    return _page("history.html.j2", view=history_view(build_history(set_name, retriever, stored)))
+    history = build_history(set_name, retriever, stored)
+    view = history_view(history, questions=questions, limit=limit)
+    return _page("history.html.j2", view=view)
 
 
 def compare_page(store: RunStore, request: Request) -> str:

@@ -137,11 +137,18 @@ _THRESHOLDS = Thresholds()
     "--output",
     type=click.Path(dir_okay=False, writable=True, path_type=Path),
     metavar="FILE",
-    help="Write the report to FILE (the text report still goes to the terminal).",
+    help="Write the report to FILE; the terminal then gets each run's verdict and where "
+    "the report went.",
 )
 @db_option
 @click.option("--no-save", is_flag=True, help="Do not store the runs (baselines are still read).")
 @label_option("Free-form KEY=VALUE stored with each run (e.g. git_sha=...). Repeatable.")
+@click.option(
+    "--variant-name",
+    metavar="NAME",
+    help="Call the variant measured NAME in run lists, histories and comparisons instead "
+    "of its lineage name and a letter (bm25-A); stored with the run as the label name=NAME.",
+)
 @click.option(
     "--baseline",
     "baseline_id",
@@ -219,6 +226,7 @@ def eval_command(
     db_url: str | None,
     no_save: bool,
     labels: dict[str, str],
+    variant_name: str | None,
     baseline_id: str | None,
     baseline_file: Path | None,
     require_baseline: bool,
@@ -248,6 +256,7 @@ def eval_command(
     from retrieval_eval.regression.gate import ThresholdChoice
     from retrieval_eval.regression.gate_config import load_gate
     from retrieval_eval.regression.record import judge_and_save
+    from retrieval_eval.report.run_names import NAME_LABEL
     from retrieval_eval.scoring.measures import parse_measures
     from retrieval_eval.store.store import RunStore
 
@@ -259,6 +268,8 @@ def eval_command(
     if baseline_file is not None and baseline_id is not None:
         raise click.UsageError("give --baseline RUN or --baseline-file FILE, not both")
     token = read_token(token_env)
+    if variant_name:
+        labels = {**labels, NAME_LABEL: variant_name}
     given = ThresholdChoice(
         max_top1_drop, max_top3_drop, max_p95_ms,
         None if max_errors is None else ErrorBudget.parse(max_errors), max_drift,
@@ -369,11 +380,36 @@ def with_measures(
 
 
 def _errors(run: RunResult) -> str:
+    from retrieval_eval.report.plural import plural
+
     skipped = run.not_asked_count
     if not skipped:
-        return f"{run.error_count} errors"
-    asked = run.error_count - skipped
-    return f"{asked} errors, then {skipped} questions not asked; --keep-asking asks them"
+        return plural(run.error_count, "error") + _first_error(run)
+    asked = plural(run.error_count - skipped, "error")
+    return (f"{asked}{_first_error(run)}, then {plural(skipped, 'question')} not asked; "
+            "--keep-asking asks them")  # fmt: skip
+
+
+#: Longest error message the one-line summary quotes (the report keeps it whole).
+SHOWN_ERROR_CHARS = 200
+
+
+def _first_error(run: RunResult) -> str:
+    """Why, in the line itself: the first failure's kind and message, and how many of the
+    questions failed the same way."""
+    from retrieval_eval.records.failures import FailureKind
+    from retrieval_eval.report.plural import plural
+    from retrieval_eval.report.safe_text import short
+
+    failures = [q.error for q in run.questions
+                if q.error is not None and q.error.kind != FailureKind.NOT_ASKED]  # fmt: skip
+    if not failures:
+        return ""
+    first = failures[0]
+    alike = sum(f.kind == first.kind and f.message == first.message for f in failures)
+    hit = plural(alike, "question")
+    return (f"; first: {first.kind}: {short(first.message, SHOWN_ERROR_CHARS)} "
+            f"(on {hit} of {len(run.questions)})")  # fmt: skip
 
 
 def _nothing(report: RunReport) -> str:

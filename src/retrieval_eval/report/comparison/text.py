@@ -7,13 +7,14 @@ A3: see ``report.run_names``) used as a column heading throughout.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+
 from rich.console import Console
 
 from retrieval_eval.comparison.results import (
     Cell,
     Comparison,
     QuestionsShown,
-    RunColumn,
     RunDelta,
     SignificanceTest,
 )
@@ -22,10 +23,15 @@ from retrieval_eval.records.metrics import GroupMetrics
 from retrieval_eval.report.comparison.json_format import shown_questions
 from retrieval_eval.report.fit_table import Column, Drop, Step, fitted_table
 from retrieval_eval.report.model import question_text
-from retrieval_eval.report.run_names import NAME_LABEL, names_of
+from retrieval_eval.report.run_names import NAME_LABEL, RunName, differing_parts, names_of
 from retrieval_eval.report.safe_text import markup_safe as escape
 from retrieval_eval.report.safe_text import short, visible
 from retrieval_eval.report.text_style import Style, string_console
+from retrieval_eval.report.variant_names import (
+    FULL_PROVENANCE,
+    VariantName,
+    legend_lines,
+)
 
 _RATE_K = {TOP1_HIT_RATE: 1, TOP3_HIT_RATE: 3}
 _NAMES = {TOP1_HIT_RATE: "top-1", TOP3_HIT_RATE: "top-3"}
@@ -33,11 +39,12 @@ _NAMES = {TOP1_HIT_RATE: "top-1", TOP3_HIT_RATE: "top-3"}
 
 #: The compared runs' table, and what gives way, in this order, on a narrow terminal: the
 #: p95 and p50 latencies, the question counts, the error counts and the state are left
-#: out. Run ids never wrap; the variant wraps at spaces.
+#: out. Run ids and names never wrap; what differs between the variants follows the
+#: table, one variant a line (``variant_names.legend_lines``).
 RUNS_COLUMNS = (
     Column(""),
     Column("run"),
-    Column("variant", wrap=True),
+    Column("name"),
     Column("state"),
     Column("questions", "right"),
     Column("errors", "right"),
@@ -65,8 +72,10 @@ def render_comparison_text(
 ) -> str:
     console, buffer = string_console(width, color)
     style = Style(color)
-    names = [n.letter for n in names_of(comparison.runs)]
+    named = names_of(comparison.runs)
+    names = [n.letter for n in named]
     _runs(console, comparison, names, style)
+    _legend(console, comparison, named)
     _metrics(console, comparison, names, style)
     _groups(console, comparison, names, style)
     _overlap(console, comparison, names, style)
@@ -90,7 +99,7 @@ def _runs(console: Console, c: Comparison, names: list[str], style: Style) -> No
         rows.append([
             tag,
             short(run.run_id),
-            visible(_variant(run)),
+            visible(run.labels.get(NAME_LABEL, "")),
             run.state,
             str(run.question_count),
             str(run.errors),
@@ -110,19 +119,41 @@ def _runs(console: Console, c: Comparison, names: list[str], style: Style) -> No
             console.print(style.warn(f"{escape(versus.run_id)}: {escape(note)}"))
 
 
-def _variant(run: RunColumn) -> str:
-    """The run's variant, after the name the user gave it (``--label name=...``)."""
-    given = run.labels.get(NAME_LABEL)
-    return f"{given} · {run.variant}" if given else run.variant
+def _legend(console: Console, c: Comparison, named: Sequence[RunName]) -> None:
+    """What differs between the compared variants, each under its letter (a variant's
+    later runs, A2, share A's line); the full provenance is ``reval runs show RUN``."""
+    firsts = {n.variant: n.letter for n in reversed(named)}
+    variants = list(dict.fromkeys(n.variant for n in named))
+    differs = differing_parts(variants)
+    lines = legend_lines(
+        [VariantName(firsts[v], d) for v, d in zip(variants, differs, strict=True)],
+        console.width,
+    )
+    if lines:
+        console.print(f"what differs ({FULL_PROVENANCE}):")
+        for line in lines:
+            console.print(escape(line), overflow="ignore", crop=False)
+
+
+#: The metrics table, and what gives way on a narrow terminal: the value's interval,
+#: then the unadjusted McNemar p (the Holm-adjusted one decides).
+METRIC_COLUMNS = (
+    Column("metric"),
+    Column("run"),
+    Column("value", "right"),
+    Column("95% interval", "right"),
+    Column("n", "right"),
+    Column("Δ vs A", "right"),
+    Column("Δ 95% interval", "right"),
+    Column("McNemar p", "right"),
+    Column("p (Holm)", "right"),
+)
+METRIC_STEPS: tuple[Step, ...] = (Drop("95% interval"), Drop("McNemar p"))
 
 
 def _metrics(console: Console, c: Comparison, names: list[str], style: Style) -> None:
     s = c.settings
-    table = style.table(title=None)
-    for column in ("metric", "run", "value", "95% interval", "n", "Δ vs A", "Δ 95% interval",
-                   "McNemar p", "p (Holm)"):  # fmt: skip
-        left = column in ("metric", "run")
-        table.add_column(column, justify="left" if left else "right")
+    rows, sections = [], []
     for metric in c.metric_names:
         for i, run in enumerate(c.runs):
             estimate = run.metrics.intervals.get(metric)
@@ -139,10 +170,11 @@ def _metrics(console: Console, c: Comparison, names: list[str], style: Style) ->
                 versus = c.versus[i - 1]
                 delta = next(d for d in versus.deltas if d.metric == metric)
                 test = next((t for t in versus.tests if t.k == _RATE_K.get(metric)), None)
-                row += [*_delta_cells(delta), *_test_cells(test, style)]
-            table.add_row(*row)
+                row += [*_delta_cells(delta), *_test_cells(test)]
+            rows.append(row)
         if metric != c.metric_names[-1]:
-            table.add_section()
+            sections.append(len(rows) - 1)
+    table = fitted_table(style, METRIC_COLUMNS, rows, console.width, METRIC_STEPS, sections)
     console.print()
     console.print(style.heading("metrics against A"))
     console.print(table)
@@ -163,10 +195,10 @@ def _delta_cells(delta: RunDelta) -> list[str]:
     ]
 
 
-def _test_cells(test: SignificanceTest | None, style: Style) -> list[str]:
+def _test_cells(test: SignificanceTest | None) -> list[str]:
     if test is None:
         return ["", ""]
-    mark = style.bad(" *") if test.significant else ""
+    mark = " *" if test.significant else ""
     return [f"{test.p_value:.4f}", f"{test.p_holm:.4f}{mark}"]
 
 
@@ -175,24 +207,28 @@ def _fmt(value: float | None) -> str:
 
 
 def _groups(console: Console, c: Comparison, names: list[str], style: Style) -> None:
+    """One row per group: its size (the reference's), then each run's top-1/top-3; a
+    run that scored another number of its questions says so in its cell."""
     if not c.groups:
         return
-    table = style.table(title=None)
-    table.add_column("group")
-    for tag in names:
-        table.add_column(f"{tag} top-1 / top-3 (n)", justify="right")
+    columns = [Column("group"), Column("n", "right"),
+               *(Column(f"{tag} top-1/3", "right") for tag in names)]  # fmt: skip
+    rows = []
     for group in c.groups:
-        table.add_row(f"{group.kind}:{escape(group.name)}", *map(_group_cell, group.metrics))
+        n = next((m.count for m in group.metrics if m is not None), 0)
+        cells = [_group_cell(m, n) for m in group.metrics]
+        rows.append([visible(f"{group.kind}:{group.name}"), str(n), *cells])
     console.print()
     console.print(style.heading("by form and hard class"))
-    console.print(table)
+    console.print(fitted_table(style, columns, rows, console.width, ()))
 
 
-def _group_cell(metrics: GroupMetrics | None) -> str:
+def _group_cell(metrics: GroupMetrics | None, n: int) -> str:
     if metrics is None:
         return "-"
     top1, top3 = metrics.values.get(TOP1_HIT_RATE), metrics.values.get(TOP3_HIT_RATE)
-    return f"{_fmt(top1)} / {_fmt(top3)} ({metrics.count})"
+    count = "" if metrics.count == n else f" ({metrics.count})"
+    return f"{_fmt(top1)}/{_fmt(top3)}{count}"
 
 
 def _overlap(console: Console, c: Comparison, names: list[str], style: Style) -> None:
@@ -217,29 +253,26 @@ def _overlap(console: Console, c: Comparison, names: list[str], style: Style) ->
 def _questions(
     console: Console, c: Comparison, names: list[str], style: Style, shown: QuestionsShown
 ) -> None:
+    """One block per question: its id and text on a line of their own (wrapped at spaces),
+    what is expected, then a line per run: its hit, top documents and overlap with A."""
     rows = shown_questions(c, shown)
     console.print()
     console.print(
         f"{c.disagreements} of {len(c.questions)} questions differ between the runs"
         + ("" if shown is not QuestionsShown.NONE else " (--questions none)")
+        + ("; per run: hit, top documents, Jaccard/RBO against A" if rows else "")
     )
-    if not rows:
-        return
-    table = style.table(title=None)
-    table.add_column("question", overflow="fold")
-    table.add_column("expected", overflow="fold")
-    for tag in names:
-        table.add_column(tag, overflow="fold")
-    for tag in names[1:]:
-        table.add_column(f"{tag} vs A J/RBO", justify="right")
+    width = max(len(tag) for tag in names)
     for row in rows:
-        cells = [_cell(cell, docs, style)
-                 for cell, docs in zip(row.cells, row.top_documents, strict=True)]  # fmt: skip
-        overlap = ["-" if o is None else f"{o.jaccard:.2f}/{o.rbo:.2f}" for o in row.overlap]
-        expected = ", ".join(row.expected_document_ids) or "(none)"
         asked = escape(question_text(row.question_text), SHOWN_TEXT_CHARS)
-        table.add_row(f"{escape(row.question_id)} “{asked}”", escape(expected), *cells, *overlap)
-    console.print(table)
+        console.print(f"{escape(row.question_id)} “{asked}”")
+        expected = ", ".join(row.expected_document_ids) or "(none)"
+        console.print(f"  expected: {escape(expected)}")
+        overlaps = [None, *row.overlap]
+        for tag, cell, docs, o in zip(names, row.cells, row.top_documents, overlaps,
+                                      strict=True):  # fmt: skip
+            against = "" if o is None else f" · {o.jaccard:.2f}/{o.rbo:.2f}"
+            console.print(f"  {tag.ljust(width)}  {_cell(cell, docs, style)}{against}")
 
 
 def _cell(cell: Cell, documents: tuple[str, ...], style: Style) -> str:
@@ -252,4 +285,4 @@ def _cell(cell: Cell, documents: tuple[str, ...], style: Style) -> str:
     }[cell]
     if cell in (Cell.ERROR, Cell.ABSENT):
         return label
-    return f"{label} {escape(' '.join(documents) or '(nothing)')}"
+    return f"{label} {escape(', '.join(documents) or '(nothing)')}"

@@ -3,19 +3,21 @@
 Oldest run on the left. Each point is a run's rate with its 95% interval as a band; the
 point's shape says the verdict the run was given when it was saved, and the pinned
 baseline is drawn larger. Variants (another version, model or chunking of the same
-retriever) get letters, explained beside the chart; the trend line is broken where the
-variant changes, so no line joins two runs of different variants.
+retriever) get letters, explained under the chart by what differs between them; the trend
+line and the band are broken where the variant changes, so neither joins two runs of
+different variants.
 """
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
 from retrieval_eval.comparison.results import History, HistoryEntry
 from retrieval_eval.metric_keys import TOP1_HIT_RATE
 from retrieval_eval.report.html.page import page_context, render_page
 from retrieval_eval.report.run.html_view import HEADLINE
+from retrieval_eval.report.run_names import PART_SEPARATOR, differing_parts
 
 #: Chart.js point styles per stored verdict kind ("" = saved without a check).
 POINT_STYLES = {
@@ -38,9 +40,18 @@ class HistoryView:
     chart: dict[str, Any]
     #: Per entry (newest first): its variant differs from the run before it.
     changed: tuple[bool, ...] = ()
+    #: Variant label -> the parts of it no other variant shown shares, for the legend.
+    differs: dict[str, str] = field(default_factory=dict)
+    #: The flaky and never-hit questions were computed (every shown run's outcomes read);
+    #: ``reval ui`` reads them only when asked, the figures come from the stored runs.
+    questions: bool = True
+    #: The ``?limit=`` the page was asked with, kept by its links.
+    limit: int | None = None
 
 
-def history_view(history: History) -> HistoryView:
+def history_view(
+    history: History, *, questions: bool = True, limit: int | None = None
+) -> HistoryView:
     oldest_first = list(reversed(history.entries))
     variants: dict[str, str] = {}
     for entry in oldest_first:
@@ -49,7 +60,11 @@ def history_view(history: History) -> HistoryView:
     older = [*history.entries[1:], None]
     changed = tuple(o is not None and o.variant_key != e.variant_key
                     for e, o in zip(history.entries, older, strict=True))  # fmt: skip
-    return HistoryView(history, variants, letters, _chart(oldest_first, variants), changed)
+    labels = list(variants)
+    parts = differing_parts(labels) if len(labels) > 1 else [() for _ in labels]
+    differs = {label: PART_SEPARATOR.join(p) for label, p in zip(labels, parts, strict=True)}
+    chart = _chart(oldest_first, variants)
+    return HistoryView(history, variants, letters, chart, changed, differs, questions, limit)
 
 
 def verdict_kind(entry: HistoryEntry) -> str:
@@ -71,7 +86,8 @@ def _chart(entries: list[HistoryEntry], variants: dict[str, str]) -> dict[str, A
         )
     return {
         "kind": "history",
-        "labels": [f"{e.started_at:%m-%d %H:%M:%S} {variants[e.variant]}" for e in entries],
+        # one short line under each point: the variant's letter and the day and time
+        "labels": [f"{variants[e.variant]} {e.started_at:%m-%d %H:%M}" for e in entries],
         "meta": [
             f"{e.run_id} · variant {variants[e.variant]} · {verdict_kind(e) or 'not checked'}"
             + (" · pinned baseline" if e.pinned else "")

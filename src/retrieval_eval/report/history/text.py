@@ -4,26 +4,36 @@ never-hit questions."""
 from __future__ import annotations
 
 import re
+import textwrap
+from collections.abc import Mapping
 
-from retrieval_eval.comparison.results import History
+from retrieval_eval.comparison.results import History, HistoryEntry
 from retrieval_eval.records.metrics import RateEstimate
 from retrieval_eval.report.fit_table import Column, Drop, Shorten, Step, fitted_table
 from retrieval_eval.report.plural import plural
+from retrieval_eval.report.run_names import NAME_LABEL
 from retrieval_eval.report.safe_text import markup_safe as escape
 from retrieval_eval.report.safe_text import short, visible
 from retrieval_eval.report.text_style import Style, string_console
+from retrieval_eval.report.variant_names import (
+    FULL_PROVENANCE,
+    ShownVariant,
+    VariantName,
+    legend_lines,
+    name_variants,
+)
 
 MAX_LISTED = 20
 
 #: The history's columns, and what gives way, in this order, on a narrow terminal: the
 #: start time loses its year, labels are left out, the rates lose their intervals, the
 #: verdict loses its baseline id, then the question counts are left out. Run ids and rates
-#: are never broken; the variant, labels and verdict (with a variant change or an
-#: acceptance under it) wrap at spaces.
+#: and variant names are never broken; labels and verdict (with a variant change or an
+#: acceptance under it) wrap at spaces, never inside a word.
 HISTORY_COLUMNS = (
     Column("started (UTC)"),
     Column("run"),
-    Column("variant", wrap=True),
+    Column("variant"),
     Column("labels", wrap=True),
     Column("n", "right"),
     Column("top-1 [95%]", "right"),
@@ -50,6 +60,8 @@ def render_history_text(history: History, *, color: bool = False, width: int = 1
     )
     rows = []
     variants = {e.variant_key for e in history.entries}
+    names = name_variants(_shown(e) for e in reversed(history.entries))
+    by_id = {e.run_id: e for e in history.entries}
     older = [*history.entries[1:], None]
     for e, before in zip(history.entries, older, strict=True):
         changed = before is not None and before.variant_key != e.variant_key
@@ -58,14 +70,15 @@ def render_history_text(history: History, *, color: bool = False, width: int = 1
         if e.verdict is not None and e.verdict.baseline_run_id:
             verdict[0] += f" vs {short(e.verdict.baseline_run_id)}"
         if e.verdict is not None and e.verdict.variant_change:
-            verdict.append(f"before/after: {e.verdict.variant_change}")
+            verdict.append(_before_after(e, names, by_id))
         if e.acceptance is not None:
             verdict.append(f"accepted by {e.acceptance.by}: {e.acceptance.reason}")
         rows.append([
             f"{e.started_at:%Y-%m-%d %H:%M}",
             short(e.run_id) + (" *" if e.pinned else ""),
-            visible(("variant changed: " if changed else "") + e.variant),
-            visible(", ".join(f"{k}={v}" for k, v in sorted(e.labels.items()))),
+            names[_key(e)].name + (" (new)" if changed else ""),
+            visible(", ".join(f"{k}={v}" for k, v in sorted(e.labels.items())
+                              if k != NAME_LABEL)),
             f"{e.question_count}{errors}",
             _interval(e.top1),
             _interval(e.top3),
@@ -73,15 +86,22 @@ def render_history_text(history: History, *, color: bool = False, width: int = 1
         ])  # fmt: skip
     table = fitted_table(style, HISTORY_COLUMNS, rows, width, HISTORY_STEPS)
     console.print(table)
+    legend = legend_lines(list(dict.fromkeys(names.values())), width)
+    if legend:
+        console.print()
+        console.print(f"variants (what differs; (new): the variant changed; {FULL_PROVENANCE}):")
+        for line in legend:
+            console.print(escape(line), overflow="ignore", crop=False)
     if len(history.fingerprints) > 1:
         console.print(style.warn(f"the labels changed {len(history.fingerprints) - 1} times "
                                  "over these runs (different set fingerprints)"))  # fmt: skip
     console.print()
+    by_label = {e.variant: names[_key(e)].name for e in reversed(history.entries)}
     if history.flaky:
         console.print(style.heading("flaky questions") + " (hit changed between consecutive "
                       "runs of the same variant)")  # fmt: skip
         for f in history.flaky[:MAX_LISTED]:
-            within = f" (variant {escape(f.variant)})" if len(variants) > 1 else ""
+            within = f" (variant {escape(by_label[f.variant])})" if len(variants) > 1 else ""
             console.print(f"  {escape(f.question_id)} top-{f.k}: {plural(f.flips, 'flip')}, "
                           f"hit in {f.hits} of the {f.answered} runs that scored it"
                           f"{within}")  # fmt: skip
@@ -91,14 +111,39 @@ def render_history_text(history: History, *, color: bool = False, width: int = 1
         console.print("no flaky questions")
     k = history.ks[-1]
     if history.never_hit:
-        where = (f" in the newest variant ({escape(history.never_hit_variant)})"
-                 if history.never_hit_variant else "")  # fmt: skip
+        newest = by_label.get(history.never_hit_variant, history.never_hit_variant)
+        where = f" in the newest variant ({escape(newest)})" if newest else ""
         console.print(style.heading(f"never hit at top-{k}") + f"{where}: {len(history.never_hit)}")
-        console.print("  " + escape(", ".join(history.never_hit[: MAX_LISTED * 3])))
+        for line in textwrap.wrap(", ".join(history.never_hit[: MAX_LISTED * 3]), width,
+                                  initial_indent="  ", subsequent_indent="  ",
+                                  break_long_words=False, break_on_hyphens=False):  # fmt: skip
+            console.print(escape(line), overflow="ignore", crop=False)
     else:
         console.print(f"every question was hit at top-{k} at least once")
     text = buffer.getvalue()
     return text if color else "".join(line.rstrip() + "\n" for line in text.splitlines())
+
+
+def _before_after(
+    e: HistoryEntry, names: Mapping[str, VariantName], by_id: Mapping[str, HistoryEntry]
+) -> str:
+    """A variant change by the variants' names when its baseline is shown (the legend says
+    what differs), else in the verdict's own words."""
+    assert e.verdict is not None
+    baseline = by_id.get(e.verdict.baseline_run_id or "")
+    if baseline is None:
+        return f"before/after: {e.verdict.variant_change}"
+    return f"before/after: {names[_key(baseline)].name} -> {names[_key(e)].name}"
+
+
+def _key(e: HistoryEntry) -> str:
+    return e.variant_key or e.variant
+
+
+def _shown(e: HistoryEntry) -> ShownVariant:
+    """History rows are of one retriever: the name is the identifier that opens the label."""
+    identifier = e.variant.split(" ", 1)[0]
+    return ShownVariant(_key(e), e.variant, identifier, "", e.labels)
 
 
 def _interval(e: RateEstimate | None) -> str:

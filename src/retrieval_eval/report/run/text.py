@@ -11,6 +11,7 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 
 from rich.console import Console
+from rich.padding import Padding
 from rich.table import Table
 
 from retrieval_eval.metric_keys import TOP1_HIT_RATE, TOP3_HIT_RATE
@@ -19,6 +20,7 @@ from retrieval_eval.records.outcome import QuestionOutcome
 from retrieval_eval.records.run import RunResult, RunState
 from retrieval_eval.regression.verdict_records import RunReport
 from retrieval_eval.report.baseline_notes import acceptance_line
+from retrieval_eval.report.fit_table import keep_words_whole
 from retrieval_eval.report.model import (
     TEXT_NOT_STORED,
     latency_lines,
@@ -245,7 +247,18 @@ def _questions(console: Console, report: RunReport, style: Style) -> None:
             "" if q.latency_ms is None else f"{q.latency_ms:.0f}",
             _detail(q, flips.get(q.question_id), style),
         )
-    console.print(table)
+    if keep_words_whole(console, table):
+        console.print(table)
+    else:  # too narrow for the table: a question a block, its text on its own lines
+        console.print(style.heading(title))
+        for q in rows:
+            console.print(
+                f"{escape(q.question_id, SHOWN_ID_CHARS)} · {q.form.value}"
+                + (f" · {escape(q.hard_class, SHOWN_ID_CHARS)}" if q.hard_class else "")
+                + f" · top-1 {style.hit(q.top1_hit)} · top-3 {style.hit(q.top3_hit)}"
+                + ("" if q.latency_ms is None else f" · {q.latency_ms:.0f} ms")
+            )
+            console.print(Padding(_detail(q, flips.get(q.question_id), style), (0, 0, 0, 4)))
     if listed > MAX_QUESTION_ROWS:
         console.print(f"... {listed - MAX_QUESTION_ROWS} more (see --format json)")
 

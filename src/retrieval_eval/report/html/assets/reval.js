@@ -146,20 +146,33 @@
   function historyChart(spec, colors) {
     /* Rates over time with interval bands; point shape marks the verdict. */
     var datasets = [];
+    var v = spec.variants || [];
+    /* One band per run of consecutive points of one variant: a band never spans a change
+       of variant (the values outside the stretch are null, which the filler leaves out). */
+    var stretches = [];
+    v.forEach(function (key, j) {
+      if (j === 0 || key !== v[j - 1]) { stretches.push([j, j]); }
+      else { stretches[stretches.length - 1][1] = j; }
+    });
+    if (!stretches.length) { stretches.push([0, spec.labels.length - 1]); }
+    function within(values, stretch) {
+      return values.map(function (x, j) { return j >= stretch[0] && j <= stretch[1] ? x : null; });
+    }
     spec.series.forEach(function (s, i) {
       var color = colors[i % colors.length];
       var band = color + "33";
-      datasets.push({ label: s.label + " 95% low", data: s.low, borderWidth: 0, pointRadius: 0,
-        fill: false, band: true, backgroundColor: band });
-      datasets.push({ label: s.label + " 95% high", data: s.high, borderWidth: 0, pointRadius: 0,
-        fill: "-1", band: true, backgroundColor: band });
+      stretches.forEach(function (stretch) {
+        datasets.push({ label: s.label + " 95% low", data: within(s.low, stretch), borderWidth: 0,
+          pointRadius: 0, fill: false, band: true, backgroundColor: band, spanGaps: false });
+        datasets.push({ label: s.label + " 95% high", data: within(s.high, stretch), borderWidth: 0,
+          pointRadius: 0, fill: "-1", band: true, backgroundColor: band, spanGaps: false });
+      });
       datasets.push({
         label: s.label, data: s.values, borderColor: color, backgroundColor: color,
         pointStyle: spec.point_styles, pointRadius: spec.point_sizes, borderWidth: 2,
         counts: s.counts, low: null, meta: spec.meta, spanGaps: true,
         segment: { borderColor: function (ctx) {
           /* No line between runs of different variants. */
-          var v = spec.variants || [];
           return v[ctx.p0DataIndex] !== v[ctx.p1DataIndex] ? "rgba(0,0,0,0)" : undefined;
         } }
       });
@@ -171,7 +184,8 @@
         interaction: { mode: "index", intersect: false },
         scales: {
           y: { min: 0, max: 1, title: { display: true, text: "hit rate (95% band)" } },
-          x: { title: { display: true, text: "run (oldest to newest)" } }
+          x: { title: { display: true, text: "run: variant and start (oldest to newest)" },
+               ticks: { maxRotation: 0, autoSkip: true, autoSkipPadding: 12 } }
         },
         plugins: {
           legend: { labels: { filter: function (item, data) {
