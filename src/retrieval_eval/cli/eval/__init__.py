@@ -25,12 +25,13 @@ from retrieval_eval.cli.options import (
     format_option,
     label_option,
     parse_ks,
+    parse_report_files,
     read_token,
     threshold_options,
     timeout_option,
     token_env_option,
 )
-from retrieval_eval.cli.render import check_writable, emit_report
+from retrieval_eval.cli.render import check_writable, emit_report, write_reports
 from retrieval_eval.records import (
     DEFAULT_CONCURRENCY,
     DEFAULT_KS,
@@ -113,6 +114,15 @@ _THRESHOLDS = Thresholds()
     metavar="FILE",
     help="Write the report to FILE (the text report still goes to the terminal).",
 )
+@click.option(
+    "--report",
+    "reports",
+    multiple=True,
+    callback=parse_report_files,
+    metavar="FORMAT:FILE",
+    help="Also write the report in FORMAT (json, junit, markdown, html) to FILE. Repeatable: "
+    "one run gives a CI job its Markdown verdict, HTML page and JUnit file.",
+)
 @db_option
 @click.option("--no-save", is_flag=True, help="Do not store the runs (baselines are still read).")
 @label_option("Free-form KEY=VALUE stored with each run (e.g. git_sha=...). Repeatable.")
@@ -170,6 +180,7 @@ def eval_command(
     timeout_s: float | None,
     fmt: str,
     output: Path | None,
+    reports: tuple[tuple[str, Path], ...],
     db_url: str | None,
     no_save: bool,
     labels: dict[str, str],
@@ -226,6 +237,10 @@ def eval_command(
         check_writable(output)  # before anything is measured
     elif fmt == "html" and sys.stdout.isatty():
         raise click.UsageError("--format html writes a file: add --output FILE (or redirect)")
+    if output is not None and any(path.resolve() == output.resolve() for _, path in reports):
+        raise click.UsageError(f"--output and --report both write {output}")
+    for _, path in reports:
+        check_writable(path)
     question_sets = load_sets(sets)
     store = open_store_or_url(db_url, baseline_id)  # a bad --db or RUN fails before measuring
     try:
@@ -241,6 +256,7 @@ def eval_command(
                     runs, store=store, thresholds=thresholds, baseline_id=baseline_id,
                     save=not no_save,
                 )  # fmt: skip
+                write_reports(recorded, reports)
                 emit_report(recorded, fmt, output)
             stopped_by = signals.received()
     finally:
