@@ -107,7 +107,7 @@ _THRESHOLDS = Thresholds()
     "apart: latency without load (the latency gate then compares these).",
 )
 @timeout_option
-@format_option("text", "json", "junit", "markdown", "html")
+@format_option("text", "json", "junit", "markdown", "html", "github")
 @click.option(
     "--output",
     type=click.Path(dir_okay=False, writable=True, path_type=Path),
