@@ -52,6 +52,7 @@ def test_flips_match_the_json_verdict(sets, serve_table, db) -> None:
     )
     assert expected
     code, lines = _eval(sets, bad, db)
+    assert code == 1
     titles = sorted(
         m.group(2) for line in lines if (m := COMMAND.match(line)) and "lost its" in line
     )
