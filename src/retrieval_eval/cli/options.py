@@ -98,6 +98,29 @@ def parse_ks(ctx: click.Context, param: click.Parameter, value: str) -> tuple[in
     return tuple(sorted(ks | {1, 3}))
 
 
+#: The formats ``--report`` writes to a file.
+REPORT_FORMATS = ("json", "junit", "markdown", "html")
+
+
+def parse_report_files(
+    ctx: click.Context, param: click.Parameter, value: tuple[str, ...]
+) -> tuple[tuple[str, Path], ...]:
+    """``FORMAT:FILE`` pairs; two reports to one file would overwrite each other."""
+    pairs: list[tuple[str, Path]] = []
+    for item in value:
+        fmt, sep, name = item.partition(":")
+        if not sep or not name or fmt not in REPORT_FORMATS:
+            raise click.BadParameter(
+                f"{item!r} is not FORMAT:FILE with FORMAT one of {', '.join(REPORT_FORMATS)}"
+            )
+        pairs.append((fmt, Path(name)))
+    files = [path.resolve() for _, path in pairs]
+    for path in files:
+        if files.count(path) > 1:
+            raise click.BadParameter(f"two reports would be written to {path}")
+    return tuple(pairs)
+
+
 def threshold_options(function: F) -> F:
     """``--max-top1-drop``, ``--max-top3-drop``, ``--max-p95-latency-increase``: the
     regression thresholds. Not given, they are None: ``reval eval`` then takes the

@@ -58,6 +58,22 @@ def emit_report(
     click.echo(render(reports, fmt, color=tty, width=width, warnings=warnings), nl=False)
 
 
+def write_reports(
+    reports: Recorded | Sequence[RunReport], files: Sequence[tuple[str, Path]]
+) -> None:
+    """``--report FORMAT:FILE``: the same runs in further formats, each to its file (a CI
+    job wants the Markdown verdict, the HTML page and JUnit from one run)."""
+    from retrieval_eval.regression.record import Recorded
+    from retrieval_eval.report.run.render import render
+
+    warnings = reports.warnings if isinstance(reports, Recorded) else ()
+    for fmt, path in files:
+        if fmt == "json":
+            write_json_file(path, reports, ())
+        else:
+            write_file(path, render(reports, fmt, warnings=warnings))
+
+
 def check_writable(path: Path) -> None:
     """``--output`` must be writable before any work is done: an ``InputError`` (exit 2)
     naming the path otherwise. The file itself is written only at the end."""

@@ -26,12 +26,13 @@ from retrieval_eval.cli.options import (
     format_option,
     label_option,
     parse_ks,
+    parse_report_files,
     read_token,
     threshold_options,
     timeout_option,
     token_env_option,
 )
-from retrieval_eval.cli.render import check_writable, emit_report
+from retrieval_eval.cli.render import check_writable, emit_report, write_reports
 from retrieval_eval.errors import IncompleteRun, Interrupted
 from retrieval_eval.questions.model import GoldenQuestionSet
 from retrieval_eval.records.parameters import DEFAULT_CONCURRENCY, DEFAULT_KS, DEFAULT_OVERFETCH
@@ -132,13 +133,22 @@ _THRESHOLDS = Thresholds()
     "apart: latency without load (the latency gate then compares these).",
 )
 @timeout_option
-@format_option("text", "json", "junit", "markdown", "html")
+@format_option("text", "json", "junit", "markdown", "html", "github")
 @click.option(
     "--output",
     type=click.Path(dir_okay=False, writable=True, path_type=Path),
     metavar="FILE",
     help="Write the report to FILE; the terminal then gets each run's verdict and where "
     "the report went.",
+)
+@click.option(
+    "--report",
+    "reports",
+    multiple=True,
+    callback=parse_report_files,
+    metavar="FORMAT:FILE",
+    help="Also write the report in FORMAT (json, junit, markdown, html) to FILE. Repeatable: "
+    "one run gives a CI job its Markdown verdict, HTML page and JUnit file.",
 )
 @db_option
 @click.option("--no-save", is_flag=True, help="Do not store the runs (baselines are still read).")
@@ -223,6 +233,7 @@ def eval_command(
     timeout_s: float | None,
     fmt: str,
     output: Path | None,
+    reports: tuple[tuple[str, Path], ...],
     db_url: str | None,
     no_save: bool,
     labels: dict[str, str],
@@ -291,6 +302,10 @@ def eval_command(
     elif fmt == "html" and sys.stdout.isatty():
         raise click.UsageError("--format html writes a file: add --output FILE (or redirect)")
     measures = parse_measures(measure_names) if measure_names else ()
+    if output is not None and any(path.resolve() == output.resolve() for _, path in reports):
+        raise click.UsageError(f"--output and --report both write {output}")
+    for _, path in reports:
+        check_writable(path)
     question_sets = load_sets(sets)
     if rel_level is not None:
         question_sets = [qs.at_level(rel_level) for qs in question_sets]
@@ -312,6 +327,7 @@ def eval_command(
                     runs, store=store, baseline_id=baseline_id, save=not no_save, gate=gate,
                     baseline_file=baseline, require_baseline=require_baseline,
                 )  # fmt: skip
+                write_reports(recorded, reports)
                 emit_report(recorded, fmt, output)
             stopped_by = signals.received()
     finally:

@@ -21,6 +21,8 @@ class ReportFormat(StrEnum):
     MARKDOWN = "markdown"
     #: One self-contained page (Chart.js inlined); see ``retrieval_eval.report.run.html_view``.
     HTML = "html"
+    #: GitHub Actions workflow commands: annotations on the job and the pull request.
+    GITHUB = "github"
 
 
 def render(
@@ -55,6 +57,10 @@ def render(
         from retrieval_eval.report.run.markdown import render_markdown
 
         return render_markdown(reports, warnings)
+    if kind is ReportFormat.GITHUB:
+        from retrieval_eval.report.run.github import render_github
+
+        return render_github(reports, warnings)
     if kind is ReportFormat.HTML:
         from retrieval_eval.report.run.html_view import render_html
 
