@@ -19,6 +19,7 @@ from retrieval_eval.questions.compact import CompactQuestions
 from retrieval_eval.questions.did_you_mean import did_you_mean
 from retrieval_eval.questions.formats import FORMAT_VERSION, HEADER_KEY, RawSet
 from retrieval_eval.questions.labelling import (
+    GENERATED_KEY,
     LABELLING_KEY,
     POOL_KEY,
     JudgementState,
@@ -41,7 +42,7 @@ QUESTION_KEYS = (
     "answer_gist",
     LABELLING_KEY,
 )
-HEADER_KEYS = (HEADER_KEY, "name", "description", "questions", POOL_KEY)
+HEADER_KEYS = (HEADER_KEY, "name", "description", "questions", POOL_KEY, GENERATED_KEY)
 SYNONYMS = {
     "text": "question",
     "query": "question",
@@ -139,6 +140,8 @@ class _Checker:
         if POOL_KEY in raw.header:
             for message in check_pool(raw.header[POOL_KEY]):
                 self.add_header(POOL_KEY, message)
+        if not isinstance(raw.header.get(GENERATED_KEY, {}), dict):
+            self.add_header(GENERATED_KEY, f"'{GENERATED_KEY}' must be a mapping")
         for key in raw.header:
             if key not in HEADER_KEYS:
                 hint = did_you_mean(str(key), HEADER_KEYS, synonyms=SYNONYMS)
