@@ -65,6 +65,8 @@ LABELLING_FIELDS = (
     "candidates",
     "history",
     GENERATED_KEY,
+    # A model's decisions taken as labels: on what agreement (``sets agreement --accept``).
+    "accepted",
 )
 #: ``source`` says who made the decision (``human:<name>``, ``llm:<model>@<prompt digest>``),
 #: ``document_digest`` which text of the document it was made on, ``reason`` why.

@@ -41,7 +41,7 @@ if TYPE_CHECKING:  # parsed only when reval.toml has such entries: not on every 
 SECTION = "retrievers"
 #: Every top-level table reval.toml may hold.
 #: ``[pytest]`` holds the pytest plugin's settings (``retrieval_eval.pytest_plugin``).
-KNOWN_TABLES = (SECTION, "pytest")
+KNOWN_TABLES = (SECTION, "pytest", "labels")
 NAME_PATTERN = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.-]*$")
 _STRING_KEYS = ("address", "token_env", "tls_server_name")
 _PATH_KEYS = ("tls_ca", "tls_cert", "tls_key")

@@ -2,12 +2,13 @@
 
 from __future__ import annotations
 
-import os
 from pathlib import Path
+from typing import Any
 
 import click
 
 from retrieval_eval.cli.extras import require_extra
+from retrieval_eval.cli.sets.model_options import model_endpoint, model_options
 
 
 @click.command("generate", short_help="Draft questions about sampled documents with a model.")
@@ -82,58 +83,12 @@ from retrieval_eval.cli.extras import require_extra
     show_default=True,
     help="Document text sent with the prompt, at most.",
 )
-@click.option(
-    "--api-key-env",
-    metavar="VAR",
-    default=None,
-    help="Environment variable holding the server's API key (never an option value).",
-)
-@click.option("--concurrency", type=click.IntRange(min=1), default=4, show_default=True)
-@click.option(
-    "--timeout",
-    "timeout_s",
-    type=click.FloatRange(min=0, min_open=True),
-    default=120.0,
-    show_default=True,
-    help="Seconds for each call, retries included.",
-)
-@click.option(
-    "--max-requests",
-    type=click.IntRange(min=0),
-    default=None,
-    help="Stop before sending more requests than this.",
-)
-@click.option(
-    "--max-cost",
-    type=click.FloatRange(min=0),
-    default=None,
-    help="Stop once the priced tokens reach this.",
-)
-@click.option(
-    "--price-in",
-    type=click.FloatRange(min=0),
-    default=0.0,
-    help="Price of a million prompt tokens (for the estimate and --max-cost).",
-)
-@click.option(
-    "--price-out",
-    type=click.FloatRange(min=0),
-    default=0.0,
-    help="Price of a million completion tokens.",
-)
-@click.option(
-    "--cache-only",
-    is_flag=True,
-    help="Answer from the cache alone, sending nothing (replay a job offline).",
-)
-@click.option("--no-cache", is_flag=True, help="Neither read nor keep answers.")
+@model_options
 @click.option("--name", default=None, help="The set's name (default: the file's stem).")
 def generate_command(
     corpus: Path, llm_url: str, model: str, out: Path, sample: int, seed: int,
     strata: str | None, match: int, gap: int, on_form_mismatch: str, prompt: Path | None,
-    temperature: float, max_document_chars: int, api_key_env: str | None, concurrency: int,
-    timeout_s: float, max_requests: int | None, max_cost: float | None, price_in: float,
-    price_out: float, cache_only: bool, no_cache: bool, name: str | None,
+    temperature: float, max_document_chars: int, name: str | None, **endpoint_options: Any,
 ) -> None:  # fmt: skip
     """Ask a model for MATCH and GAP questions about sampled documents of the corpus and
     write them as a draft set: every question's form checked against its vocabulary
@@ -144,25 +99,13 @@ def generate_command(
     second run sends nothing.
     """
     require_extra("lint", "reval sets generate")  # the overlap measure and its stemmer
-    from retrieval_eval.errors import ConfigError
-    from retrieval_eval.labelling.llm.budget import Limits, Prices
     from retrieval_eval.labelling.llm.generate import GenerateOptions
-    from retrieval_eval.labelling.llm.job import ModelEndpoint, generate_set, prepare_generation
-    from retrieval_eval.store.url import reval_home
+    from retrieval_eval.labelling.llm.job import generate_set, prepare_generation
 
-    api_key = None
-    if api_key_env is not None:
-        api_key = os.environ.get(api_key_env)
-        if not api_key:
-            raise ConfigError(f"--api-key-env {api_key_env}: the variable is not set")
+    endpoint = model_endpoint(llm_url, endpoint_options)
     options = GenerateOptions(
         model, sample, seed, match, gap, strata, max_document_chars, temperature,
         on_mismatch=on_form_mismatch,
-    )  # fmt: skip
-    endpoint = ModelEndpoint(
-        llm_url, api_key, timeout_s, concurrency,
-        None if no_cache else reval_home() / "llm-cache", cache_only,
-        Prices(price_in, price_out), Limits(max_requests, max_cost),
     )  # fmt: skip
     job = prepare_generation(corpus, options, endpoint, prompt)
     estimate = job.estimate
@@ -184,4 +127,4 @@ def generate_command(
     if report.stopped_by:
         click.echo(f"stopped: {report.stopped_by}; {report.not_asked} documents not asked")
     click.echo(spend.summary())
-    click.echo(f"next: judge them with reval sets judge {out}")
+    click.echo(f"next: judge them with reval sets judge {out} --corpus {corpus}")

@@ -24,6 +24,26 @@ def _flow(values: Mapping[str, Any]) -> CommentedMap:
     return mapping
 
 
+def _claim(source: str, at: str, document_id: str) -> CommentedMap:
+    """The generator's own claim, as a judgement by its source: its document answers the
+    question it wrote (advice, like any model grade, until accepted)."""
+    entry = CommentedMap()
+    entry["by"] = source
+    entry["at"] = at
+    entry["relevant"] = _seq([document_id])
+    entry["not_relevant"] = _seq([])
+    entry["nothing_answers"] = False
+    entry["grades"] = _flow({document_id: 1})
+    entry.fa.set_flow_style()
+    return entry
+
+
+def _seq(items: list[str]) -> CommentedSeq:
+    seq = CommentedSeq(items)
+    seq.fa.set_flow_style()
+    return seq
+
+
 def write_generated(
     report: GenerateReport,
     options: GenerateOptions,
@@ -89,11 +109,11 @@ def write_generated(
         candidate["title"] = q.document.title
         candidate["snippet"] = best_passage(q.question, q.document.text)
         candidate["found_by"] = _flow({})
-        candidate["relevant"] = True
+        candidate["relevant"] = None  # a person's decision; the model's is in the history
         candidate["source"] = source
         candidate["document_digest"] = q.document_digest
         labelling["candidates"] = CommentedSeq([candidate])
-        labelling["history"] = CommentedSeq()
+        labelling["history"] = CommentedSeq([_claim(source, report.at, q.document.id)])
         item[LABELLING_KEY] = labelling
         items.append(item)
     document["questions"] = items

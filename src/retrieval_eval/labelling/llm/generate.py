@@ -24,6 +24,7 @@ import random
 from collections import Counter, defaultdict
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
+from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
@@ -93,6 +94,8 @@ class GenerateReport:
     #: Documents not asked because the budget ran out.
     not_asked: int = 0
     stopped_by: str | None = None
+    #: When the job ran (the time of the generator's claims in the draft).
+    at: str = field(default_factory=lambda: datetime.now(UTC).isoformat(timespec="seconds"))
 
 
 def document_digest(document: CorpusDocument) -> str:

@@ -21,6 +21,13 @@ from retrieval_eval.labelling.llm.generate import (
     read_strata,
     sample_documents,
 )
+from retrieval_eval.labelling.llm.judge import (
+    JudgeOptions,
+    JudgeReport,
+    grade_all,
+    read_pending,
+    record_grades,
+)
 from retrieval_eval.labelling.llm.prompts import PromptTemplate, load_template
 from retrieval_eval.questions.corpus import CorpusDocument, read_corpus
 from retrieval_eval.questions.lint.overlap import OverlapMeter
@@ -130,3 +137,39 @@ def generate_set(
         raise InputError(message)
     write_generated(report, options, job.template, corpus, out, spend, name=name)
     return report, spend
+
+
+def judge_set(
+    path: Path,
+    corpus: Path,
+    options: JudgeOptions,
+    endpoint: ModelEndpoint,
+    prompt: Path | None = None,
+) -> tuple[JudgeReport, Spend, str]:
+    """Grade every candidate of the draft ``path`` that no person decided and this model
+    has not graded, and write the grades into its history; returns the report, what was
+    spent and the grades' source. ``InfrastructureError`` when the server failed every
+    candidate it was asked about."""
+    template = load_template("judge", prompt)
+    source = f"llm:{options.model}@{template.digest}"
+    pending = read_pending(path, source)
+    documents = {d.id: d for d in read_corpus(corpus)}
+    report = JudgeReport()
+    spend = Spend(endpoint.prices, endpoint.limits)
+    cache = ResponseCache(endpoint.cache_dir) if endpoint.cache_dir is not None else None
+
+    async def run() -> dict[tuple[str, str], tuple[int, str]]:
+        async with ChatClient(
+            endpoint.url, api_key=endpoint.api_key, timeout_s=endpoint.timeout_s,
+            concurrency=endpoint.concurrency,
+        ) as client:  # fmt: skip
+            calls = ModelCalls(client, cache, spend, cache_only=endpoint.cache_only)
+            return await grade_all(calls, template, pending, documents, options, report)
+
+    grades = asyncio.run(run()) if pending else {}
+    if grades:
+        record_grades(path, source, grades, options.relevance_level)
+    server = sum(n for kind, n in report.failures.items() if kind in SERVER_FAILURES)
+    if pending and not grades and server and server == sum(report.failures.values()):
+        raise InfrastructureError(f"{endpoint.url}: no candidate graded ({server} calls failed)")
+    return report, spend, source
