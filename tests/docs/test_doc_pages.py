@@ -91,6 +91,7 @@ def test_every_key_of_a_kind_is_documented(section: str, kind: str, keys: tuple[
 
 def test_every_key_of_the_other_tables_is_documented() -> None:
     from retrieval_eval import pytest_plugin
+    from retrieval_eval.labelling.llm.accept import AcceptRule
     from retrieval_eval.retrievers import config
     from retrieval_eval.retrievers.fusion import config as fusion
     from retrieval_eval.retrievers.kinds.base import COMMON_KEYS
@@ -104,6 +105,7 @@ def test_every_key_of_the_other_tables_is_documented() -> None:
         | set(rerank.HTTP_KEYS),
         "Kinds (`kind`)": set(COMMON_KEYS),
         "`[pytest]`": set(pytest_plugin.KEYS),
+        "`[labels]`": set(AcceptRule.KEYS),
     }
     for section, keys in expected.items():
         missing = keys - documented_keys(section)

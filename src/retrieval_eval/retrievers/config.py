@@ -15,7 +15,8 @@ An entry with ``fuse = [...]`` instead of ``address`` is a fused retriever (see
 ``retrievers.fusion.config``); one with ``rerank = "NAME"`` reranks NAME's candidates (see
 ``retrievers.rerank.config``); one with ``kind = "..."`` reaches an HTTP endpoint, a
 process or a database directly (see ``retrievers.kinds``). reval reads ``[retrievers]``
-here and ``[pytest]`` in its pytest plugin (``KNOWN_TABLES``); any other table is a
+here, ``[pytest]`` in its pytest plugin and ``[labels]`` in ``sets agreement --accept``
+(``KNOWN_TABLES``); any other table is a
 ``ConfigError``, like every problem, naming the file and the key: a misspelt or misplaced
 table is never silently ignored.
 """

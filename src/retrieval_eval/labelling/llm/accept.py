@@ -38,6 +38,9 @@ class AcceptRule:
     min_kappa: float
     min_items: int = 30
 
+    #: The keys of the ``[labels]`` table.
+    KEYS = ("min_kappa", "min_items")
+
     @classmethod
     def from_config(cls, document: dict[str, Any], path: Path) -> AcceptRule | None:
         table = document.get(TABLE)
@@ -46,7 +49,7 @@ class AcceptRule:
         where = f"{path} [{TABLE}]"
         if not isinstance(table, dict):
             raise ConfigError(f"{where}: must be a table (min_kappa, min_items)")
-        unknown = sorted(set(table) - {"min_kappa", "min_items"})
+        unknown = sorted(set(table) - set(cls.KEYS))
         if unknown:
             raise ConfigError(f"{where}: unknown key {unknown[0]!r} (min_kappa, min_items)")
         kappa, items = table.get("min_kappa"), table.get("min_items", 30)
