@@ -91,6 +91,7 @@ def test_every_key_of_a_kind_is_documented(section: str, kind: str, keys: tuple[
 
 def test_every_key_of_the_other_tables_is_documented() -> None:
     from retrieval_eval import pytest_plugin
+    from retrieval_eval.labelling.llm.accept import AcceptRule
     from retrieval_eval.regression import gate_config
     from retrieval_eval.retrievers import config
     from retrieval_eval.retrievers.fusion import config as fusion
@@ -106,6 +107,7 @@ def test_every_key_of_the_other_tables_is_documented() -> None:
         "Kinds (`kind`)": set(COMMON_KEYS),
         "`[pytest]`": set(pytest_plugin.KEYS),
         "`[gate]`": set(gate_config.KEYS),
+        "`[labels]`": set(AcceptRule.KEYS),
     }
     for section, keys in expected.items():
         missing = keys - documented_keys(section)

@@ -133,7 +133,7 @@ def test_cli_import_of_graded_qrels_writes_their_judgments(
         "without judgments left out; graded 0/1/2; forms are UNLABELLED\n"
     )
     document = yaml.safe_load(out.read_text())
-    assert (document["relevance_level"], document["grades"]) == (2, [0, 1, 2])
+    assert (document["relevance_level"], document["grade_scale"]) == (2, [0, 2])
     assert [(q["id"], q["judgments"]) for q in document["questions"]] == [
         ("q1", {"d1": 2, "d9": 1}),
         ("q2", {"d2": 1}),

@@ -184,7 +184,7 @@ def test_a_graded_import_writes_judgments_relevance_level_and_grades(
         "reval_question_set": 1,
         "name": "robust",
         "relevance_level": 1,
-        "grades": [0, 1, 2],
+        "grade_scale": [0, 2],
     }
     assert questions == [
         {
@@ -209,7 +209,7 @@ def test_a_binary_import_is_a_set_todays_loader_reads(
     args = ["sets", "import-trec", str(qrels), "--topics", str(topics), "--out", str(out)]
     assert reval(*args) == 0
     assert "(3 relevant)" in capsys.readouterr().out
-    assert "judgments" not in out.read_text() and "grades" not in out.read_text()
+    assert "judgments" not in out.read_text() and "grade_scale" not in out.read_text()
     loaded = load_question_set(out)
     assert loaded.fingerprint == import_trec(qrels, topics).fingerprint
     assert [(q.id, q.expected_document_ids) for q in loaded.questions] == [

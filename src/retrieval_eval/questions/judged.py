@@ -39,6 +39,7 @@ from retrieval_eval.questions.formats import (
     set_format,
     write_question_set,
 )
+from retrieval_eval.questions.judgments import LEVEL_KEY, SCALE_KEY
 from retrieval_eval.questions.model import GoldenQuestion, GoldenQuestionSet
 from retrieval_eval.questions.problems import Problem, QuestionSetProblems
 from retrieval_eval.records.outcome import Form
@@ -227,8 +228,8 @@ def write_judged_set(js: JudgedSet, path: Path) -> None:
         HEADER_KEY: FORMAT_VERSION,
         "name": js.name,
         "description": js.description,
-        "relevance_level": js.relevance_level,
-        "grades": list(js.grades),
+        LEVEL_KEY: js.relevance_level,
+        SCALE_KEY: [min(js.grades), max(js.grades)],
     }
     records = [_record(q) for q in js.questions]
     data = _serialized(header, records, fmt).encode("utf-8")

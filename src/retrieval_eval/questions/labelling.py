@@ -44,6 +44,8 @@ from retrieval_eval.text import is_blank
 
 LABELLING_KEY = "labelling"
 POOL_KEY = "pool"
+#: How a generated draft was made (header) and what a generated question came from.
+GENERATED_KEY = "generated"
 
 
 class JudgementState(StrEnum):
@@ -62,8 +64,16 @@ LABELLING_FIELDS = (
     "judged_at",
     "candidates",
     "history",
+    GENERATED_KEY,
+    # A model's decisions taken as labels: on what agreement (``sets agreement --accept``).
+    "accepted",
 )
-CANDIDATE_FIELDS = ("document_id", "title", "snippet", "found_by", "relevant")
+#: ``source`` says who made the decision (``human:<name>``, ``llm:<model>@<prompt digest>``),
+#: ``document_digest`` which text of the document it was made on, ``reason`` why.
+CANDIDATE_FIELDS = (
+    "document_id", "title", "snippet", "found_by", "relevant", "source", "document_digest",
+    "reason",
+)  # fmt: skip
 POOL_FIELDS = ("depth", "retrievers", "corpus")
 _STATES = ", ".join(s.value for s in JudgementState)
 
@@ -107,6 +117,8 @@ def check_labelling(labelling: Any, expected: Iterable[str] | None) -> tuple[str
     for key in ("history",):
         if not isinstance(labelling.get(key, []), list):
             problems.append(f"labelling {key} must be a list")
+    if not isinstance(labelling.get(GENERATED_KEY, {}), dict):
+        problems.append(f"labelling {GENERATED_KEY} must be a mapping")
     if state == JudgementState.JUDGED and expected is not None and not problems:
         problems += _judged_consistency(verdicts, set(expected), nothing is True)
     return state, problems
@@ -125,6 +137,9 @@ def _candidate_verdicts(candidates: Any, problems: list[str]) -> dict[str, bool 
         unknown = [k for k in candidate if k not in CANDIDATE_FIELDS]
         if unknown:
             problems.append(f"candidate {doc!r}: unknown key {unknown[0]!r}")
+        for key in ("source", "document_digest", "reason"):
+            if candidate.get(key) is not None and not isinstance(candidate[key], str):
+                problems.append(f"candidate {doc!r}: {key} must be text")
         relevant = candidate.get("relevant")
         if relevant is not None and not isinstance(relevant, bool):
             problems.append(f"candidate {doc!r}: relevant must be true, false or null")

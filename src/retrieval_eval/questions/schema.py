@@ -14,7 +14,12 @@ from typing import Any
 
 from retrieval_eval.questions.formats import FORMAT_VERSION, HEADER_KEY
 from retrieval_eval.questions.judgments import JUDGMENTS_KEY, LEVEL_KEY, MAX_GRADE, SCALE_KEY
-from retrieval_eval.questions.labelling import LABELLING_KEY, POOL_KEY, JudgementState
+from retrieval_eval.questions.labelling import (
+    GENERATED_KEY,
+    LABELLING_KEY,
+    POOL_KEY,
+    JudgementState,
+)
 from retrieval_eval.records.outcome import Form
 from retrieval_eval.text import WHITE_SPACE
 
@@ -96,6 +101,15 @@ def labelling_schema() -> dict[str, Any]:
                 "description": "Retriever spec -> rank (from 1) among its distinct documents.",
             },
             "relevant": {**decision, "description": "null until judged."},
+            "source": {
+                "type": ["string", "null"],
+                "description": "Who decided: human:<name> or llm:<model>@<prompt digest>.",
+            },
+            "document_digest": {
+                "type": ["string", "null"],
+                "description": "sha256 of the document text the decision was made on.",
+            },
+            "reason": {"type": ["string", "null"], "description": "Why, in one line."},
         },
     }
     entry = {
@@ -134,6 +148,10 @@ def labelling_schema() -> dict[str, Any]:
             "judged_at": {"type": ["string", "null"]},
             "candidates": {"type": "array", "items": candidate},
             "history": {"type": "array", "items": entry},
+            GENERATED_KEY: {
+                "type": "object",
+                "description": "What a generated question came from (sets generate).",
+            },
         },
     }
 
@@ -176,6 +194,10 @@ def header_schema() -> dict[str, Any]:
                 "maxItems": 2,
                 "description": "[lowest, highest]: the grades the labellers use; sets lint "
                 "reports a grade outside it.",
+            },
+            GENERATED_KEY: {
+                "type": "object",
+                "description": "How a generated draft was made: model, prompt, sample, seed.",
             },
         },
     }

@@ -32,6 +32,7 @@ from retrieval_eval.questions.judgments import (
     read_grade,
 )
 from retrieval_eval.questions.labelling import (
+    GENERATED_KEY,
     LABELLING_KEY,
     POOL_KEY,
     JudgementState,
@@ -55,7 +56,9 @@ QUESTION_KEYS = (
     "answer_gist",
     LABELLING_KEY,
 )
-HEADER_KEYS = (HEADER_KEY, "name", "description", "questions", POOL_KEY, LEVEL_KEY, SCALE_KEY)
+HEADER_KEYS = (
+    HEADER_KEY, "name", "description", "questions", POOL_KEY, LEVEL_KEY, SCALE_KEY, GENERATED_KEY,
+)  # fmt: skip
 SYNONYMS = {
     "text": "question",
     "query": "question",
@@ -162,6 +165,8 @@ class _Checker:
         if POOL_KEY in raw.header:
             for message in check_pool(raw.header[POOL_KEY]):
                 self.add_header(POOL_KEY, message)
+        if not isinstance(raw.header.get(GENERATED_KEY, {}), dict):
+            self.add_header(GENERATED_KEY, f"'{GENERATED_KEY}' must be a mapping")
         for key in raw.header:
             if key not in HEADER_KEYS:
                 hint = did_you_mean(str(key), HEADER_KEYS, synonyms=SYNONYMS)

@@ -15,8 +15,9 @@ An entry with ``fuse = [...]`` instead of ``address`` is a fused retriever (see
 ``retrievers.fusion.config``); one with ``rerank = "NAME"`` reranks NAME's candidates (see
 ``retrievers.rerank.config``); one with ``kind = "..."`` reaches an HTTP endpoint, a
 process or a database directly (see ``retrievers.kinds``). reval reads ``[retrievers]``
-here, ``[pytest]`` in its pytest plugin and ``[gate]`` (regression thresholds,
-``retrieval_eval.regression.gate_config``) when judging (``KNOWN_TABLES``); any other
+here, ``[pytest]`` in its pytest plugin, ``[gate]`` (regression thresholds,
+``retrieval_eval.regression.gate_config``) when judging and ``[labels]`` in ``sets
+agreement --accept`` (``KNOWN_TABLES``); any other
 table is a ``ConfigError``, like every problem, naming the file and the key: a misspelt or misplaced
 table is never silently ignored.
 """
@@ -46,8 +47,9 @@ log = logging.getLogger(__name__)
 SECTION = "retrievers"
 #: Every top-level table reval.toml may hold.
 #: ``[pytest]`` holds the pytest plugin's settings (``retrieval_eval.pytest_plugin``).
-#: ``[gate]`` holds the regression thresholds (``retrieval_eval.regression.gate_config``).
-KNOWN_TABLES = (SECTION, "pytest", "gate")
+#: ``[gate]`` holds the regression thresholds (``retrieval_eval.regression.gate_config``),
+#: ``[labels]`` the rule for taking a model's grades as labels (``labelling.llm.accept``).
+KNOWN_TABLES = (SECTION, "pytest", "gate", "labels")
 NAME_PATTERN = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.-]*$")
 _STRING_KEYS = ("address", "token_env", "tls_server_name")
 _PATH_KEYS = ("tls_ca", "tls_cert", "tls_key")

@@ -51,6 +51,10 @@ def _table(rows: list[list[str]]) -> None:
             "retrieval_eval.cli.sets.draft:draft_command",
             "Draft a set by pooling retrievers' top documents.",
         ),
+        "generate": Lazy(
+            "retrieval_eval.cli.sets.generate:generate_command",
+            "Draft questions about sampled documents with a model.",
+        ),
         "judge": Lazy(
             "retrieval_eval.cli.sets.judge:judge_command",
             "Judge a drafted set in the viewer (prints its URL).",

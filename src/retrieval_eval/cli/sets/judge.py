@@ -3,10 +3,12 @@
 from __future__ import annotations
 
 from pathlib import Path
+from typing import Any
 
 import click
 
 from retrieval_eval.cli.options import db_option
+from retrieval_eval.cli.sets.model_options import model_endpoint, model_options
 from retrieval_eval.errors import PluginError
 from retrieval_eval.version import install_extra
 
@@ -29,11 +31,30 @@ from retrieval_eval.version import install_extra
 @click.option("--judge", "judge", help="Your name in the judgement history [default: "
               "$REVAL_JUDGE, else the login name].")  # fmt: skip
 @db_option
+@click.option("--llm-url", metavar="URL", default=None,
+              help="Grade the candidates with a model on this OpenAI-compatible server "
+              "instead of opening the page.")  # fmt: skip
+@click.option("--model", default=None, help="The model that grades (with --llm-url).")
+@click.option("--prompt", type=click.Path(exists=True, dir_okay=False, path_type=Path),
+              default=None, help="Your own judging prompt template (with --llm-url).")  # fmt: skip
+@model_options
 def judge_command(
-    set_file: Path, corpus: Path, address: str, judge: str | None, db_url: str | None
-) -> None:
+    set_file: Path, corpus: Path, address: str, judge: str | None, db_url: str | None,
+    llm_url: str | None, model: str | None, prompt: Path | None, **endpoint_options: Any,
+) -> None:  # fmt: skip
     """Open the judging page for SET_FILE in the reval ui viewer, on loopback, and print
-    its URL. Each save writes the file back (comments and layout kept); Ctrl-C stops."""
+    its URL. Each save writes the file back (comments and layout kept); Ctrl-C stops.
+
+    With --llm-url and --model, a model grades every candidate no person decided instead
+    (no page): its grades and reasons go into each question's history under its source
+    (llm:MODEL@PROMPT-DIGEST); the labels stay a person's until `reval sets agreement
+    --accept` finds the model agrees with your judges well enough.
+    """
+    if llm_url is not None or model is not None:
+        if llm_url is None or model is None:
+            raise click.UsageError("a model judges with both --llm-url and --model")
+        _judge_with_model(set_file, corpus, llm_url, model, prompt, endpoint_options)
+        return
     from retrieval_eval.cli.extras import require_extra
 
     require_extra("ui", "reval sets judge")
@@ -57,3 +78,27 @@ def judge_command(
             click.echo(f"reval sets judge: judging {set_file} as {desk.judge} (Ctrl-C stops)")
 
         serve(store, where, on_ready=ready, desk=desk)
+
+
+def _judge_with_model(
+    set_file: Path, corpus: Path, url: str, model: str, prompt: Path | None,
+    endpoint_options: dict[str, Any],
+) -> None:  # fmt: skip
+    from retrieval_eval.labelling.llm.job import judge_set
+    from retrieval_eval.labelling.llm.judge import JudgeOptions
+
+    endpoint = model_endpoint(url, endpoint_options)
+    report, spend, source = judge_set(set_file, corpus, JudgeOptions(model), endpoint, prompt)
+    click.echo(f"{source}: {report.graded} of {report.candidates} candidates graded in {set_file}")
+    if report.failures:
+        kinds = ", ".join(f"{n} {kind}" for kind, n in sorted(report.failures.items()))
+        click.echo(f"not graded: {kinds} (never counted as not relevant)")
+    if report.missing_documents:
+        click.echo(f"not graded: {report.missing_documents} candidates not in {corpus}")
+    if report.stopped_by:
+        click.echo(f"stopped: {report.stopped_by}; {report.not_asked} candidates not asked")
+    click.echo(spend.summary())
+    click.echo(
+        f"the grades are advice until accepted: reval sets agreement {set_file} "
+        f"--judge {source} --judge NAME --accept"
+    )

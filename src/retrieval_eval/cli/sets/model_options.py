@@ -1,0 +1,65 @@
+"""The options every model command shares (``sets generate``, ``sets judge --llm-url``):
+where the server is, the key's variable, concurrency, deadline, budget and cache."""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Callable
+from pathlib import Path
+from typing import TYPE_CHECKING, Any, TypeVar
+
+import click
+
+if TYPE_CHECKING:
+    from retrieval_eval.labelling.llm.job import ModelEndpoint
+
+F = TypeVar("F", bound=Callable[..., Any])
+
+_OPTIONS = (
+    click.option("--api-key-env", metavar="VAR", default=None,
+                 help="Environment variable holding the server's API key (never an option "
+                 "value)."),
+    click.option("--concurrency", type=click.IntRange(min=1), default=4, show_default=True,
+                 help="Model calls in flight."),
+    click.option("--timeout", "timeout_s", type=click.FloatRange(min=0, min_open=True),
+                 default=120.0, show_default=True,
+                 help="Seconds for each call, retries included."),
+    click.option("--max-requests", type=click.IntRange(min=0), default=None,
+                 help="Stop before sending more requests than this."),
+    click.option("--max-cost", type=click.FloatRange(min=0), default=None,
+                 help="Stop once the priced tokens reach this."),
+    click.option("--price-in", type=click.FloatRange(min=0), default=0.0,
+                 help="Price of a million prompt tokens (for the estimate and --max-cost)."),
+    click.option("--price-out", type=click.FloatRange(min=0), default=0.0,
+                 help="Price of a million completion tokens."),
+    click.option("--cache-only", is_flag=True,
+                 help="Answer from the cache alone, sending nothing (replay a job offline)."),
+    click.option("--no-cache", is_flag=True, help="Neither read nor keep answers."),
+)  # fmt: skip
+
+
+def model_options(function: F) -> F:
+    for option in reversed(_OPTIONS):
+        function = option(function)
+    return function
+
+
+def model_endpoint(url: str, params: dict[str, Any]) -> ModelEndpoint:
+    """The endpoint the shared options describe; they are taken out of ``params``."""
+    from retrieval_eval.errors import ConfigError
+    from retrieval_eval.labelling.llm.budget import Limits, Prices
+    from retrieval_eval.labelling.llm.job import ModelEndpoint
+    from retrieval_eval.store.url import reval_home
+
+    variable = params.pop("api_key_env")
+    api_key = None
+    if variable is not None:
+        api_key = os.environ.get(variable)
+        if not api_key:
+            raise ConfigError(f"--api-key-env {variable}: the variable is not set")
+    cache: Path | None = None if params.pop("no_cache") else reval_home() / "llm-cache"
+    return ModelEndpoint(
+        url, api_key, params.pop("timeout_s"), params.pop("concurrency"), cache,
+        params.pop("cache_only"), Prices(params.pop("price_in"), params.pop("price_out")),
+        Limits(params.pop("max_requests"), params.pop("max_cost")),
+    )  # fmt: skip
