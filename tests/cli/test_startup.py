@@ -124,9 +124,7 @@ def test_plugin_commands_are_listed_from_the_installed_metadata_as_importlib_see
         assert scanned == [(p.name, p.target) for p in list_plugins(namespace)], namespace
     assert ("bm25", "reval_bm25.cli:bm25") in [(p.name, p.target) for p in scan_plugins(COMMANDS)]
     entry = cli.lazy_commands(click.Context(cli))["bm25"]
-    assert entry.target == "reval_bm25.cli:bm25" and entry.help.endswith(
-        "[plugin retrieval_eval_bm25]"
-    )
+    assert entry.target == "reval_bm25.cli:bm25" and entry.help.endswith("[plugin reval_ir_bm25]")
     code = "from retrieval_eval.cli.main import main\nmain(['--help'])"
     done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
                           timeout=120)  # fmt: skip

@@ -39,7 +39,11 @@ OURS = {
     **{dist: REPO_ROOT / "plugins" / name for name, dist in PLUGIN_DISTRIBUTIONS.items()},
     "reval-ir-example-provider": REPO_ROOT / "examples" / "question-set-provider",
 }
-OTHER_PROJECT = re.compile(r"retrieval[-.]eval\b|\bretrieval_eval\[")
+#: The other project's name, and our plugins' old names in any spelling (the import
+#: package ``retrieval_eval`` itself is ours).
+OTHER_PROJECT = re.compile(
+    r"retrieval[-.]eval\b|\bretrieval_eval\[|retrieval[-_.]eval[-_.](?:bm25|dense)"
+)
 #: Where the other project is named on purpose, and the words that must come with it.
 WARNINGS = {
     "README.md": "must not share an environment",
