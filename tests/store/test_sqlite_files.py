@@ -19,6 +19,7 @@ from support.env import require
 from support.factory import make_run
 
 from retrieval_eval.errors import StoreError
+from retrieval_eval.example_data import corpus_path, questions_path
 from retrieval_eval.store.store import RunStore
 
 REVAL = Path(sys.executable).parent / "reval"
@@ -77,6 +78,21 @@ def test_a_corrupted_store_is_read_but_never_written(tmp_path: Path) -> None:
     assert done.returncode == 3 and "Traceback" not in done.stderr
     [line] = done.stderr.strip().splitlines()
     assert line.startswith("reval: error: run store ") and "is corrupted" in line
+
+
+def test_reval_eval_on_a_corrupted_store_saves_and_judges_nothing(tmp_path: Path) -> None:
+    path = tmp_path / "runs.sqlite"
+    ids = filled_store(path)
+    corrupt_an_old_outcomes_page(path)
+    index = tmp_path / "index"
+    assert reval("bm25", "index", corpus_path(), "--out", index).returncode == 0
+    done = reval("eval", "--set", questions_path(), "--retriever", f"bm25:{index}",
+                 "--db", f"sqlite:///{path}")  # fmt: skip
+    assert done.returncode == 3, done.stderr
+    assert "not saved and not judged" in done.stdout and "Traceback" not in done.stderr
+    [line] = done.stderr.strip().splitlines()
+    assert line.startswith("reval: error: run store ") and "is corrupted" in line
+    assert runs_in(path) == len(ids)
 
 
 def test_a_sound_store_passes_its_check_and_is_written(tmp_path: Path) -> None:

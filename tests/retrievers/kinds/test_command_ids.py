@@ -44,7 +44,8 @@ STRAY = textwrap.dedent(
             first = False
     """
 )
-#: Echoes ids when the question says so; ``wrong id`` answers with another request's id.
+#: Echoes ids unless the question starts with ``no id``; ``wrong id`` answers with another
+#: request's id, ``deep`` with a line nested 100,000 deep.
 PLAIN = textwrap.dedent(
     """
     import json, sys
@@ -52,6 +53,9 @@ PLAIN = textwrap.dedent(
         request = json.loads(line)
         q = request["question"]
         answer = {"results": [{"document_id": q}]}
+        if q.startswith("deep"):
+            print("[" * 100000 + "]" * 100000, flush=True)
+            continue
         if q.startswith("wrong id"):
             answer["id"] = request["id"] + 1000
         elif not q.startswith("no id"):
@@ -135,6 +139,16 @@ async def test_a_wrong_id_is_a_contract_error_and_the_process_is_restarted(
             await retriever.retrieve("wrong id please", 5)
         assert (await retriever.retrieve("after", 5)).document_ids == ("after",)
         assert retriever._process is not None and retriever._process.proc.pid != first_pid
+    finally:
+        await retriever.close()
+
+
+async def test_an_answer_nested_too_deeply_is_a_contract_error(tmp_path: Path) -> None:
+    retriever = open_proc(config(tmp_path, PLAIN))
+    try:
+        with pytest.raises(RetrieverContractError, match="not JSON"):
+            await retriever.retrieve("deep please", 5)
+        assert (await retriever.retrieve("after", 5)).document_ids == ("after",)
     finally:
         await retriever.close()
 
