@@ -7,7 +7,12 @@ from collections.abc import Iterator
 import pytest
 from starlette.testclient import TestClient
 from support.factory import make_run, question_set
-from support.store import pg_schema_url, store, store_url  # noqa: F401  (fixtures)
+from support.store import (  # noqa: F401  (fixtures)
+    pg_schema_url,
+    save_as_eval,
+    store,
+    store_url,
+)
 
 from retrieval_eval.records.outcome import Form
 from retrieval_eval.regression.verdict import judge
@@ -32,7 +37,7 @@ def filled(store: RunStore) -> list[str]:  # noqa: F811
     for minute, (codes, labels) in RUNS.items():
         run = make_run(codes, qs=QS, started=minute, labels=labels)
         verdict = judge(run, store.find_baseline(run), Thresholds())
-        ids.append(store.save(run, verdict))
+        ids.append(save_as_eval(store, run, verdict))
     return ids
 
 
