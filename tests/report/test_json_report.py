@@ -23,6 +23,7 @@ RUN_KEYS = {
     "labels",
     "parameters",
     "metrics",
+    "measures",
     "errors",
     "not_asked",
     "skipped_members",
@@ -182,3 +183,23 @@ def test_write_json_streams_the_same_text_as_render_json(monkeypatch):
         out = io.StringIO()
         json_report.write_json(reports, out, warnings=['not saved: "store" down'])
         assert out.getvalue() == json_report.render_json(reports, ['not saved: "store" down'])
+
+
+def test_measures_carry_their_convention_and_denominators(current_run):
+    from dataclasses import replace
+
+    from retrieval_eval.records import MeasureMean
+
+    assert run_to_dict(current_run, None)["measures"] == {"convention": "reval", "values": {}}
+    measured = replace(
+        current_run,
+        measures={"AP": MeasureMean(0.25, 3, 1), "P@10": MeasureMean(None, 0, 0)},
+        measure_convention="trec_eval",
+    )
+    assert run_to_dict(measured, None)["measures"] == {
+        "convention": "trec_eval",
+        "values": {
+            "AP": {"value": 0.25, "count": 3, "left_out": 1},
+            "P@10": {"value": None, "count": 0, "left_out": 0},
+        },
+    }
