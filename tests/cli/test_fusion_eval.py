@@ -83,6 +83,5 @@ def test_a_member_dead_for_every_question_fails_the_run(tmp_path: Path, sets, se
         f"fusion member {dead} failed on every one of the 4 scored"
         in (run["regression"]["reasons"][0])
     )
-    assert f"fusion members skipped (failed, left out of the fusion): {dead} on 4 of 4" in (
-        done.stdout
-    )
+    shown = run_reval("runs", "show", run["run_id"], "--db", db).stdout  # the text report
+    assert f"fusion members skipped (failed, left out of the fusion): {dead} on 4 of 4" in shown

@@ -42,11 +42,14 @@ def test_control_characters_and_long_ids_never_reach_the_terminal(sets, db, tmp_
             "--db", db, "--format", "json", "--output", out,
         )  # fmt: skip
     assert done.returncode in (0, 3), done.stderr
-    text = done.stdout + done.stderr
+    (run,) = json.loads(out.read_text(encoding="utf-8"))["runs"]
+    shown = run_reval("runs", "show", run["run_id"], "--db", db)  # the text report
+    text = done.stdout + done.stderr + shown.stdout + shown.stderr
     assert "\x1b" not in text and "\x07" not in text and "\r" not in text
-    assert "\\x1b[2J\\x1b]0;pwned\\x07evil" in done.stdout
-    assert "\\x1b[31mshard\\x1b[0m offline\\r\\n" in done.stdout
-    assert LONG_ID not in done.stdout and "…(2,000 chars)" in done.stdout
+    assert "\\x1b[2J\\x1b]0;pwned\\x07evil" in shown.stdout
+    assert "\\x1b[31mshard\\x1b[0m offline\\r\\n" in shown.stdout
+    assert "\\x1b[31mshard\\x1b[0m offline\\r\\n" in done.stderr  # the first error, escaped
+    assert LONG_ID not in shown.stdout and "…(2,000 chars)" in shown.stdout
     document = out.read_text(encoding="utf-8")
     assert LONG_ID in document  # the JSON keeps ids whole
     assert ESC_ID in _strings(json.loads(document))
