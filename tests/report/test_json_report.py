@@ -188,7 +188,7 @@ def test_write_json_streams_the_same_text_as_render_json(monkeypatch):
 def test_measures_carry_their_convention_and_denominators(current_run):
     from dataclasses import replace
 
-    from retrieval_eval.records import MeasureMean
+    from retrieval_eval.records.metrics import MeasureMean
 
     assert run_to_dict(current_run, None)["measures"] == {"convention": "reval", "values": {}}
     measured = replace(
