@@ -28,7 +28,7 @@ CHILD = """
 import asyncio, sys
 from pathlib import Path
 from retrieval_eval.errors import RetrieverError
-from retrieval_eval.retrievers.resolve import open_retriever
+from retrieval_eval.retrievers.opening import open_retriever
 
 async def ask():
     retriever = open_retriever("search-api", config_path=Path(sys.argv[1]))
