@@ -30,7 +30,7 @@ GOOD = {"q1": ["d1", "d9"], "q2": ["d2"], "q3": ["d7", "d3"], "q4": ["d4"]}
 BAD = {"q1": ["d8", "d7", "d6", "d1"], "q2": ["d2"], "q3": ["d7", "d3"], "q4": ["d9", "d4"]}
 
 RETRIEVER = '''
-from retrieval_eval.records import RetrieverDescription
+from retrieval_eval.records.run import RetrieverDescription
 
 
 class Table:

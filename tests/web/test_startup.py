@@ -8,7 +8,7 @@ import sys
 
 START = """
 import sys
-from retrieval_eval.store import RunStore
+from retrieval_eval.store.store import RunStore
 from retrieval_eval.web.app import create_app
 from retrieval_eval.web.judging import JudgingDesk
 
