@@ -62,9 +62,9 @@ def test_reval_validates_the_set_against_the_corpus() -> None:
 
 def test_long_pages_become_several_chunks(tmp_path: Path) -> None:
     require_bm25()
-    import reval_bm25 as bm25
+    from reval_bm25.index import build_index
 
-    info = bm25.build_index(
+    info = build_index(
         corpus_path(), tmp_path / "index", chunk_words=CHUNK_WORDS, chunk_overlap=CHUNK_OVERLAP
     )
     assert info.documents == len(corpus())

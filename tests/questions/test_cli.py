@@ -168,13 +168,3 @@ def test_validate_reports_unknown_names_with_the_other_results(tmp_path: Path, c
         "example-gaps: ok: set 'example-gaps', 3 questions\n"
         "example-inline: ok: set 'example-inline', 3 questions\n"
     )
-
-
-def test_the_package_exports_the_library_api() -> None:
-    import retrieval_eval.questions as questions
-    from retrieval_eval.questions.loading import load_question_set
-
-    assert questions.load_question_set is load_question_set
-    assert questions.import_beir.__name__ == "import_beir"
-    with pytest.raises(AttributeError):
-        _ = questions.nothing_here

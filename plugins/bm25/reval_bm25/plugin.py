@@ -22,7 +22,7 @@ class Bm25Factory:
 
     @staticmethod
     def build_index(corpus: Path, out: Path, **options: Any) -> IndexInfo:
-        """``reval_bm25.build_index``: index ``corpus`` into ``out``."""
+        """``reval_bm25.index.build_index``: index ``corpus`` into ``out``."""
         from reval_bm25.index import build_index
 
         return build_index(corpus, out, **options)

@@ -127,7 +127,7 @@ def test_importing_llama_index_writes_nothing_outside_its_cache_folders(
     home = tmp_path / "home"
     code = (
         "import asyncio\n"
-        "from retrieval_eval.retrievers.resolve import open_retriever\n"
+        "from retrieval_eval.retrievers.opening import open_retriever\n"
         "async def main():\n"
         f"    r = open_retriever('index', config_path={str(entry(folder, tmp_path))!r})\n"
         "    print(len((await r.retrieve('restore a deleted file', 3)).document_ids))\n"
