@@ -82,3 +82,11 @@ def test_the_actions_own_steps_use_current_actions_with_their_real_inputs(tmp_pa
     workflow = {"on": "push", "jobs": {"a": {"runs-on": "ubuntu-latest", "steps": steps}}}
     done = lint(local_repo(tmp_path, {"steps.yml": yaml.safe_dump(workflow)}))
     assert done.returncode == 0, done.stdout + done.stderr
+
+
+def test_the_gate_page_shows_the_pull_request_workflow_as_it_is() -> None:
+    """docs/how-to/gate-ci.md embeds the example workflow: the page cannot drift from the
+    file actionlint checks."""
+    page = (REPO_ROOT / "docs" / "how-to" / "gate-ci.md").read_text(encoding="utf-8")
+    example = (ACTION_DIR / "examples" / "pull-request.yml").read_text(encoding="utf-8")
+    assert f"```yaml\n{example}```" in page
