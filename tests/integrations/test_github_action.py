@@ -107,6 +107,10 @@ def test_a_regressed_retriever_fails_the_job_and_keeps_one_comment(
     (body,) = api.bodies(PULL)
     assert body.startswith("<!-- reval-gate:default -->")
     assert "regression" in body and "faq-1" in body  # the verdict and a flipped question
+    run_id = json.loads((Path(second.outputs["report-dir"]) / "report.json").read_text())["runs"][
+        0
+    ]["run_id"]
+    assert f"`reval runs accept {run_id} --reason TEXT`" in body  # the next command
 
 
 def test_a_fork_pull_request_skips_only_the_comment(
@@ -173,6 +177,8 @@ def test_no_baseline_fails_when_one_is_required(
         tmp_path / "job", env, set=str(questions), retrievers=serve_table(GOOD), comment="false"
     )
     assert run.outputs["verdict"] == "no-baseline" and run.returncode == 1
+    verdict = (Path(run.outputs["report-dir"]) / "verdict.md").read_text(encoding="utf-8")
+    assert "reval runs export-baseline RUN --out FILE" in verdict
     relaxed = gate(
         tmp_path / "job2", env, set=str(questions), retrievers=serve_table(GOOD), comment="false",
         **{"require-baseline": "false"},

@@ -14,7 +14,7 @@ from collections.abc import Sequence
 from retrieval_eval.metric_keys import TOP1_HIT_RATE, TOP3_HIT_RATE
 from retrieval_eval.records.run import RunResult
 from retrieval_eval.regression.verdict_records import FlipDirection, RunReport, Verdict, VerdictKind
-from retrieval_eval.report.baseline_notes import report_notes
+from retrieval_eval.report.baseline_notes import accept_command, report_notes
 from retrieval_eval.report.model import latency_lines, question_text, retriever_label, run_title
 from retrieval_eval.report.plural import plural
 from retrieval_eval.report.run.verdict_text import describe_flip
@@ -53,11 +53,34 @@ def render_markdown(reports: Sequence[RunReport], warnings: Sequence[str] = ()) 
         "|---|---|--:|--:|--:|--:|--:|--:|--:|---|",
     ]
     lines += [_row(r) for r in reports]
+    steps = [step for r in reports for step in next_steps(r)]
+    if steps:
+        lines += ["", "**Next:**", "", *(f"- {step}" for step in steps)]
     for report in reports:
         if report.verdict is not None and report.verdict.kind is not VerdictKind.PASS:
             lines += ["", *_details(report, report.verdict)]
     lines += [""] + [f"> warning: {_cell(w)}" for w in warnings]
     return "\n".join(lines).rstrip() + "\n"
+
+
+def next_steps(report: RunReport) -> list[str]:
+    """What a reviewer does about a run that failed the gate, as the command to type: accept
+    an intended drop, rerun once the retriever is fixed, or give the lineage a baseline."""
+    verdict, run = report.verdict, report.run
+    if verdict is None or not verdict.fails():
+        return []
+    title = _cell(run_title(run))
+    if verdict.kind is VerdictKind.INCOMPLETE or not run.complete:
+        return [f"{title}: fix the failed retrievals (listed below; never counted as misses), "
+                "then rerun the job"]  # fmt: skip
+    if verdict.missing_required_baseline:
+        return [f"{title}: no baseline; accept a run of this lineage on the main branch, "
+                "then commit it with `reval runs export-baseline RUN --out FILE`"]  # fmt: skip
+    if run.run_id:
+        return [f"{title}: if the change is intended, `{accept_command(run.run_id)}`; "
+                "else fix it and push again"]  # fmt: skip
+    return [f"{title}: if the change is intended, accept the main branch's run of it "
+            "(`reval runs accept RUN --reason TEXT`); else fix it and push again"]  # fmt: skip
 
 
 def headline(reports: Sequence[RunReport]) -> str:
