@@ -154,3 +154,32 @@ def test_failures_are_never_grades(tmp_path: Path) -> None:
     )
     for q in questions(draft):
         assert len(q["labelling"]["history"]) == 1  # only the generator's claim
+
+
+def test_a_graded_draft_is_graded_on_its_own_scale(tmp_path: Path) -> None:
+    draft = tmp_path / "draft.yaml"
+    with ChatServer(writer()) as server:
+        made = reval(tmp_path, "sets", "generate", "--corpus", CORPUS, "--llm-url", server.url,
+                     "--model", "writer", "--sample", "2", "--out", draft)  # fmt: skip
+    assert made.returncode == 0, made.stderr
+    text = draft.read_text(encoding="utf-8")
+    draft.write_text(text.replace("\nname:", "\ngrade_scale: [0, 3]\nrelevance_level: 2\nname:", 1))
+    grades = iter([3, 1, 5, 2])  # 5 is off the scale: a failure, never a grade
+
+    def model(request: dict[str, Any]) -> Reply:
+        assert "0: does not answer the question" in prompt_of(request)
+        assert "3: answers the question fully" in prompt_of(request)
+        return completion(json.dumps({"grade": next(grades), "reason": "graded"}))
+
+    with ChatServer(model) as server:
+        done = reval(tmp_path, "sets", "judge", draft, "--corpus", CORPUS, "--llm-url",
+                     server.url, "--model", "judge", "--concurrency", "1")  # fmt: skip
+    assert done.returncode == 0, done.stderr
+    assert "3 of 4 candidates graded" in done.stdout and "1 off-format" in done.stdout
+    entries = [q["labelling"]["history"][-1] for q in questions(draft)]
+    graded = {g for e in entries if e["by"].startswith("llm:judge") for g in e["grades"].values()}
+    assert graded == {3, 1, 2}
+    for entry in entries:
+        if entry["by"].startswith("llm:judge"):
+            ((doc, grade),) = entry["grades"].items()
+            assert (doc in entry["relevant"]) is (grade >= 2)  # the set's relevance level

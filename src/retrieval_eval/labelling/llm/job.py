@@ -27,6 +27,7 @@ from retrieval_eval.labelling.llm.judge import (
     grade_all,
     read_pending,
     record_grades,
+    set_scale,
 )
 from retrieval_eval.labelling.llm.prompts import PromptTemplate, load_template
 from retrieval_eval.questions.corpus import CorpusDocument, read_corpus
@@ -151,6 +152,7 @@ def judge_set(
     spent and the grades' source. ``InfrastructureError`` when the server failed every
     candidate it was asked about."""
     template = load_template("judge", prompt)
+    options = set_scale(path, options)
     source = f"llm:{options.model}@{template.digest}"
     pending = read_pending(path, source)
     documents = {d.id: d for d in read_corpus(corpus)}

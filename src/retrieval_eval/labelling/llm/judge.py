@@ -17,7 +17,7 @@ import asyncio
 import json
 from collections import Counter
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
@@ -30,6 +30,7 @@ from retrieval_eval.labelling.llm.calls import ModelCalls
 from retrieval_eval.labelling.llm.generate import OFF_FORMAT
 from retrieval_eval.labelling.llm.prompts import PromptTemplate
 from retrieval_eval.questions.corpus import CorpusDocument
+from retrieval_eval.questions.judgments import LEVEL_KEY, SCALE_KEY
 from retrieval_eval.questions.labelling import LABELLING_KEY
 from retrieval_eval.retrievers.chat import ChatFailure, ChatRequest, messages
 
@@ -188,3 +189,30 @@ def _entry(
 def read_pending(path: Path, source: str) -> list[Pending]:
     document, _ = load_document(path)
     return pending_candidates(document, source)
+
+
+def set_scale(path: Path, options: JudgeOptions) -> JudgeOptions:
+    """``options`` on the draft's own grade scale and relevance level, when it declares
+    them (``grade_scale: [low, high]``, ``relevance_level``): a set graded 0-3 is graded
+    0-3 by the model too."""
+    document, _ = load_document(path)
+    scale, level = document.get(SCALE_KEY), document.get(LEVEL_KEY)
+    if not (isinstance(scale, list) and len(scale) == 2 and all(map(_integer, scale))):
+        return options
+    low, high = (int(g) for g in scale)
+    level = int(level) if _integer(level) else options.relevance_level
+    grades = {g: _meaning(g, low, high, level) for g in range(low, high + 1)}
+    return replace(options, scale=grades, relevance_level=level)
+
+
+def _integer(value: object) -> bool:
+    """An integer as YAML reads it (ruamel's round trip gives ``ScalarInt`` for some)."""
+    return isinstance(value, int) and not isinstance(value, bool)
+
+
+def _meaning(grade: int, low: int, high: int, level: int) -> str:
+    if grade < level:
+        return "does not answer the question" if grade == low else "related, but does not answer it"
+    if grade == high:
+        return "answers the question fully"
+    return "answers the question in part"
