@@ -31,6 +31,10 @@ EXIT_MEANINGS = {
 }
 
 
+#: The files a gate writes into its report directory.
+REPORTS = ("report.json", "verdict.md", "report.html", "junit.xml")
+
+
 @dataclass(frozen=True)
 class GateResult:
     exit_code: int
@@ -97,6 +101,8 @@ def verdict_of(report: Path) -> str:
 def run_gate(env: dict[str, str]) -> GateResult:
     report_dir = Path(env.get("REVAL_REPORT_DIR") or Path(env.get("RUNNER_TEMP", ".")) / "reval")
     report_dir.mkdir(parents=True, exist_ok=True)
+    for name in REPORTS:  # a report left by an earlier step must never pass for this one's
+        (report_dir / name).unlink(missing_ok=True)
     command = build_command(env, report_dir)
     child_env = dict(os.environ)
     child_env.update(env)

@@ -43,6 +43,7 @@ def serve_table() -> Iterator[Callable[..., str]]:
 def runner_env(
     work: Path, api_url: str, *, head: str = REPOSITORY, token: str = TOKEN
 ) -> dict[str, str]:
+    work.mkdir(parents=True, exist_ok=True)
     event = work / "event.json"
     event.write_text(
         json.dumps({"pull_request": {"number": PULL, "head": {"repo": {"full_name": head}}}}),

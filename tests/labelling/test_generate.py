@@ -164,7 +164,7 @@ def test_rate_limits_and_server_errors_are_retried(tmp_path: Path) -> None:
 def test_an_unreachable_server_is_an_infrastructure_failure(tmp_path: Path) -> None:
     with ChatServer(writer()) as server:
         url = server.url
-    done = generate(tmp_path, url, "--timeout", "5")
+    done = generate(tmp_path, url, "--llm-timeout", "5")
     assert done.returncode == 3, done.stderr
     assert "no question generated from 5 documents (5 unreachable)" in done.stderr
     assert not (tmp_path / "draft.yaml").exists()

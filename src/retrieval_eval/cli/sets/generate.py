@@ -75,7 +75,13 @@ from retrieval_eval.cli.sets.model_options import model_endpoint, model_options
     default=None,
     help="Your own prompt template (the default is documented).",
 )
-@click.option("--temperature", type=click.FloatRange(0, 2), default=0.0, show_default=True)
+@click.option(
+    "--temperature",
+    type=click.FloatRange(0, 2),
+    default=0.0,
+    show_default=True,
+    help="Sampling temperature sent to the model (0: its most likely answer).",
+)
 @click.option(
     "--max-document-chars",
     type=click.IntRange(min=100),
