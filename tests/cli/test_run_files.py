@@ -215,15 +215,18 @@ def test_a_run_file_of_bm25_over_scifact_scores_as_the_plugin_does(
     exactly as the plugin evaluated directly. With BM25's own scores, documents of equal
     score are ranked as trec_eval ranks them (id descending), not in the plugin's order,
     so only those reorder; every figure still equals pytrec_eval's from that file."""
-    reval_bm25 = pytest.importorskip("reval_bm25")
+    pytest.importorskip("reval_bm25")
+    from reval_bm25.index import build_index
+    from reval_bm25.retriever import open_index
+
     index = tmp_path / "index"
-    reval_bm25.build_index(scifact_dir / "corpus.jsonl.gz", index)
+    build_index(scifact_dir / "corpus.jsonl.gz", index)
     set_file = tmp_path / "scifact.yaml"
     done = run_reval("sets", "import-beir", scifact_dir, "--out", set_file)
     assert done.returncode == 0, done.stderr
     direct = _evaluate(tmp_path, set_file, f"bm25:{index}")["runs"][0]
     limit = direct["parameters"]["limit"]
-    retriever = reval_bm25.open_index(index)
+    retriever = open_index(index)
     by_rank, by_score = tmp_path / "rank.run", tmp_path / "score.run"
     with by_rank.open("w") as ranked, by_score.open("w") as scored:
         for question in direct["questions"]:

@@ -103,7 +103,8 @@ def test_missing_explicit_file_is_an_error(tmp_path: Path) -> None:
         ('[retriever.prod]\naddress = "grpc://h:1"\n', r"unknown table \[retriever\]; did you"),
         (
             "[eval]\nks = [1, 3]\n",
-            r"unknown table \[eval\]; reval.toml has \[retrievers\], \[pytest\] only",
+            r"unknown table \[eval\]; reval.toml has \[retrievers\], \[pytest\], \[gate\], "
+            r"\[labels\] only",
         ),
         ('retrievers = "prod"\n', r"\[retrievers\] must be a table"),
         ('[retrievers]\nprod = "grpc://h:1"\n', r"\[retrievers\.prod\]: must be a table"),

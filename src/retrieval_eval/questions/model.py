@@ -93,9 +93,7 @@ class GoldenQuestionSet:
         """The set scored at relevance level ``level`` (itself when it already is)."""
         if level == self.relevance_level:
             return self
-        from retrieval_eval.questions.compact import CompactQuestions
-
-        questions = CompactQuestions.of(q.at_level(level) for q in self.questions)
+        questions = tuple(q.at_level(level) for q in self.questions)
         return replace(self, questions=questions, relevance_level=level)
 
 

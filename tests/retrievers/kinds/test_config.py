@@ -121,9 +121,7 @@ def test_bad_entries_name_file_entry_and_key(tmp_path: Path, entry: str, expecte
     assert "hunter2" not in message and "secret" not in message
 
 
-@pytest.mark.parametrize(
-    "command", ["eval", "diff", "sets draft", "check-retriever", "serve", "retrievers"]
-)
+@pytest.mark.parametrize("command", ["eval", "diff", "sets draft", "check-retriever", "serve"])
 def test_cli_exits_2_with_one_line_for_a_bad_entry(tmp_path: Path, command: str) -> None:
     path = write(
         tmp_path, '[retrievers.r]\nkind = "http"\nurl = "http://h/s"\nbody = "{question}"\n'
@@ -152,7 +150,6 @@ def test_cli_exits_2_with_one_line_for_a_bad_entry(tmp_path: Path, command: str)
         ],
         "check-retriever": ["check-retriever", "r"],
         "serve": ["serve", "r"],
-        "retrievers": ["retrievers", "list"],
     }[command]
     done = subprocess.run(
         [REVAL, *args, "--config", str(path)], capture_output=True, text=True, timeout=60
