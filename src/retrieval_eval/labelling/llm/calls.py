@@ -2,9 +2,50 @@
 
 from __future__ import annotations
 
-from retrieval_eval.labelling.llm.budget import Spend
+from collections import Counter
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from typing import TypeVar
+
+from retrieval_eval.labelling.llm.budget import BudgetExhausted, Spend
 from retrieval_eval.labelling.llm.cache import ResponseCache, request_key
 from retrieval_eval.retrievers.chat import ChatAnswer, ChatClient, ChatFailure, ChatRequest
+
+T = TypeVar("T")
+#: An answer that is not the JSON shape asked for: a failure like any other, never a label.
+OFF_FORMAT = "off-format"
+
+
+@dataclass
+class Tally:
+    """What a job's calls gave nothing for: failures by kind, and the items the budget left
+    unasked (with the limit that stopped it)."""
+
+    failures: Counter[str] = field(default_factory=Counter)
+    not_asked: int = 0
+    stopped_by: str | None = None
+
+
+async def ask_and_read(
+    calls: ModelCalls, request: ChatRequest, read: Callable[[str], T], tally: Tally
+) -> T | None:
+    """``read`` of the model's answer, or None with the reason counted in ``tally``: a
+    call that failed, one the budget did not allow, an answer ``read`` refuses
+    (``ValueError``: off the asked shape)."""
+    try:
+        answer = await calls.ask(request)
+    except BudgetExhausted as e:
+        tally.not_asked += 1
+        tally.stopped_by = str(e)
+        return None
+    except ChatFailure as e:
+        tally.failures[e.kind] += 1
+        return None
+    try:
+        return read(answer.content)
+    except ValueError:
+        tally.failures[OFF_FORMAT] += 1
+        return None
 
 
 class ModelCalls:

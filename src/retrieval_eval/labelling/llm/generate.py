@@ -29,8 +29,7 @@ from pathlib import Path
 from typing import Any
 
 from retrieval_eval.errors import InputError
-from retrieval_eval.labelling.llm.budget import BudgetExhausted
-from retrieval_eval.labelling.llm.calls import ModelCalls
+from retrieval_eval.labelling.llm.calls import ModelCalls, Tally, ask_and_read
 from retrieval_eval.labelling.llm.prompts import PromptTemplate
 from retrieval_eval.questions.corpus import CorpusDocument
 from retrieval_eval.questions.formats import read_text
@@ -39,10 +38,7 @@ from retrieval_eval.questions.lint.duplicates import question_key
 from retrieval_eval.questions.lint.options import DEFAULT_MATCH_CUTOFF
 from retrieval_eval.questions.lint.overlap import OverlapMeter, suggested_form
 from retrieval_eval.records.outcome import Form
-from retrieval_eval.retrievers.chat import ChatFailure, ChatRequest, messages
-
-#: Failure kinds of a document that gave no question (besides ``ChatFailure``'s own).
-OFF_FORMAT = "off-format"
+from retrieval_eval.retrievers.chat import ChatRequest, messages
 
 
 @dataclass(frozen=True, slots=True)
@@ -81,7 +77,9 @@ class GeneratedQuestion:
 
 
 @dataclass
-class GenerateReport:
+class GenerateReport(Tally):
+    """``failures``, ``not_asked`` and ``stopped_by`` count documents."""
+
     documents: int = 0
     #: Documents sampled per stratum (empty without strata).
     strata: dict[str, int] = field(default_factory=dict)
@@ -89,11 +87,6 @@ class GenerateReport:
     relabelled: int = 0
     dropped_mismatch: int = 0
     dropped_duplicates: int = 0
-    #: Documents that gave no question, by failure kind (refusal, off-format, timeout...).
-    failures: Counter[str] = field(default_factory=Counter)
-    #: Documents not asked because the budget ran out.
-    not_asked: int = 0
-    stopped_by: str | None = None
     #: When the job ran (the time of the generator's claims in the draft).
     at: str = field(default_factory=lambda: datetime.now(UTC).isoformat(timespec="seconds"))
 
@@ -199,19 +192,11 @@ async def ask_all(
             options.model, messages(system, user), temperature=options.temperature,
             seed=options.seed,
         )  # fmt: skip
-        try:
-            answer = await calls.ask(request)
-        except BudgetExhausted as e:
-            report.not_asked += 1
-            report.stopped_by = str(e)
-            return
-        except ChatFailure as e:
-            report.failures[e.kind] += 1
-            return
-        try:
-            answers[document.id] = parse_questions(answer.content, options.match, options.gap)
-        except ValueError:
-            report.failures[OFF_FORMAT] += 1
+        found = await ask_and_read(
+            calls, request, lambda text: parse_questions(text, options.match, options.gap), report
+        )
+        if found is not None:
+            answers[document.id] = found
 
     await asyncio.gather(*(one(d) for d in documents))
     return answers

@@ -15,7 +15,6 @@ from __future__ import annotations
 
 import asyncio
 import json
-from collections import Counter
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from datetime import UTC, datetime
@@ -25,14 +24,12 @@ from typing import Any
 from ruamel.yaml.comments import CommentedMap, CommentedSeq
 
 from retrieval_eval.labelling.document import load_document, update_document
-from retrieval_eval.labelling.llm.budget import BudgetExhausted
-from retrieval_eval.labelling.llm.calls import ModelCalls
-from retrieval_eval.labelling.llm.generate import OFF_FORMAT
+from retrieval_eval.labelling.llm.calls import ModelCalls, Tally, ask_and_read
 from retrieval_eval.labelling.llm.prompts import PromptTemplate
 from retrieval_eval.questions.corpus import CorpusDocument
 from retrieval_eval.questions.judgments import LEVEL_KEY, SCALE_KEY
 from retrieval_eval.questions.labelling import LABELLING_KEY
-from retrieval_eval.retrievers.chat import ChatFailure, ChatRequest, messages
+from retrieval_eval.retrievers.chat import ChatRequest, messages
 
 #: The scale a set without one of its own is graded on.
 BINARY_SCALE = {0: "the document does not answer the question", 1: "the document answers it"}
@@ -55,13 +52,12 @@ class Pending:
 
 
 @dataclass
-class JudgeReport:
+class JudgeReport(Tally):
+    """``failures``, ``not_asked`` and ``stopped_by`` count candidates."""
+
     candidates: int = 0
     graded: int = 0
-    failures: Counter[str] = field(default_factory=Counter)
-    not_asked: int = 0
     missing_documents: int = 0
-    stopped_by: str | None = None
 
 
 def pending_candidates(document: Any, source: str) -> list[Pending]:
@@ -117,21 +113,11 @@ async def grade_all(
             text=doc.text[: options.max_document_chars], scale=scale_text(options.scale),
         )  # fmt: skip
         request = ChatRequest(options.model, messages(system, user), options.temperature)
-        try:
-            answer = await calls.ask(request)
-        except BudgetExhausted as e:
-            report.not_asked += 1
-            report.stopped_by = str(e)
-            return
-        except ChatFailure as e:
-            report.failures[e.kind] += 1
-            return
-        try:
-            grades[(item.question_id, item.document_id)] = parse_grade(
-                answer.content, options.scale
-            )
-        except ValueError:
-            report.failures[OFF_FORMAT] += 1
+        grade = await ask_and_read(
+            calls, request, lambda text: parse_grade(text, options.scale), report
+        )
+        if grade is not None:
+            grades[(item.question_id, item.document_id)] = grade
 
     report.candidates = len(pending)
     await asyncio.gather(*(one(p) for p in pending))
