@@ -26,10 +26,14 @@ settings.register_profile("reval", deadline=None)
 settings.load_profile("reval")
 
 
-#: What CI adds to this run through PYTEST_ADDOPTS (coverage, in .ci/run) is this run's
-#: alone: the pytest processes the tests start (the pytest plugin's, the docs' blocks) run
-#: as a user's would. (This run read the variable before loading this module.)
-os.environ.pop("PYTEST_ADDOPTS", None)
+def pytest_configure(config: pytest.Config) -> None:
+    """What CI adds to this run through PYTEST_ADDOPTS (coverage, in .ci/run) is this run's
+    alone: the pytest processes the tests start (the pytest plugin's, the docs' blocks) run
+    as a user's would. A worker and a serial run drop it (they read it already); the
+    controller of a parallel run keeps it for the workers it starts, which read it too."""
+    if os.environ.get("PYTEST_XDIST_WORKER") or not getattr(config.option, "numprocesses", 0):
+        os.environ.pop("PYTEST_ADDOPTS", None)
+
 
 #: The sources that the suite's subprocesses (``reval``, servers, plugin suites) import.
 SOURCES = ("src", "plugins/bm25/reval_bm25", "plugins/dense/reval_dense")
