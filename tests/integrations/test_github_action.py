@@ -10,11 +10,10 @@ from __future__ import annotations
 import json
 import os
 import sys
-from collections.abc import Callable, Iterator, Mapping
+from collections.abc import Callable
 from pathlib import Path
 
-import pytest
-from support.cli import BAD, FAQ, GOOD, TableRetriever, run_reval, write_set
+from support.cli import BAD, FAQ, GOOD, run_reval, write_set
 from support.composite import ActionRun, run_action
 from support.env import REPO_ROOT
 from support.review_api import TOKEN, ReviewApi, ReviewServer
@@ -22,22 +21,6 @@ from support.review_api import TOKEN, ReviewApi, ReviewServer
 ACTION = REPO_ROOT / "integrations" / "github"
 REPOSITORY = "acme/search"
 PULL = 12
-
-
-@pytest.fixture
-def serve_table() -> Iterator[Callable[..., str]]:
-    from retrieval_eval import serve
-
-    handles = []
-
-    def start(answers: Mapping[str, list[str]]) -> str:
-        handle = serve(TableRetriever(answers, identifier="search"))  # type: ignore[arg-type]
-        handles.append(handle)
-        return f"grpc://{handle.address}"
-
-    yield start
-    for handle in handles:
-        handle.stop(grace=None)
 
 
 def runner_env(

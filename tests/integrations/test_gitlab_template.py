@@ -9,33 +9,16 @@ from __future__ import annotations
 import os
 import subprocess
 import sys
-from collections.abc import Callable, Iterator, Mapping
+from collections.abc import Callable
 from pathlib import Path
 
-import pytest
 import yaml
-from support.cli import BAD, FAQ, GOOD, TableRetriever, run_reval, write_set
+from support.cli import BAD, FAQ, GOOD, run_reval, write_set
 from support.env import REPO_ROOT
 from support.review_api import TOKEN, ReviewApi, ReviewServer
 
 TEMPLATE = REPO_ROOT / "integrations" / "gitlab" / "reval.gitlab-ci.yml"
 IID = 5
-
-
-@pytest.fixture
-def serve_table() -> Iterator[Callable[..., str]]:
-    from retrieval_eval import serve
-
-    handles = []
-
-    def start(answers: Mapping[str, list[str]]) -> str:
-        handle = serve(TableRetriever(answers, identifier="search"))  # type: ignore[arg-type]
-        handles.append(handle)
-        return f"grpc://{handle.address}"
-
-    yield start
-    for handle in handles:
-        handle.stop(grace=None)
 
 
 def run_job(project: Path, variables: dict[str, str]) -> subprocess.CompletedProcess[str]:
