@@ -18,8 +18,10 @@ import re
 import threading
 from collections.abc import Callable
 from dataclasses import dataclass, field
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from http.server import BaseHTTPRequestHandler
 from typing import Any
+
+from support.http_servers import LoopbackHttp
 
 
 @dataclass(frozen=True)
@@ -117,16 +119,11 @@ class ChatServer:
                 self.end_headers()
                 self.wfile.write(reply.body)
 
-        self._server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
-        self._server.daemon_threads = True
-        self.url = f"http://127.0.0.1:{self._server.server_address[1]}/v1"
-        self._thread = threading.Thread(target=self._server.serve_forever, daemon=True)
-        self._thread.start()
+        self._http = LoopbackHttp(Handler, "/v1")
+        self.url = self._http.url
 
     def stop(self) -> None:
-        self._server.shutdown()
-        self._server.server_close()
-        self._thread.join()
+        self._http.stop()
 
     def __enter__(self) -> ChatServer:
         return self

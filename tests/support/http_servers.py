@@ -46,6 +46,23 @@ class _Server(ThreadingHTTPServer):
         pass  # a client that gave up (a timeout test) is expected, not an error to print
 
 
+class LoopbackHttp:
+    """A ``ThreadingHTTPServer`` for ``handler`` on 127.0.0.1 (a free port), served from a
+    daemon thread: the loopback stand-ins of the tests share its start and stop."""
+
+    def __init__(self, handler: type[BaseHTTPRequestHandler], path: str = "") -> None:
+        self._server = _Server(("127.0.0.1", 0), handler)
+        self.port = int(self._server.server_address[1])
+        self.url = f"http://127.0.0.1:{self.port}{path}"
+        self._thread = threading.Thread(target=self._server.serve_forever, daemon=True)
+        self._thread.start()
+
+    def stop(self) -> None:
+        self._server.shutdown()
+        self._server.server_close()
+        self._thread.join()
+
+
 @dataclass
 class ScriptedServer:
     answer: Answer
@@ -88,16 +105,12 @@ class ScriptedServer:
 
             do_GET = do_POST = do_PUT = _handle
 
-        self._server = _Server(("127.0.0.1", 0), Handler)
-        self.port = int(self._server.server_address[1])
-        self.url = f"http://127.0.0.1:{self.port}"
-        self._thread = threading.Thread(target=self._server.serve_forever, daemon=True)
-        self._thread.start()
+        self._http = LoopbackHttp(Handler)
+        self.port = self._http.port
+        self.url = self._http.url
 
     def stop(self) -> None:
-        self._server.shutdown()
-        self._server.server_close()
-        self._thread.join()
+        self._http.stop()
 
     def __enter__(self) -> ScriptedServer:
         return self
