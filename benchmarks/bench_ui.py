@@ -122,13 +122,19 @@ def serving(store: RunStore) -> Iterator[int]:
         thread.join(10)
 
 
-def median_ms(action: Callable[[], object], repeat: int) -> float:
-    times = []
-    for _ in range(repeat):
-        started = time.perf_counter()
-        action()
-        times.append((time.perf_counter() - started) * 1000)
-    return statistics.median(times)
+def alternated_ms(
+    first: Callable[[], object], second: Callable[[], object], repeat: int
+) -> tuple[float, float]:
+    """Median milliseconds of each of two actions, timed in turn round by round (which
+    goes first alternating too), so that the machine's load drifts over both alike."""
+    times: tuple[list[float], list[float]] = ([], [])
+    for round_ in range(repeat):
+        order = ((0, first), (1, second)) if round_ % 2 == 0 else ((1, second), (0, first))
+        for side, action in order:
+            started = time.perf_counter()
+            action()
+            times[side].append((time.perf_counter() - started) * 1000)
+    return statistics.median(times[0]), statistics.median(times[1])
 
 
 def fetcher(port: int) -> Callable[[str], Callable[[], int]]:
@@ -169,8 +175,7 @@ def measure(store: RunStore, repeat: int) -> list[tuple[str, float, float, int]]
         ]  # fmt: skip
         for name, path, store_call in pages:
             size = get(path)()  # warm caches once
-            page_ms = median_ms(get(path), repeat)
-            store_ms = median_ms(store_call, repeat)
+            page_ms, store_ms = alternated_ms(get(path), store_call, repeat)
             rows.append((name, page_ms, store_ms, size))
     return rows
 
