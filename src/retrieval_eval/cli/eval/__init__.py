@@ -14,12 +14,18 @@ from __future__ import annotations
 
 import sys
 from pathlib import Path
-from typing import TYPE_CHECKING
 
 import click
 
 from retrieval_eval.cli import exit_codes, signals
-from retrieval_eval.cli.eval.flow import load_sets, open_store_or_url
+from retrieval_eval.cli.eval.flow import (
+    evaluate_runs,
+    load_sets,
+    open_store_or_url,
+    stop_asking,
+    with_measures,
+)
+from retrieval_eval.cli.eval.messages import error_summary, nothing_scored
 from retrieval_eval.cli.options import (
     config_option,
     db_option,
@@ -34,19 +40,8 @@ from retrieval_eval.cli.options import (
 )
 from retrieval_eval.cli.render import check_writable, emit_report, write_reports
 from retrieval_eval.errors import IncompleteRun, Interrupted
-from retrieval_eval.questions.model import GoldenQuestionSet
 from retrieval_eval.records.parameters import DEFAULT_CONCURRENCY, DEFAULT_KS, DEFAULT_OVERFETCH
-from retrieval_eval.records.run import RunResult
-from retrieval_eval.regression.verdict_records import ErrorBudget, RunReport, Thresholds
-
-if TYPE_CHECKING:
-    from collections.abc import Callable
-
-    from retrieval_eval.evaluation.coordinator import EvalOptions
-    from retrieval_eval.regression.baseline_file import BaselineFile
-    from retrieval_eval.regression.gate import Gate
-    from retrieval_eval.scoring.measures import Measure
-
+from retrieval_eval.regression.verdict_records import ErrorBudget, Thresholds
 
 #: Defaults shown by --help come from the library's options.
 _THRESHOLDS = Thresholds()
@@ -264,6 +259,7 @@ def eval_command(
           --label git_sha=$GIT_SHA --fail-on-regression
     """
     from retrieval_eval.evaluation.coordinator import EvalOptions
+    from retrieval_eval.regression.baseline_file import read_baseline_file
     from retrieval_eval.regression.gate import ThresholdChoice
     from retrieval_eval.regression.gate_config import load_gate
     from retrieval_eval.regression.record import judge_and_save
@@ -286,7 +282,7 @@ def eval_command(
         None if max_errors is None else ErrorBudget.parse(max_errors), max_drift,
     )  # fmt: skip
     gate = load_gate(config_path, given)
-    baseline = None if baseline_file is None else _read_baseline_file(baseline_file)
+    baseline = None if baseline_file is None else read_baseline_file(baseline_file)
     options = EvalOptions(
         ks=ks,
         overfetch=overfetch,
@@ -295,7 +291,7 @@ def eval_command(
         latency_probe=latency_probe,
         timeout_s=timeout_s,
         labels=labels,
-        stop_asking=None if keep_asking else _stop_asking(gate),
+        stop_asking=None if keep_asking else stop_asking(gate),
     )
     if output is not None:
         check_writable(output)  # before anything is measured
@@ -316,7 +312,9 @@ def eval_command(
         with signals.measuring():
             # With --output the file gets --format and the terminal the text report.
             shown = "text" if output is not None else fmt
-            runs, interrupted = _evaluate(question_sets, specs, options, shown, config_path, token)
+            runs, interrupted = evaluate_runs(
+                question_sets, specs, options, shown, config_path, token
+            )
             if measures:
                 runs = with_measures(runs, question_sets, measures, trec_means=trec_means)
             del question_sets  # the runs keep what they need: free the sets' records
@@ -339,8 +337,8 @@ def eval_command(
         kept = "reported" if no_save else "saved as interrupted and reported"
         raise Interrupted(f"interrupted: the measured part was {kept}", signum=stopped_by)
     if recorded.incomplete:
-        names = ", ".join(f"{r.run.set_name} × {r.run.retriever_target} ({_errors(r.run)}"
-                          f"{_nothing(r)})" for r in recorded.incomplete)  # fmt: skip
+        names = ", ".join(f"{r.run.set_name} × {r.run.retriever_target} ({error_summary(r.run)}"
+                          f"{nothing_scored(r)})" for r in recorded.incomplete)  # fmt: skip
         budgets = sorted({str(gate.effective(r.run).max_errors) for r in recorded.incomplete})
         raise IncompleteRun(
             f"too many failed retrievals (--max-errors {', '.join(budgets)}): {names}; the "
@@ -348,119 +346,3 @@ def eval_command(
         )
     if fail_on_regression and recorded.regressed:
         ctx.exit(exit_codes.REGRESSION)
-
-
-def _read_baseline_file(path: Path) -> BaselineFile:
-    from retrieval_eval.regression.baseline_file import read_baseline_file
-
-    return read_baseline_file(path)
-
-
-def _stop_asking(gate: Gate) -> Callable[[int, int], bool]:
-    """Stop asking a run's questions once its errors exceed every error budget a lineage
-    of this invocation may have (the command line's, else reval.toml's, else the
-    default): which lineage a run is of is known only once it is described."""
-    if gate.options.max_errors is not None:
-        return gate.options.max_errors.exceeded_by
-    choices = (gate.table, *gate.entries.values())
-    budgets = [c.max_errors for c in choices if c.max_errors is not None] or [
-        _THRESHOLDS.max_errors
-    ]
-    if gate.table.max_errors is None:
-        budgets.append(_THRESHOLDS.max_errors)
-    return lambda errors, total: all(b.exceeded_by(errors, total) for b in budgets)
-
-
-def with_measures(
-    runs: list[RunResult],
-    question_sets: list[GoldenQuestionSet],
-    measures: tuple[Measure, ...],
-    *,
-    trec_means: bool,
-) -> list[RunResult]:
-    """Each run with the asked measures' means, against the grades of its set."""
-    from dataclasses import replace
-
-    from retrieval_eval.scoring.measures import run_measures
-
-    by_fingerprint = {(qs.name, qs.fingerprint): qs for qs in question_sets}
-    done = []
-    for run in runs:
-        qs = by_fingerprint[run.set_name, run.set_fingerprint]
-        means = run_measures(
-            run.questions, qs.questions, measures, level=qs.relevance_level, trec_means=trec_means
-        )
-        convention = "trec_eval" if trec_means else "reval"
-        done.append(replace(run, measures=means, measure_convention=convention))
-    return done
-
-
-def _errors(run: RunResult) -> str:
-    from retrieval_eval.report.plural import plural
-
-    skipped = run.not_asked_count
-    if not skipped:
-        return plural(run.error_count, "error") + _first_error(run)
-    asked = plural(run.error_count - skipped, "error")
-    return (f"{asked}{_first_error(run)}, then {plural(skipped, 'question')} not asked; "
-            "--keep-asking asks them")  # fmt: skip
-
-
-#: Longest error message the one-line summary quotes (the report keeps it whole).
-SHOWN_ERROR_CHARS = 200
-
-
-def _first_error(run: RunResult) -> str:
-    """Why, in the line itself: the first failure's kind and message, and how many of the
-    questions failed the same way."""
-    from retrieval_eval.records.failures import FailureKind
-    from retrieval_eval.report.plural import plural
-    from retrieval_eval.report.safe_text import short
-
-    failures = [q.error for q in run.questions
-                if q.error is not None and q.error.kind != FailureKind.NOT_ASKED]  # fmt: skip
-    if not failures:
-        return ""
-    first = failures[0]
-    alike = sum(f.kind == first.kind and f.message == first.message for f in failures)
-    hit = plural(alike, "question")
-    return (f"; first: {first.kind}: {short(first.message, SHOWN_ERROR_CHARS)} "
-            f"(on {hit} of {len(run.questions)})")  # fmt: skip
-
-
-def _nothing(report: RunReport) -> str:
-    """A run can be incomplete within the error budget: when it scored nothing, or nothing
-    in common with its baseline."""
-    if report.run.metrics.count == 0:
-        return ", no question scored"
-    if report.run.error_count and report.verdict and report.verdict.baseline_run_id:
-        return ", nothing scored in common with its baseline"
-    return ""
-
-
-def _evaluate(
-    question_sets: list[GoldenQuestionSet],
-    specs: list[str],
-    options: EvalOptions,
-    fmt: str,
-    config_path: Path | None,
-    token: str | None,
-) -> tuple[list[RunResult], bool]:
-    """The runs, and whether Ctrl-C cut them short (then they hold what was measured)."""
-    from retrieval_eval.cli.progress import RichProgress, wants_progress
-    from retrieval_eval.evaluation.coordinator import EvaluationInterrupted, evaluate
-
-    def run(progress: RichProgress | None) -> list[RunResult]:
-        return evaluate(
-            question_sets, specs, options, progress=progress, config_path=config_path, token=token
-        )
-
-    try:
-        if not wants_progress(fmt):
-            return run(None), False
-        with RichProgress() as progress:
-            return run(progress), False
-    except EvaluationInterrupted as e:
-        if not e.runs:
-            raise
-        return e.runs, True

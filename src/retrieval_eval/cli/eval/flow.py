@@ -1,17 +1,27 @@
 """The steps of ``reval eval`` that are command-line policy, not library: where sets come
-from, and opening the store (and checking ``--baseline``) before anything is measured.
-Judging and saving is the library's ``judge_and_save``."""
+from, opening the store (and checking ``--baseline``) before anything is measured, when a
+run stops asking, evaluating with progress shown, and the asked measures' means. Judging
+and saving is the library's ``judge_and_save``."""
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
+from pathlib import Path
 from typing import TYPE_CHECKING
 
 from retrieval_eval.errors import StoreError
 from retrieval_eval.questions.model import GoldenQuestionSet
+from retrieval_eval.records.run import RunResult
+from retrieval_eval.regression.verdict_records import Thresholds
 
 if TYPE_CHECKING:
+    from retrieval_eval.evaluation.coordinator import EvalOptions
+    from retrieval_eval.regression.gate import Gate
+    from retrieval_eval.scoring.measures import Measure
     from retrieval_eval.store.store import RunStore
+
+#: The library's defaults, for the error budgets no option or reval.toml gives.
+_THRESHOLDS = Thresholds()
 
 
 def load_sets(sources: Sequence[str]) -> list[GoldenQuestionSet]:
@@ -42,3 +52,70 @@ def open_store_or_url(db_url: str | None, baseline_id: str | None) -> RunStore |
         store.close()
         raise
     return store
+
+
+def stop_asking(gate: Gate) -> Callable[[int, int], bool]:
+    """Stop asking a run's questions once its errors exceed every error budget a lineage
+    of this invocation may have (the command line's, else reval.toml's, else the
+    default): which lineage a run is of is known only once it is described."""
+    if gate.options.max_errors is not None:
+        return gate.options.max_errors.exceeded_by
+    choices = (gate.table, *gate.entries.values())
+    budgets = [c.max_errors for c in choices if c.max_errors is not None] or [
+        _THRESHOLDS.max_errors
+    ]
+    if gate.table.max_errors is None:
+        budgets.append(_THRESHOLDS.max_errors)
+    return lambda errors, total: all(b.exceeded_by(errors, total) for b in budgets)
+
+
+def with_measures(
+    runs: list[RunResult],
+    question_sets: list[GoldenQuestionSet],
+    measures: tuple[Measure, ...],
+    *,
+    trec_means: bool,
+) -> list[RunResult]:
+    """Each run with the asked measures' means, against the grades of its set."""
+    from dataclasses import replace
+
+    from retrieval_eval.scoring.measures import run_measures
+
+    by_fingerprint = {(qs.name, qs.fingerprint): qs for qs in question_sets}
+    done = []
+    for run in runs:
+        qs = by_fingerprint[run.set_name, run.set_fingerprint]
+        means = run_measures(
+            run.questions, qs.questions, measures, level=qs.relevance_level, trec_means=trec_means
+        )
+        convention = "trec_eval" if trec_means else "reval"
+        done.append(replace(run, measures=means, measure_convention=convention))
+    return done
+
+
+def evaluate_runs(
+    question_sets: list[GoldenQuestionSet],
+    specs: list[str],
+    options: EvalOptions,
+    fmt: str,
+    config_path: Path | None,
+    token: str | None,
+) -> tuple[list[RunResult], bool]:
+    """The runs, and whether Ctrl-C cut them short (then they hold what was measured)."""
+    from retrieval_eval.cli.progress import RichProgress, wants_progress
+    from retrieval_eval.evaluation.coordinator import EvaluationInterrupted, evaluate
+
+    def run(progress: RichProgress | None) -> list[RunResult]:
+        return evaluate(
+            question_sets, specs, options, progress=progress, config_path=config_path, token=token
+        )
+
+    try:
+        if not wants_progress(fmt):
+            return run(None), False
+        with RichProgress() as progress:
+            return run(progress), False
+    except EvaluationInterrupted as e:
+        if not e.runs:
+            raise
+        return e.runs, True
