@@ -61,7 +61,7 @@ class Faults:
     health: str | None = "SERVING"  # None: no health service at all
     reflection: bool = True
     reflection_service: bool = True  # False: no reflection service at all
-    reflection_internal: int = 0  # the first N reflection streams end INTERNAL
+    reflection_internal: int = 0  # the first N reflection calls end INTERNAL
     sleep_s: float = 0.0
 
 
@@ -95,8 +95,8 @@ class BrokenServicer(pb_grpc.RetrieverServicer):
         return pb.DescribeResponse(identifier="" if self.faults.empty_identifier else "broken")
 
 
-class FlakyReflection(reflection.ReflectionServicer):
-    """Ends its first streams INTERNAL, as grpc.aio reports a stream it lost a race on."""
+class FailingReflection(reflection.ReflectionServicer):
+    """Ends its first ``failures`` calls INTERNAL: a server failing in its reflection."""
 
     def __init__(self, names: list[str], failures: int) -> None:
         super().__init__(names)
@@ -121,7 +121,7 @@ def start_broken(faults: Faults) -> tuple[grpc.Server, str]:
     if not faults.reflection:
         names = ["grpc.health.v1.Health"]
     if faults.reflection_service:
-        servicer = FlakyReflection([*names, reflection.SERVICE_NAME], faults.reflection_internal)
+        servicer = FailingReflection([*names, reflection.SERVICE_NAME], faults.reflection_internal)
         reflection_pb2_grpc.add_ServerReflectionServicer_to_server(servicer, server)
     port = server.add_insecure_port("127.0.0.1:0")
     server.start()

@@ -14,7 +14,7 @@ from typing import Any
 
 import grpc
 from grpc_health.v1 import health_pb2, health_pb2_grpc
-from grpc_reflection.v1alpha import reflection_pb2, reflection_pb2_grpc
+from grpc_reflection.v1alpha import reflection_pb2
 
 from retrieval_eval.retrievers import convert
 from retrieval_eval.retrievers.contract.limits import (
@@ -116,26 +116,23 @@ async def _describe(wire: Wire) -> list[CheckResult]:
 _REFLECTION_ADVICE = "recommended (grpcurl and other tools use it), not part of the contract"
 
 
-#: grpc.aio reports a stream the server rejected before the client's write landed as
-#: INTERNAL, hiding the server's own status (UNIMPLEMENTED, mostly); asking again a few
-#: times almost always reads the real one.
-_REFLECTION_ATTEMPTS = 3
+#: The reflection stream asked as one request and one answer: the server answers a
+#: ``list_services`` request with one response, and a unary call reads the server's own
+#: status even when it rejects the call before the request lands (a stream's late write
+#: would turn that status into INTERNAL).
+_LIST_SERVICES = "/grpc.reflection.v1alpha.ServerReflection/ServerReflectionInfo"
 
 
 async def _list_services(wire: Wire) -> list[str]:
-    stub = reflection_pb2_grpc.ServerReflectionStub(wire.channel)
-    request = reflection_pb2.ServerReflectionRequest(list_services="")
-    for attempt in range(1, _REFLECTION_ATTEMPTS + 1):
-        try:
-            call = stub.ServerReflectionInfo(iter([request]), timeout=wire.timeout_s)
-            services: list[str] = []
-            async for response in call:
-                services += [s.name for s in response.list_services_response.service]
-            return services
-        except grpc.aio.AioRpcError as e:
-            if e.code() != grpc.StatusCode.INTERNAL or attempt == _REFLECTION_ATTEMPTS:
-                raise
-    raise AssertionError("unreachable")  # pragma: no cover
+    ask = wire.channel.unary_unary(
+        _LIST_SERVICES,
+        request_serializer=reflection_pb2.ServerReflectionRequest.SerializeToString,
+        response_deserializer=reflection_pb2.ServerReflectionResponse.FromString,
+    )
+    response = await ask(
+        reflection_pb2.ServerReflectionRequest(list_services=""), timeout=wire.timeout_s
+    )
+    return [s.name for s in response.list_services_response.service]
 
 
 async def _reflection(wire: Wire) -> list[CheckResult]:
