@@ -1,25 +1,17 @@
-"""Migration 0004 (lineages and acceptance) on SQLite and PostgreSQL: a store made before it
-upgrades in place, its stored verdicts decide which runs are accepted baselines; accepted
-baselines, acceptance and drift on the upgraded store."""
+"""Lineages and acceptance on SQLite and PostgreSQL: accepted baselines, acceptance by a
+person, pins and drift."""
 
 from __future__ import annotations
 
 from dataclasses import replace
 
 import pytest
-from alembic import command
-from sqlalchemy import create_engine, insert
 from support.factory import make_run, question_set
 
 from retrieval_eval.errors import InputError
 from retrieval_eval.records.outcome import Form
 from retrieval_eval.regression.record import judge_and_save
-from retrieval_eval.regression.verdict import judge
 from retrieval_eval.regression.verdict_records import Thresholds, VerdictKind
-from retrieval_eval.store import serialize
-from retrieval_eval.store.bulk import insert_rows
-from retrieval_eval.store.models import outcome_table, run_table
-from retrieval_eval.store.schema import alembic_config, current_revision, head_revision
 from retrieval_eval.store.store import RunStore
 
 QS = question_set(10, forms=[Form.MATCH] * 10)
@@ -33,53 +25,6 @@ NEW_COLUMNS = {
     "accepted_thresholds_json",
     "accepted_baseline",
 }
-
-
-def _old_store(url: str, runs: list[tuple[str, str | None]]) -> list[str]:
-    """A store at revision 0003 holding runs (codes, stored verdict kind) oldest first."""
-    engine = create_engine(url)
-    config = alembic_config()
-    ids = []
-    try:
-        with engine.begin() as connection:
-            config.attributes["connection"] = connection
-            command.upgrade(config, "0003")
-        old_columns = {c.name for c in run_table.columns} - NEW_COLUMNS
-        for minute, (codes, kind) in enumerate(runs):
-            run_id = f"261130-09{minute:02d}00-old{minute}"
-            run = make_run(codes, qs=QS, started=minute)
-            row = serialize.run_row(run, run_id)
-            row["verdict_kind"] = kind
-            outcomes = serialize.outcome_rows(run.questions)
-            with engine.begin() as connection:
-                pk = connection.execute(
-                    insert(run_table).values({k: row[k] for k in old_columns})
-                ).inserted_primary_key[0]
-                # question_text came after 0003 (migration 0005)
-                columns = ("run_pk", "position", *serialize.OUTCOME_ROW_COLUMNS[:-1])
-                insert_rows(connection, outcome_table.name, columns,
-                            [(pk, i, *o[:-1]) for i, o in enumerate(outcomes)])  # fmt: skip
-            ids.append(run_id)
-    finally:
-        engine.dispose()
-    return ids
-
-
-def test_an_old_store_upgrades_and_its_stored_verdicts_decide_the_baseline(store_url):
-    ids = _old_store(
-        store_url,
-        [("1111111111", "no-baseline"), ("1111111100", "pass"), ("1100000000", "regression")],
-    )
-    with RunStore.open(store_url) as store:
-        assert current_revision(store._engine) == head_revision()
-        summaries = {s.run_id: s for s in store.list_runs()}
-        assert {s.lineage for s in summaries.values()} == {"grpc:bm25"}
-        assert [summaries[i].accepted for i in ids] == [True, True, False]
-        # The regressed run is kept, but the newest *accepted* run is the baseline.
-        retry = make_run("1100000000", qs=QS, started=10)
-        assert store.find_baseline(retry).run_id == ids[1]
-        verdict = judge(retry, store.find_baseline(retry), Thresholds())
-        assert verdict.kind is VerdictKind.REGRESSION
 
 
 def test_accepting_a_run_makes_it_the_baseline_and_records_who_and_why(store):

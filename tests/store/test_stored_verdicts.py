@@ -1,12 +1,9 @@
-"""A run keeps the verdict it was given and its retriever scores; stores made before
-verdicts were stored upgrade in place and their runs load without one."""
+"""A run keeps the verdict it was given and its retriever scores."""
 
 from __future__ import annotations
 
 from dataclasses import replace
 
-from alembic import command
-from sqlalchemy import create_engine, insert
 from support.factory import make_run, question_set
 from support.store import save_as_eval
 
@@ -14,11 +11,6 @@ from retrieval_eval.records.outcome import Form
 from retrieval_eval.regression.stored import stored_verdict
 from retrieval_eval.regression.verdict import judge
 from retrieval_eval.regression.verdict_records import Thresholds, VerdictKind
-from retrieval_eval.store import serialize
-from retrieval_eval.store.bulk import insert_rows
-from retrieval_eval.store.models import outcome_table, run_table
-from retrieval_eval.store.schema import alembic_config, current_revision, head_revision
-from retrieval_eval.store.store import RunStore
 
 QS = question_set(6, forms=[Form.MATCH] * 6)
 
@@ -62,39 +54,6 @@ def test_history_returns_runs_of_one_set_and_retriever_with_verdicts(store):
     assert [s.run.run_id for s in found] == [ids[2], ids[1]]
     assert [stored_verdict(s).kind for s in found] == [VerdictKind.NO_BASELINE] * 2
     assert [s.pinned for s in store.history("faq", "bm25")] == [False, False, True]
-
-
-def test_a_store_made_before_verdicts_upgrades_and_keeps_its_runs(store_url):
-    engine = create_engine(store_url)
-    config = alembic_config()
-    try:
-        with engine.begin() as connection:
-            config.attributes["connection"] = connection
-            command.upgrade(config, "0001")
-        assert current_revision(engine) == "0001"
-        run = make_run("1E3", started=0)
-        row = serialize.run_row(run, "261130-090000-abcd")
-        old_columns = {c.name for c in run_table.columns} - {
-            "verdict_kind", "baseline_run_id", "verdict_json", "pk", "lineage",
-            "accepted_at", "accepted_by", "accepted_reason", "accepted_how",
-            "accepted_thresholds_json", "accepted_baseline"}  # fmt: skip
-        outcomes = serialize.outcome_rows(run.questions)
-        with engine.begin() as connection:
-            pk = connection.execute(
-                insert(run_table).values({k: row[k] for k in old_columns})
-            ).inserted_primary_key[0]
-            columns = ("run_pk", "position", *serialize.OUTCOME_ROW_COLUMNS[:-3])
-            insert_rows(connection, outcome_table.name, columns,
-                        [(pk, i, *o[:-3]) for i, o in enumerate(outcomes)])  # fmt: skip
-    finally:
-        engine.dispose()
-    with RunStore.open(store_url) as store:
-        stored = store.get_stored("261130")
-        assert current_revision(store._engine) == head_revision()
-        assert stored.verdict_document is None and stored.run.run_id == "261130-090000-abcd"
-        assert [q.raw_scores for q in stored.run.questions] == [(), (), ()]
-        assert [q.notes for q in stored.run.questions] == [(), (), ()]
-        assert [q.hits for q in stored.run.questions] == [q.hits for q in run.questions]
 
 
 def test_an_error_budget_in_percent_round_trips(store):

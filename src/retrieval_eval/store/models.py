@@ -120,7 +120,7 @@ outcome_table = Table(
     # JSON array of notes on how the answer was made (a fused retriever's skipped
     # member); None when there are none.
     Column("notes", Text, nullable=True),
-    # The question as asked; None for runs stored before texts were kept (migration
-    # 0005), which reports show by id alone and say so.
+    # The question as asked; None when a script saved a run without its texts, which
+    # reports show by id alone and say so.
     Column("question_text", Text, nullable=True),
 )

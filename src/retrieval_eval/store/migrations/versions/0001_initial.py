@@ -1,8 +1,11 @@
 """Initial schema: runs, their labels and per-question outcomes.
 
+The schema before the first release, in one revision; later changes are revisions of
+their own on top of it, each with its downgrade.
+
 Revision ID: 0001
 Revises:
-Create Date: 2026-11-30
+Create Date: 2026-12-02
 """
 
 from __future__ import annotations
@@ -14,6 +17,29 @@ revision = "0001"
 down_revision = None
 branch_labels = None
 depends_on = None
+
+#: name -> columns; the trailing ``pk`` matches the listings' tie-break (newest first),
+#: so an index gives the order without a sort.
+RUN_INDEXES = {
+    "ix_reval_runs_started": ["started_ts", "pk"],
+    "ix_reval_runs_set_started": ["set_name", "started_ts", "pk"],
+    "ix_reval_runs_set_retriever_started": [
+        "set_name",
+        "retriever_identifier",
+        "started_ts",
+        "pk",
+    ],
+    "ix_reval_runs_set_lineage_started": ["set_name", "lineage", "started_ts", "pk"],
+}
+
+
+def _run_pk() -> sa.Column[int]:
+    return sa.Column(
+        "run_pk",
+        sa.Integer(),
+        sa.ForeignKey("reval_runs.pk", ondelete="CASCADE"),
+        primary_key=True,
+    )
 
 
 def upgrade() -> None:
@@ -43,31 +69,30 @@ def upgrade() -> None:
         sa.Column("by_form_json", sa.Text(), nullable=False),
         sa.Column("by_hard_class_json", sa.Text(), nullable=False),
         sa.Column("latency_json", sa.Text(), nullable=True),
+        sa.Column("verdict_kind", sa.String(20), nullable=True),
+        sa.Column("baseline_run_id", sa.String(64), nullable=True),
+        sa.Column("verdict_json", sa.Text(), nullable=True),
+        sa.Column("lineage", sa.Text(), nullable=True),
+        sa.Column("accepted_at", sa.String(64), nullable=True),
+        sa.Column("accepted_by", sa.Text(), nullable=True),
+        sa.Column("accepted_reason", sa.Text(), nullable=True),
+        sa.Column("accepted_how", sa.String(20), nullable=True),
+        sa.Column("accepted_thresholds_json", sa.Text(), nullable=True),
+        sa.Column("accepted_baseline", sa.Text(), nullable=True),
         sa.UniqueConstraint("run_id"),
     )
-    op.create_index(
-        "ix_reval_runs_set_retriever", "reval_runs", ["set_name", "retriever_identifier"]
-    )
+    for name, columns in RUN_INDEXES.items():
+        op.create_index(name, "reval_runs", columns)
     op.create_table(
         "reval_run_labels",
-        sa.Column(
-            "run_pk",
-            sa.Integer(),
-            sa.ForeignKey("reval_runs.pk", ondelete="CASCADE"),
-            primary_key=True,
-        ),
+        _run_pk(),
         sa.Column("key", sa.Text(), primary_key=True),
         sa.Column("value", sa.Text(), nullable=False),
     )
     op.create_index("ix_reval_run_labels_key_value", "reval_run_labels", ["key", "value"])
     op.create_table(
         "reval_outcomes",
-        sa.Column(
-            "run_pk",
-            sa.Integer(),
-            sa.ForeignKey("reval_runs.pk", ondelete="CASCADE"),
-            primary_key=True,
-        ),
+        _run_pk(),
         sa.Column("position", sa.Integer(), primary_key=True),
         sa.Column("question_id", sa.Text(), nullable=False),
         sa.Column("form", sa.String(20), nullable=False),
@@ -80,6 +105,9 @@ def upgrade() -> None:
         sa.Column("error_kind", sa.Text(), nullable=True),
         sa.Column("error_message", sa.Text(), nullable=True),
         sa.Column("underfilled", sa.Boolean(), nullable=False),
+        sa.Column("raw_scores", sa.Text(), nullable=True),
+        sa.Column("notes", sa.Text(), nullable=True),
+        sa.Column("question_text", sa.Text(), nullable=True),
     )
 
 
@@ -87,5 +115,6 @@ def downgrade() -> None:
     op.drop_table("reval_outcomes")
     op.drop_index("ix_reval_run_labels_key_value", table_name="reval_run_labels")
     op.drop_table("reval_run_labels")
-    op.drop_index("ix_reval_runs_set_retriever", table_name="reval_runs")
+    for name in reversed(RUN_INDEXES):
+        op.drop_index(name, table_name="reval_runs")
     op.drop_table("reval_runs")
