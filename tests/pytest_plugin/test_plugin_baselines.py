@@ -33,9 +33,9 @@ def test_a_regression_fails_again_when_the_job_is_retried(suite) -> None:
 
 
 def test_slow_drift_fails_the_fixture_with_max_drift(suite, pytester: pytest.Pytester) -> None:
-    """Each step loses one top-1 hit (0.25, allowed by max_top1_drop 0.3); the second step
-    has drifted 0.5 from the best accepted run, more than max_drift 0.4."""
-    (pytester.path / "reval.toml").write_text("[pytest]\nmax_top1_drop = 0.3\nmax_drift = 0.4\n")
+    """Each step loses one top-1 hit (0.25, allowed by the lineage's own max_top1_drop 0.3);
+    the second step has drifted 0.5 from the best accepted run, more than max_drift 0.4."""
+    (pytester.path / "reval.toml").write_text("[gate]\nmax_top1_drop = 0.3\nmax_drift = 0.4\n")
     step1 = {**GOOD, "q1": ["d9", "d1"]}
     step2 = {**step1, "q2": ["d9", "d2"]}
     for answers, outcome in ((GOOD, "passed"), (step1, "passed"), (step2, "failed")):
@@ -47,6 +47,54 @@ def test_slow_drift_fails_the_fixture_with_max_drift(suite, pytester: pytest.Pyt
     result.stdout.fnmatch_lines(
         ["*drift measured from run *", "*top-1 hit rate drifted 0.500 since run *"]
     )
+
+
+@pytest.mark.parametrize("loose", ["option", "table"])
+def test_a_pass_under_a_loose_threshold_is_no_baseline(
+    suite, pytester: pytest.Pytester, loose: str
+) -> None:
+    """The plugin's thresholds are options over the lineage's own ([gate], else the
+    defaults), as ``reval eval``'s are: a pass under a looser one judges the run, it does
+    not become the bar the next run is held to."""
+    regressing = f"""
+        def test_quality(reval):
+            reval.assert_no_regression(reval.evaluate("faq.yaml", Table({BAD!r})))
+    """
+    suite(PASSING).assert_outcomes(passed=1)
+    if loose == "table":
+        (pytester.path / "reval.toml").write_text(
+            "[pytest]\nmax_top1_drop = 1\nmax_top3_drop = 1\n"
+        )
+        suite(regressing).assert_outcomes(passed=1)
+        (pytester.path / "reval.toml").unlink()
+    else:
+        loose_args = ("--reval-max-top1-drop", "1", "--reval-max-top3-drop", "1")
+        suite(regressing, *loose_args).assert_outcomes(passed=1)
+    suite(regressing).assert_outcomes(failed=1)
+    with RunStore.open(suite.db) as store:
+        runs = store.list_runs()
+    assert [(r.verdict_kind, r.accepted) for r in runs] == [
+        ("regression", False), ("pass", False), ("no-baseline", True)
+    ]  # fmt: skip
+    assert runs[0].baseline_run_id == runs[2].run_id
+
+
+def test_the_gate_table_is_the_fixtures_bar_and_a_baseline_can_be_required(
+    suite, pytester: pytest.Pytester
+) -> None:
+    """reval.toml's [gate] is the lineage's own bar for the fixture too: a pass under it is
+    accepted. --reval-require-baseline fails a run with nothing to be judged against."""
+    suite(PASSING, "--reval-require-baseline").assert_outcomes(failed=1)
+    suite(PASSING).assert_outcomes(passed=1)
+    one_less = {**GOOD, "q1": ["d9", "d1"]}  # top-1 0.25 lower: over the default 0.1
+    (pytester.path / "reval.toml").write_text("[gate]\nmax_top1_drop = 0.3\n")
+    suite(f"""
+        def test_quality(reval):
+            reval.assert_no_regression(reval.evaluate("faq.yaml", Table({one_less!r})))
+    """).assert_outcomes(passed=1)
+    with RunStore.open(suite.db) as store:
+        newest = store.list_runs()[0]
+    assert (newest.verdict_kind, newest.accepted) == ("pass", True)
 
 
 def test_the_fixture_and_the_cli_share_a_plugin_lineage(suite, pytester: pytest.Pytester) -> None:

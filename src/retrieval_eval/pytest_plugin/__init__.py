@@ -12,9 +12,12 @@ pytest finds the hooks and the fixture here, where they are imported.
 
 Settings, first found wins: the command line (``--reval-db``, ``--reval-max-top1-drop``,
 ``--reval-max-top3-drop``, ``--reval-max-p95-latency-increase``, ``--reval-max-errors``,
-``--reval-no-save``, ``--reval-config``, ``--reval-label``), then the ``[pytest]`` table
-of reval.toml (keys ``db``, ``max_top1_drop``, ``max_top3_drop``,
-``max_p95_latency_increase``, ``max_errors``, ``save``), then reval's defaults. Saved runs
+``--reval-no-save``, ``--reval-require-baseline``, ``--reval-config``, ``--reval-label``),
+then the ``[pytest]`` table of reval.toml (keys ``db``, ``max_top1_drop``,
+``max_top3_drop``, ``max_p95_latency_increase``, ``max_errors``, ``max_drift``, ``save``,
+``require_baseline``), then each lineage's own thresholds (reval.toml ``[gate]``, as
+``reval eval`` reads them), then reval's defaults. Thresholds given here are options over
+the lineage's own: looser ones judge a run, they never make it a baseline. Saved runs
 are labelled ``source=pytest``, ``pytest_node=<node id>`` and ``git_sha`` when known.
 """
 

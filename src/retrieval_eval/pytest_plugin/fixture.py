@@ -116,9 +116,10 @@ class Reval:
 
     def _options(self, options: dict[str, Any]) -> Any:
         from retrieval_eval.evaluation.coordinator import EvalOptions
+        from retrieval_eval.regression.gate import stop_asking
 
         labels = {**self.labels(), **options.pop("labels", {})}
-        options.setdefault("stop_asking", self.settings.thresholds().max_errors.exceeded_by)
+        options.setdefault("stop_asking", stop_asking(self.settings.gate()))
         return EvalOptions(labels=labels, **options)
 
     def _record(self, run: RunResult) -> RunReport:
@@ -128,8 +129,9 @@ class Reval:
             recorded = judge_and_save(
                 [run],
                 store=self.settings.db,
-                thresholds=self.settings.thresholds(),
+                gate=self.settings.gate(),
                 save=self.settings.save,
+                require_baseline=self.settings.require_baseline,
             )
             if recorded.store_error is not None:
                 raise recorded.store_error
@@ -147,9 +149,12 @@ class Reval:
 
         if isinstance(report, RunResult):
             with self._one_line():
-                thresholds = self.settings.thresholds()
                 recorded = judge_and_save(
-                    [report], store=self.settings.db, thresholds=thresholds, save=False
+                    [report],
+                    store=self.settings.db,
+                    gate=self.settings.gate(),
+                    save=False,
+                    require_baseline=self.settings.require_baseline,
                 )
                 if recorded.store_error is not None:
                     raise recorded.store_error

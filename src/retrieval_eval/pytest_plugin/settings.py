@@ -13,7 +13,7 @@ from typing import TYPE_CHECKING, Any
 import pytest
 
 if TYPE_CHECKING:
-    from retrieval_eval.regression.verdict_records import Thresholds
+    from retrieval_eval.regression.gate import Gate
 
 TABLE = "pytest"
 #: reval.toml ``[pytest]`` keys and the command-line option that overrides each.
@@ -25,6 +25,7 @@ KEYS = {
     "max_errors": "--reval-max-errors",
     "max_drift": "--reval-max-drift",
     "save": "--reval-no-save",
+    "require_baseline": "--reval-require-baseline",
 }
 
 
@@ -60,6 +61,11 @@ def pytest_addoption(parser: pytest.Parser) -> None:
         "--reval-no-save", action="store_true", help="Do not store runs made by the fixture."
     )
     group.addoption(
+        "--reval-require-baseline",
+        action="store_true",
+        help="A run with no baseline to judge it against fails (no-baseline is a failure).",
+    )
+    group.addoption(
         "--reval-config", metavar="FILE", help="reval.toml to read [pytest] and retrievers from."
     )
     group.addoption(
@@ -85,25 +91,24 @@ class Settings:
     max_drift: float | None = None
     config_path: Path | None = None
     labels: Mapping[str, str] = field(default_factory=dict)
+    require_baseline: bool = False
 
-    def thresholds(self) -> Thresholds:
-        from retrieval_eval.regression.verdict_records import ErrorBudget, Thresholds
+    def gate(self) -> Gate:
+        """reval.toml's ``[gate]`` (each lineage's own thresholds, as ``reval eval`` reads
+        them) with this plugin's thresholds over it as options: a run passing under a
+        threshold looser than its lineage's own is judged, never accepted as a baseline."""
+        from retrieval_eval.regression.gate import ThresholdChoice
+        from retrieval_eval.regression.gate_config import load_gate
+        from retrieval_eval.regression.verdict_records import ErrorBudget
 
-        defaults = Thresholds()
-        budget = defaults.max_errors
-        if self.max_errors is not None:
-            budget = ErrorBudget.parse(self.max_errors)
-        return Thresholds(
-            max_top1_drop=_first(self.max_top1_drop, defaults.max_top1_drop),
-            max_top3_drop=_first(self.max_top3_drop, defaults.max_top3_drop),
+        options = ThresholdChoice(
+            max_top1_drop=self.max_top1_drop,
+            max_top3_drop=self.max_top3_drop,
             max_p95_latency_increase_ms=self.max_p95_latency_increase,
-            max_errors=budget,
+            max_errors=None if self.max_errors is None else ErrorBudget.parse(self.max_errors),
             max_drift=self.max_drift,
         )
-
-
-def _first(value: float | None, default: float) -> float:
-    return default if value is None else value
+        return load_gate(self.config_path, options)
 
 
 def read_settings(config: pytest.Config) -> Settings:
@@ -137,6 +142,8 @@ def read_settings(config: pytest.Config) -> Settings:
         max_drift=_pick(option("reval_max_drift"), table.get("max_drift")),
         config_path=path if path.is_file() else None,
         labels=labels,
+        require_baseline=bool(option("reval_require_baseline"))
+        or bool(table.get("require_baseline", False)),
     )
 
 
@@ -163,7 +170,7 @@ def _toml_table(path: Path, *, explicit: bool) -> dict[str, Any]:
             value = table[key] = str(value)
         wrong = (
             not isinstance(value, bool)
-            if key == "save"
+            if key in ("save", "require_baseline")
             else not isinstance(value, str)
             if key in ("db", "max_errors")
             else isinstance(value, bool) or not isinstance(value, int | float) or value < 0

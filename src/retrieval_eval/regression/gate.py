@@ -9,7 +9,7 @@ verdict (``regression.acceptance``): a loose option can judge, it cannot move th
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field, fields, replace
 from math import floor
 from typing import Any
@@ -117,3 +117,18 @@ def thresholds_record(thresholds: Thresholds) -> dict[str, Any]:
     out: dict[str, Any] = {f.name: getattr(thresholds, f.name) for f in fields(thresholds)}
     out["max_errors"] = str(thresholds.max_errors)
     return out
+
+
+def stop_asking(gate: Gate) -> Callable[[int, int], bool]:
+    """Stop asking a run's questions once its errors exceed every error budget a lineage
+    of this evaluation may have (the options', else reval.toml's, else the
+    default): which lineage a run is of is known only once it is described."""
+    if gate.options.max_errors is not None:
+        return gate.options.max_errors.exceeded_by
+    choices = (gate.table, *gate.entries.values())
+    budgets = [c.max_errors for c in choices if c.max_errors is not None] or [
+        Thresholds().max_errors
+    ]
+    if gate.table.max_errors is None:
+        budgets.append(Thresholds().max_errors)
+    return lambda errors, total: all(b.exceeded_by(errors, total) for b in budgets)

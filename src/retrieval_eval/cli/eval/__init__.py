@@ -22,7 +22,6 @@ from retrieval_eval.cli.eval.flow import (
     evaluate_runs,
     load_sets,
     open_store_or_url,
-    stop_asking,
     with_measures,
 )
 from retrieval_eval.cli.eval.messages import error_summary, nothing_scored
@@ -260,7 +259,7 @@ def eval_command(
     """
     from retrieval_eval.evaluation.coordinator import EvalOptions
     from retrieval_eval.regression.baseline_file import read_baseline_file
-    from retrieval_eval.regression.gate import ThresholdChoice
+    from retrieval_eval.regression.gate import ThresholdChoice, stop_asking
     from retrieval_eval.regression.gate_config import load_gate
     from retrieval_eval.regression.record import judge_and_save
     from retrieval_eval.report.run_names import NAME_LABEL

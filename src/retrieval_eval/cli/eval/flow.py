@@ -5,23 +5,18 @@ and saving is the library's ``judge_and_save``."""
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING
 
 from retrieval_eval.errors import StoreError
 from retrieval_eval.questions.model import GoldenQuestionSet
 from retrieval_eval.records.run import RunResult
-from retrieval_eval.regression.verdict_records import Thresholds
 
 if TYPE_CHECKING:
     from retrieval_eval.evaluation.coordinator import EvalOptions
-    from retrieval_eval.regression.gate import Gate
     from retrieval_eval.scoring.measures import Measure
     from retrieval_eval.store.store import RunStore
-
-#: The library's defaults, for the error budgets no option or reval.toml gives.
-_THRESHOLDS = Thresholds()
 
 
 def load_sets(sources: Sequence[str]) -> list[GoldenQuestionSet]:
@@ -52,21 +47,6 @@ def open_store_or_url(db_url: str | None, baseline_id: str | None) -> RunStore |
         store.close()
         raise
     return store
-
-
-def stop_asking(gate: Gate) -> Callable[[int, int], bool]:
-    """Stop asking a run's questions once its errors exceed every error budget a lineage
-    of this invocation may have (the command line's, else reval.toml's, else the
-    default): which lineage a run is of is known only once it is described."""
-    if gate.options.max_errors is not None:
-        return gate.options.max_errors.exceeded_by
-    choices = (gate.table, *gate.entries.values())
-    budgets = [c.max_errors for c in choices if c.max_errors is not None] or [
-        _THRESHOLDS.max_errors
-    ]
-    if gate.table.max_errors is None:
-        budgets.append(_THRESHOLDS.max_errors)
-    return lambda errors, total: all(b.exceeded_by(errors, total) for b in budgets)
 
 
 def with_measures(
