@@ -44,8 +44,8 @@ from retrieval_eval.report.plural import plural
         ),
         "rescore": Lazy(
             "retrieval_eval.cli.runs.rescore:rescore",
-            "Score the stored rankings of each RUN against newer labels (--set) without "
-            "asking the retriever; store each as a new run rescored from its source.",
+            "Score the stored rankings of each RUN against the labels in --set and store each "
+            "result as a new run of the same lineage, marked as rescored from its source.",
         ),
         "history": Lazy(
             "retrieval_eval.cli.runs.history:history",
