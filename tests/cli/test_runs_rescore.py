@@ -96,3 +96,20 @@ def test_refuses_added_or_dropped_questions(sets, serve_table, db, tmp_path):
     assert done.returncode == 2
     assert done.stderr.strip().count("\n") == 0
     assert "faq-9" in done.stderr and "faq-1" in done.stderr
+
+
+def test_refuses_cutoffs_deeper_than_the_stored_rankings(sets, serve_table, db):
+    import pytest
+
+    from retrieval_eval.errors import InputError
+    from retrieval_eval.evaluation.rescore import rescore as rescore_run
+    from retrieval_eval.questions.loading import load_question_set
+    from retrieval_eval.store.store import RunStore
+
+    source = gate(sets["faq"], serve_table(GOOD, identifier="s"), db)
+    with RunStore.open(db) as store:
+        run = store.get(source["run_id"])
+    question_set = load_question_set(sets["faq"])
+    assert rescore_run(run, question_set, ks=(1,)).metrics  # shallower: answerable
+    with pytest.raises(InputError, match=r"stored \d+ results per question; k=50"):
+        rescore_run(run, question_set, ks=(1, 3, 50))
