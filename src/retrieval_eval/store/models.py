@@ -72,6 +72,10 @@ run_table = Table(
     Column("accepted_how", String(20), nullable=True),
     Column("accepted_thresholds_json", Text, nullable=True),
     Column("accepted_baseline", Text, nullable=True),
+    # Set on a run rescored from a stored one (``reval runs rescore``): the source run's id
+    # and the label fingerprint it was scored on. None: the retriever was asked.
+    Column("rescored_from", String(64), nullable=True),
+    Column("rescored_from_fingerprint", Text, nullable=True),
     # Newest first (the listings' order, ``pk`` breaking ties) overall, within a set, and
     # within a set x retriever identifier (history, baselines).
     Index("ix_reval_runs_started", "started_ts", "pk"),

@@ -93,6 +93,7 @@ class RunStore:
         run: RunResult,
         verdict: VerdictLike | None = None,
         accepted: Accepted | None = None,
+        rescored_from: tuple[str, str] | None = None,
     ) -> str:
         """Store a run with all its outcomes, the verdict it was given and, when it is
         accepted as a baseline, how (``accepted``); returns its id (``run.run_id`` if
@@ -104,7 +105,8 @@ class RunStore:
         does. A run accepted as the lineage's first (``HowAccepted.FIRST_RUN``) is checked
         in the same transaction that writes it: when an accepted or pinned run of the
         lineage exists by then (another first run stored first), nothing is written and
-        ``FirstRunRaced`` names that run."""
+        ``FirstRunRaced`` names that run. ``rescored_from``: the source run's id and label
+        fingerprint of a run rescored from it (``evaluation.rescore``)."""
         problem = serialize.nul_problem(run)
         if problem is not None:
             raise InputError(
@@ -113,6 +115,8 @@ class RunStore:
         for _ in range(5):
             run_id = run.run_id or new_run_id()
             row = serialize.run_row(run, run_id, verdict, accepted)
+            if rescored_from is not None:
+                row["rescored_from"], row["rescored_from_fingerprint"] = rescored_from
             first = accepted is not None and accepted.how is HowAccepted.FIRST_RUN
             try:
                 self._write(

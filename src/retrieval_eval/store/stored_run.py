@@ -33,6 +33,9 @@ class HowAccepted(StrEnum):
     PERSON = "person"
     #: Pinned (``reval runs pin``) and not accepted otherwise; unpinning takes it back.
     PINNED = "pinned"
+    #: Rescored on newer labels from a run that was accepted or pinned (``reval runs
+    #: rescore``): the source's standing carried to the new labels.
+    RESCORED = "rescored"
 
 
 @dataclass(frozen=True, slots=True)

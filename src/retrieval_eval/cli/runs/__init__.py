@@ -42,6 +42,11 @@ from retrieval_eval.report.plural import plural
             "Write RUN, an accepted baseline, to FILE: its rankings and hits per question, its "
             "figures, fingerprints and lineage, and how it was accepted.",
         ),
+        "rescore": Lazy(
+            "retrieval_eval.cli.runs.rescore:rescore",
+            "Score the stored rankings of each RUN against the labels in --set and store each "
+            "result as a new run of the same lineage, marked as rescored from its source.",
+        ),
         "history": Lazy(
             "retrieval_eval.cli.runs.history:history",
             "One set × retriever over time: rates with intervals, variants, stored verdicts, "
