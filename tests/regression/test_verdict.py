@@ -327,3 +327,18 @@ def test_latency_gate_compares_unloaded_probes_when_both_runs_have_one():
     assert "unloaded p95 latency rose" in slower.reasons[0]
     one_sided = judge(_at(current, 8, [4, 5, 6]), _at(baseline, 8), gate)  # loaded gate
     assert [d.group for d in one_sided.deltas if d.metric == "p95_ms"] == ["latency"]
+
+
+def test_a_baseline_on_older_labels_names_the_rescore():
+    baseline = dataclasses.replace(make_run("1111"), run_id="base-1")
+    current = make_run("1111", qs=question_set(4, no_answer=(2,)))
+    verdict = judge(current, baseline, DEFAULT)
+    assert verdict.kind is VerdictKind.INCOMPARABLE and verdict.fails()
+    assert verdict.reasons[-1] == (
+        "baseline base-1 was scored on older labels of set 'faq': rescore it on the current "
+        "ones with `reval runs rescore base-1 --set FILE`"
+    )
+    # another part moving too (corpus, protocol) is not fixed by a rescore: no hint
+    base = RetrieverDescription("bm25", "1", chunk_separator="#", corpus_revision="c1")
+    other = dataclasses.replace(make_run("1111", description=base), run_id="base-2")
+    assert not any("rescore" in r for r in judge(current, other, DEFAULT).reasons)

@@ -220,6 +220,7 @@ def _incomparable(
         f"baseline {baseline.run_id or '(unsaved)'} was scored against a different benchmark "
         f"({', '.join(parts)}); numbers are not compared",
         *map(str, differences),
+        *_rescore_hint(baseline, parts),
     )
     return Verdict(
         VerdictKind.INCOMPARABLE,
@@ -227,6 +228,17 @@ def _incomparable(
         reasons=reasons,
         warnings=warnings,
         incomparable_parts=parts,
+    )
+
+
+def _rescore_hint(baseline: RunResult, parts: tuple[str, ...]) -> tuple[str, ...]:
+    """One line when only the labels moved under a stored baseline: its rankings can be
+    scored again on the current labels without asking the retriever."""
+    if parts != ("labels",) or baseline.run_id is None:
+        return ()
+    return (
+        f"baseline {baseline.run_id} was scored on older labels of set {baseline.set_name!r}: "
+        f"rescore it on the current ones with `reval runs rescore {baseline.run_id} --set FILE`",
     )
 
 
