@@ -113,3 +113,22 @@ def test_refuses_cutoffs_deeper_than_the_stored_rankings(sets, serve_table, db):
     assert rescore_run(run, question_set, ks=(1,)).metrics  # shallower: answerable
     with pytest.raises(InputError, match=r"stored \d+ results per question; k=50"):
         rescore_run(run, question_set, ks=(1, 3, 50))
+
+
+def test_judges_with_the_lineages_own_thresholds_and_never_accepts(sets, serve_table, db, tmp_path):
+    """reval.toml's [gate] is the bar a rescore is judged with, as for reval eval; a pass
+    there still makes no baseline (only an accepted source's rescore is one)."""
+    baseline = gate(sets["faq"], serve_table(GOOD, identifier="s"), db)
+    candidate = gate(sets["faq"], serve_table(CANDIDATE, identifier="s"), db)
+    assert candidate["regression"]["verdict"] == "regression"
+    config = tmp_path / "reval.toml"
+    config.write_text("[gate]\nmax_top1_drop = 0.9\nmax_top3_drop = 0.9\n")
+    out = tmp_path / "r.json"
+    done = reval("runs", "rescore", baseline["run_id"], candidate["run_id"], "--set",
+                 sets["faq"], "--db", db, "--config", config, "--format", "json",
+                 "--output", out)  # fmt: skip
+    assert done.returncode == 0, done.stderr
+    rebased, judged = json.loads(out.read_text())["runs"]
+    assert judged["regression"]["verdict"] == "pass"
+    assert judged["regression"]["baseline_run_id"] == rebased["run_id"]
+    assert "acceptance" not in judged

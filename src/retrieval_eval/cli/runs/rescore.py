@@ -7,7 +7,7 @@ from pathlib import Path
 
 import click
 
-from retrieval_eval.cli.options import db_option, format_option
+from retrieval_eval.cli.options import config_option, db_option, format_option
 
 
 @click.command("rescore")
@@ -26,24 +26,33 @@ from retrieval_eval.cli.options import db_option, format_option
     help="Write the report in --format to FILE; the text report goes to standard output.",
 )
 @db_option
+@config_option
 @format_option("text", "json", "junit", "markdown", "html")
 def rescore(
-    run_ids: tuple[str, ...], set_source: str, output: Path | None, db_url: str | None, fmt: str
+    run_ids: tuple[str, ...],
+    set_source: str,
+    output: Path | None,
+    db_url: str | None,
+    config_path: Path | None,
+    fmt: str,
 ) -> None:
     """Score the stored rankings of each RUN against the labels in --set and store each
     result as a new run of the same lineage, marked as rescored from its source. The
     rescore of an accepted or pinned run is accepted for the new labels (how: rescored);
-    any other is judged against its lineage's baseline and never accepted. Refuses when
+    any other is judged against its lineage's baseline, with the lineage's own thresholds
+    (reval.toml [gate], as reval eval reads them), and never accepted. Refuses when
     the set adds or drops questions, or a cutoff needs more results than were stored."""
     from retrieval_eval.cli.render import emit_report
     from retrieval_eval.cli.runs.store import open_run_store
     from retrieval_eval.evaluation.rescore import rescore as rescore_run
     from retrieval_eval.questions.loading import load_question_set
+    from retrieval_eval.regression.gate_config import load_gate
     from retrieval_eval.regression.verdict import judge
-    from retrieval_eval.regression.verdict_records import RunReport, Thresholds
+    from retrieval_eval.regression.verdict_records import RunReport
     from retrieval_eval.store.stored_run import Accepted, HowAccepted, is_accepted
 
     question_set = load_question_set(set_source)
+    gate = load_gate(config_path)
     with open_run_store(db_url) as store:
         sources = [store.get_stored(run_id) for run_id in run_ids]
         # every refusal before any write
@@ -60,7 +69,7 @@ def rescore(
                 reports.append(RunReport(store.get(run_id), None, accepted=how))
                 continue
             baseline = store.find_baseline(run, baselines.get(source.lineage))
-            verdict = judge(run, baseline, Thresholds())
+            verdict = judge(run, baseline, gate.own(run))
             run_id = store.save(run, verdict, rescored_from=origin)
             reports.append(RunReport(store.get(run_id), verdict))
     emit_report(reports, fmt, output)
