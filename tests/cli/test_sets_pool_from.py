@@ -92,8 +92,8 @@ def test_draft_pools_exactly_the_unjudged_top_k_of_stored_runs(
     assert text.startswith("# a hand-labelled set") and "# wrong was judged not relevant" in text
     assert [q["id"] for q in data["questions"]] == ["steady", "flips"]  # order kept
     # pooling again adds nothing: every offered document is a candidate already
-    again = invoke("sets", "draft", "--extend", set_file, "--corpus", corpus,
-                   "--pool-from", base, "--pool-from", cand, "--depth", "3", "--db", db)  # fmt: skip
+    again = invoke("sets", "draft", "--extend", set_file, "--corpus", corpus, "--pool-from",
+                   base, "--pool-from", cand, "--depth", "3", "--db", db)  # fmt: skip
     assert again.exit_code == 0 and "0 unjudged documents" in again.stdout
 
 
