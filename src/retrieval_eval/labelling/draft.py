@@ -203,13 +203,13 @@ def extend_draft(
     pools = pool_questions(texts, retrievers, pool_options, progress=progress)
 
     def change(current: Any) -> tuple[int, int, int]:
-        return _merge_pools(current, pools, documents, retrievers, pool_options.depth, corpus)
+        return merge_pools(current, pools, documents, retrievers, pool_options.depth, corpus)
 
     (added, to_review, total), _ = update_document(path, change)
     return DraftSummary(path, len(texts), total, to_review, added)
 
 
-def _merge_pools(
+def merge_pools(
     document: Any,
     pools: Mapping[str, Pool],
     documents: Mapping[str, CorpusDocument],

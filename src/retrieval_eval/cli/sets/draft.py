@@ -9,7 +9,14 @@ from pathlib import Path
 
 import click
 
-from retrieval_eval.cli.options import config_option, read_token, timeout_option, token_env_option
+from retrieval_eval.cli.options import (
+    config_option,
+    db_option,
+    read_token,
+    timeout_option,
+    token_env_option,
+)
+from retrieval_eval.cli.sets.pool_from import add_run_candidates, pool_from_option
 from retrieval_eval.labelling.pool import DEFAULT_POOL_DEPTH, PoolOptions
 
 
@@ -25,9 +32,9 @@ from retrieval_eval.labelling.pool import DEFAULT_POOL_DEPTH, PoolOptions
     "--retriever",
     "retrievers",
     multiple=True,
-    required=True,
     help="Retriever to pool (address, reval.toml name or plugin, as for reval eval); repeat.",
 )
+@pool_from_option
 @click.option(
     "--depth",
     type=int,
@@ -51,6 +58,7 @@ from retrieval_eval.labelling.pool import DEFAULT_POOL_DEPTH, PoolOptions
 @timeout_option
 @token_env_option("Send the bearer token held in environment variable VAR to gRPC retrievers.")
 @config_option
+@db_option
 def draft_command(
     questions: Path | None,
     corpus: Path,
@@ -62,11 +70,16 @@ def draft_command(
     timeout_s: float | None,
     token_env: str | None,
     config_path: Path | None,
+    pool_from: tuple[str, ...],
+    db_url: str | None,
 ) -> None:
     """Draft a set from QUESTIONS (a text file, one question per line, or a set file):
     every retriever is asked for each question, and the union of their top --depth
     distinct documents becomes the question's candidates, to judge with reval sets
     judge. A draft is never evaluated before it is judged.
+
+    With --extend SET --pool-from RUN, the candidates added are the documents in the top
+    --depth of stored runs of SET that carry no judgment in it (no retriever is asked).
     """
     from retrieval_eval.labelling.draft import draft_set, extend_draft, read_draft_questions
     from retrieval_eval.labelling.form_suggestion import form_suggester
@@ -77,15 +90,24 @@ def draft_command(
         config_path=config_path,
         token=read_token(token_env),
     )
+    if not retrievers and not pool_from:
+        raise click.UsageError("give at least one --retriever (or --extend SET --pool-from RUN)")
     if extend is not None:
         if questions is not None or out is not None:
             raise click.UsageError("--extend updates the set in place: no QUESTIONS or --out")
-        summary = extend_draft(extend, corpus, retrievers, options if depth else None)
-        click.echo(
-            f"{summary.path}: {summary.new_candidates} new candidates; "
-            f"{summary.to_review} of {summary.questions} questions to judge"
-        )
+        if retrievers:
+            summary = extend_draft(extend, corpus, retrievers, options if depth else None)
+            click.echo(
+                f"{summary.path}: {summary.new_candidates} new candidates; "
+                f"{summary.to_review} of {summary.questions} questions to judge"
+            )
+        if pool_from:
+            add_run_candidates(extend, corpus, db_url, pool_from, options.depth)
         return
+    if pool_from:
+        raise click.UsageError("--pool-from adds to a set's labels: give --extend SET")
+    if not retrievers:
+        raise click.UsageError("give at least one --retriever")
     if questions is None or out is None:
         raise click.UsageError("give QUESTIONS and --out (or --extend SET)")
     summary = draft_set(

@@ -9,7 +9,9 @@ import click
 
 from retrieval_eval.cli.options import db_option
 from retrieval_eval.cli.sets.model_options import model_endpoint, model_options
+from retrieval_eval.cli.sets.pool_from import add_run_candidates, pool_from_option
 from retrieval_eval.errors import PluginError
+from retrieval_eval.labelling.pool import DEFAULT_POOL_DEPTH
 from retrieval_eval.version import install_extra
 
 
@@ -37,10 +39,14 @@ from retrieval_eval.version import install_extra
 @click.option("--model", default=None, help="The model that grades (with --llm-url).")
 @click.option("--prompt", type=click.Path(exists=True, dir_okay=False, path_type=Path),
               default=None, help="Your own judging prompt template (with --llm-url).")  # fmt: skip
+@pool_from_option
+@click.option("--depth", type=int, default=DEFAULT_POOL_DEPTH, show_default=True,
+              help="With --pool-from: how deep in each stored ranking to look.")  # fmt: skip
 @model_options
 def judge_command(
     set_file: Path, corpus: Path, address: str, judge: str | None, db_url: str | None,
-    llm_url: str | None, model: str | None, prompt: Path | None, **endpoint_options: Any,
+    llm_url: str | None, model: str | None, prompt: Path | None, pool_from: tuple[str, ...],
+    depth: int, **endpoint_options: Any,
 ) -> None:  # fmt: skip
     """Open the judging page for SET_FILE in the reval ui viewer, on loopback, and print
     its URL. Each save writes the file back (comments and layout kept); Ctrl-C stops.
@@ -49,10 +55,17 @@ def judge_command(
     (no page): its grades and reasons go into each question's history under its source
     (llm:MODEL@PROMPT-DIGEST); the labels stay a person's until `reval sets agreement
     --accept` finds the model agrees with your judges well enough.
+
+    With --pool-from RUN, the documents in the top --depth of those stored runs that
+    carry no judgment in SET_FILE are added as candidates first (questions whose hit
+    flipped between the runs shown first).
     """
-    if llm_url is not None or model is not None:
-        if llm_url is None or model is None:
-            raise click.UsageError("a model judges with both --llm-url and --model")
+    if (llm_url is None) != (model is None):
+        raise click.UsageError("a model judges with both --llm-url and --model")
+    first: tuple[str, ...] = ()
+    if pool_from:
+        first = add_run_candidates(set_file, corpus, db_url, pool_from, depth).flipped
+    if llm_url is not None and model is not None:
         _judge_with_model(set_file, corpus, llm_url, model, prompt, endpoint_options)
         return
     from retrieval_eval.cli.extras import require_extra
@@ -70,7 +83,7 @@ def judge_command(
             f"reval sets judge needs the ui extra ({e.name} is missing): {install_extra('ui')}"
         ) from e
     desk = JudgingDesk(judge) if judge else JudgingDesk()
-    key = desk.add(set_file, corpus)
+    key = desk.add(set_file, corpus, first=first)
     with RunStore.open(db_url) as store:
 
         def ready(url: str) -> None:

@@ -39,6 +39,8 @@ class JudgedSet:
     path: Path
     corpus: Path
     _documents: dict[str, CorpusDocument] | None = None
+    #: Question ids shown before the others (e.g. those whose hit flipped between runs).
+    first: tuple[str, ...] = ()
 
     def documents(self) -> dict[str, CorpusDocument]:
         # see above: the readers load with the first judging request
@@ -56,7 +58,7 @@ class JudgingDesk:
     judge: str = field(default_factory=default_judge)
     sets: dict[str, JudgedSet] = field(default_factory=dict)
 
-    def add(self, path: Path, corpus: Path) -> str:
+    def add(self, path: Path, corpus: Path, first: tuple[str, ...] = ()) -> str:
         # see above: the readers load with the first judging request
         from retrieval_eval.labelling.document import load_document
 
@@ -64,7 +66,7 @@ class JudgingDesk:
         key = path.name.split(".")[0] or "set"
         while key in self.sets:
             key += "-"
-        self.sets[key] = JudgedSet(path.resolve(), corpus.resolve())
+        self.sets[key] = JudgedSet(path.resolve(), corpus.resolve(), first=first)
         return key
 
     def get(self, key: str) -> JudgedSet:
@@ -81,6 +83,7 @@ class JudgingDesk:
         document, version = load_document(judged.path)
         documents = judged.documents()
         pool = document.get(POOL_KEY) or {}
+        first = set(judged.first)
         return {
             "key": key,
             "name": str(document.get("name") or key),
@@ -93,7 +96,10 @@ class JudgingDesk:
                 "depth": pool.get("depth"),
                 "retrievers": [str(r) for r in pool.get("retrievers") or []],
             },
-            "questions": [_question(q, documents) for q in document["questions"]],
+            "questions": [
+                _question(q, documents)
+                for q in sorted(document["questions"], key=lambda q: str(q["id"]) not in first)
+            ],
         }
 
     def save(self, key: str, question_id: str, body: Any) -> SaveResult:
