@@ -97,7 +97,7 @@ class Settings:
         """reval.toml's ``[gate]`` (each lineage's own thresholds, as ``reval eval`` reads
         them) with this plugin's thresholds over it as options: a run passing under a
         threshold looser than its lineage's own is judged, never accepted as a baseline."""
-        from retrieval_eval.regression.gate import ThresholdChoice
+        from retrieval_eval.regression.gate import Gate, ThresholdChoice
         from retrieval_eval.regression.gate_config import load_gate
         from retrieval_eval.regression.verdict_records import ErrorBudget
 
@@ -108,6 +108,8 @@ class Settings:
             max_errors=None if self.max_errors is None else ErrorBudget.parse(self.max_errors),
             max_drift=self.max_drift,
         )
+        if self.config_path is None:  # no reval.toml where the plugin reads it: defaults
+            return Gate(options=options)
         return load_gate(self.config_path, options)
 
 
