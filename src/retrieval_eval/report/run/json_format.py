@@ -69,7 +69,7 @@ key                       value
 A *group* is ``{"count": answered questions, "errors": n, <metric>: value, ...,
 "intervals": {<rate metric>: {"rate", "low", "high", "successes", "count"}},
 "no_answer": {...} | null}``. Metric keys: ``top1_hit_rate``, ``top3_hit_rate``,
-``hit_rate@K``, ``mrr@K``, ``recall@K``, ``ndcg@K``; intervals are 95% Wilson intervals.
+``hit_rate@K``, ``mrr@K``, ``recall@K``, ``binary_ndcg@K``; intervals are 95% Wilson intervals.
 
 Each question: ``id``, ``text`` (the question as asked; ``null`` for a run stored before
 texts were kept), ``form``, ``hard_class``, ``expected_document_ids``, ``top1_hit``,
