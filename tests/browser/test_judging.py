@@ -4,7 +4,6 @@ then the saved file validates and evaluates like a hand-written set."""
 
 from __future__ import annotations
 
-import importlib.util
 import json
 import os
 import subprocess
@@ -14,8 +13,8 @@ from pathlib import Path
 
 import pytest
 import yaml
-from support.browser import Guard
-from support.env import REPO_ROOT, require
+from support.browser import Guard, debian_chromium, open_guarded
+from support.env import REPO_ROOT
 from support.tools import load_tool
 
 TOOL = load_tool("screenshots")
@@ -100,25 +99,13 @@ def judge_url(drafted: tuple[Path, list[str]]) -> Iterator[str]:
 
 @pytest.fixture(scope="module")
 def chromium(judge_url: str) -> Iterator[object]:
-    require(importlib.util.find_spec("playwright") is not None, "playwright (test extra)")
-    require(os.access(TOOL.CHROMIUM, os.X_OK), f"Debian's chromium at {TOOL.CHROMIUM}")
-    from playwright.sync_api import sync_playwright
-
-    with sync_playwright() as p:
-        browser = TOOL.launch(p)
+    with debian_chromium() as browser:
         yield browser
-        browser.close()
 
 
 def open_page(browser: object, url: str) -> tuple[object, Guard]:
-    context = browser.new_context(viewport={"width": 1280, "height": 900})  # type: ignore[attr-defined]
-    guard = Guard()
-    context.route("**/*", guard.route)
-    page = context.new_page()
-    page.on("console", lambda m: m.type == "error" and guard.errors.append(m.text))
-    page.on("pageerror", lambda e: guard.errors.append(str(e)))
-    page.goto(url)
-    page.wait_for_selector("html[data-judge-ready]")
+    page, guard = open_guarded(browser, url)
+    page.wait_for_selector("html[data-judge-ready]")  # type: ignore[attr-defined]
     return page, guard
 
 
@@ -230,7 +217,7 @@ def viewer_with_draft(
 
 def test_judge_with_the_mouse_alone(viewer_with_draft: tuple[str, Path], chromium: object) -> None:
     base, draft = viewer_with_draft
-    page, guard = open_page_at(chromium, base + "/")
+    page, guard = open_guarded(chromium, base + "/")
     page.click("header.top a[href='/judge']")
     page.click("a[href='/judge/mouse']")
     page.wait_for_selector("html[data-judge-ready]")
@@ -275,17 +262,6 @@ def test_judge_with_the_mouse_alone(viewer_with_draft: tuple[str, Path], chromiu
     assert [q["form"] for q in judged] == ["MATCH", "GAP", "MATCH", "GAP"]
     assert [q["labelling"]["judged_by"] for q in judged] == ["mouse"] * 4
     assert "ok: set 'draft', 4 questions" in reval("sets", "validate", draft).stdout
-
-
-def open_page_at(browser: object, url: str) -> tuple[object, Guard]:
-    context = browser.new_context(viewport={"width": 1280, "height": 900})  # type: ignore[attr-defined]
-    guard = Guard()
-    context.route("**/*", guard.route)
-    page = context.new_page()
-    page.on("console", lambda m: m.type == "error" and guard.errors.append(m.text))
-    page.on("pageerror", lambda e: guard.errors.append(str(e)))
-    page.goto(url)
-    return page, guard
 
 
 @pytest.fixture

@@ -3,6 +3,8 @@ the machine), opening a view when it is ready, and the state of one of its chart
 
 from __future__ import annotations
 
+from collections.abc import Iterator
+from contextlib import contextmanager
 from urllib.parse import urlsplit
 
 
@@ -47,3 +49,35 @@ def chart_state(page: object, name: str) -> dict:
         }""",
         name,
     )
+
+
+def open_guarded(browser: object, url: str) -> tuple[object, Guard]:
+    """A fresh page at ``url`` whose console errors and off-machine requests are kept."""
+    context = browser.new_context(viewport={"width": 1280, "height": 900})  # type: ignore[attr-defined]
+    guard = Guard()
+    context.route("**/*", guard.route)
+    page = context.new_page()
+    page.on("console", lambda m: m.type == "error" and guard.errors.append(m.text))
+    page.on("pageerror", lambda e: guard.errors.append(str(e)))
+    page.goto(url)
+    return page, guard
+
+
+@contextmanager
+def debian_chromium() -> Iterator[object]:
+    """Headless Debian chromium through Playwright (skips when either is missing)."""
+    import importlib.util
+    import os
+
+    from support.env import require
+    from support.tools import load_tool
+
+    tool = load_tool("screenshots")
+    require(importlib.util.find_spec("playwright") is not None, "playwright (test extra)")
+    require(os.access(tool.CHROMIUM, os.X_OK), f"Debian's chromium at {tool.CHROMIUM}")
+    from playwright.sync_api import sync_playwright
+
+    with sync_playwright() as p:
+        browser = tool.launch(p)
+        yield browser
+        browser.close()
