@@ -13,7 +13,7 @@ from pathlib import Path
 
 import pytest
 import yaml
-from support.browser import Guard, debian_chromium, open_guarded
+from support.browser import Guard, debian_chromium, judging_server, open_guarded
 from support.env import REPO_ROOT
 from support.tools import load_tool
 
@@ -269,17 +269,8 @@ def graded_viewer(drafted: tuple[Path, list[str]], tmp_path: Path) -> Iterator[t
     """``reval sets judge`` on a copy of the unjudged draft that declares grades 0-3."""
     draft = tmp_path / "graded.yaml"
     draft.write_text("grade_scale: [0, 3]\n" + (drafted[0].parent / "pristine.yaml").read_text())
-    env = {**os.environ, "PYTHONUNBUFFERED": "1"}
-    server = subprocess.Popen(
-        [str(REVAL), "sets", "judge", str(draft), "--corpus", str(CORPUS), "--judge", "eve"],
-        stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True, env=env,
-    )  # fmt: skip
-    try:
-        assert server.stdout is not None
-        yield server.stdout.readline().strip(), draft
-    finally:
-        server.terminate()
-        server.wait(20)
+    with judging_server(draft, CORPUS, "eve") as url:
+        yield url, draft
 
 
 def test_a_set_with_a_scale_is_judged_in_grades(

@@ -4,7 +4,6 @@ model's label while the model's grades and reasons stay in the history."""
 
 from __future__ import annotations
 
-import os
 import subprocess
 import sys
 from collections.abc import Iterator
@@ -12,7 +11,7 @@ from pathlib import Path
 
 import pytest
 import yaml
-from support.browser import debian_chromium, open_guarded
+from support.browser import debian_chromium, judging_server, open_guarded
 from support.env import REPO_ROOT
 
 from retrieval_eval.labelling.llm.judge import record_grades
@@ -67,17 +66,8 @@ def judging(tmp_path: Path) -> Iterator[tuple[str, Path]]:
     draft = tmp_path / "advised.yaml"
     draft.write_text(DRAFT)
     record_grades(draft, MODEL, GRADES, relevance_level=1)
-    server = subprocess.Popen(
-        [str(REVAL), "sets", "judge", str(draft), "--corpus", str(CORPUS), "--judge", "ana"],
-        stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True,
-        env={**os.environ, "PYTHONUNBUFFERED": "1"},
-    )  # fmt: skip
-    try:
-        assert server.stdout is not None
-        yield server.stdout.readline().strip(), draft
-    finally:
-        server.terminate()
-        server.wait(20)
+    with judging_server(draft, CORPUS, "ana") as url:
+        yield url, draft
 
 
 @pytest.fixture(scope="module")

@@ -3,8 +3,12 @@ the machine), opening a view when it is ready, and the state of one of its chart
 
 from __future__ import annotations
 
+import os
+import subprocess
+import sys
 from collections.abc import Iterator
 from contextlib import contextmanager
+from pathlib import Path
 from urllib.parse import urlsplit
 
 
@@ -51,15 +55,21 @@ def chart_state(page: object, name: str) -> dict:
     )
 
 
-def open_guarded(browser: object, url: str) -> tuple[object, Guard]:
-    """A fresh page at ``url`` whose console errors and off-machine requests are kept."""
+def guarded_page(browser: object) -> tuple[object, Guard]:
+    """A page in a fresh context whose console errors and off-machine requests are kept."""
     context = browser.new_context(viewport={"width": 1280, "height": 900})  # type: ignore[attr-defined]
     guard = Guard()
     context.route("**/*", guard.route)
     page = context.new_page()
     page.on("console", lambda m: m.type == "error" and guard.errors.append(m.text))
     page.on("pageerror", lambda e: guard.errors.append(str(e)))
-    page.goto(url)
+    return page, guard
+
+
+def open_guarded(browser: object, url: str) -> tuple[object, Guard]:
+    """``guarded_page`` at ``url``."""
+    page, guard = guarded_page(browser)
+    page.goto(url)  # type: ignore[attr-defined]
     return page, guard
 
 
@@ -67,7 +77,6 @@ def open_guarded(browser: object, url: str) -> tuple[object, Guard]:
 def debian_chromium() -> Iterator[object]:
     """Headless Debian chromium through Playwright (skips when either is missing)."""
     import importlib.util
-    import os
 
     from support.env import require
     from support.tools import load_tool
@@ -81,3 +90,21 @@ def debian_chromium() -> Iterator[object]:
         browser = tool.launch(p)
         yield browser
         browser.close()
+
+
+@contextmanager
+def judging_server(draft: Path, corpus: Path, judge: str) -> Iterator[str]:
+    """``reval sets judge DRAFT --corpus CORPUS --judge JUDGE`` as a user starts it; the
+    URL it prints first (the judging page)."""
+    reval = Path(sys.executable).parent / "reval"
+    server = subprocess.Popen(
+        [str(reval), "sets", "judge", str(draft), "--corpus", str(corpus), "--judge", judge],
+        stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True,
+        env={**os.environ, "PYTHONUNBUFFERED": "1"},
+    )  # fmt: skip
+    try:
+        assert server.stdout is not None
+        yield server.stdout.readline().strip()
+    finally:
+        server.terminate()
+        server.wait(20)
