@@ -1,14 +1,17 @@
 """Screenshots of every view, for people: ``python tools/screenshots.py OUT_DIR [--db URL]
 [--docs]``.
 
-Without ``--db`` it first fills a temporary run store with real runs of the example set
-(the dense plugin's embedding swap, BM25 at two chunkings: the history has a variant and
-verdicts), made with relative index paths so no temporary path shows. It then writes the
+Everything runs in a temporary directory with a fresh ``$REVAL_HOME``. Without ``--db``
+it first fills a run store there with real runs of the example set (the dense plugin's
+embedding swap, BM25 at two chunkings: the history has a variant and verdicts), made from
+a copy of the set and relative index paths, so no temporary or machine-specific path
+shows. It then writes the
 static report, serves the store with ``reval ui`` on a free loopback port and a draft
 with ``reval sets judge``, and takes light and dark PNGs at 1400x1000 of the runs list, a
 run, its history, two comparisons and the judging page with Debian's chromium driven by
 Playwright (``pip install -e '.[test]'``); then captures ``runs list``, ``runs history``
-and ``runs compare`` at 80 and 120 columns, piped. ``--docs`` writes the reference look
+and ``runs compare`` at 80 and 120 columns, piped. The PNGs are shrunk to a 256-colour
+palette (Pillow, from the test extra too). ``--docs`` writes the reference look
 into docs/ (the hero image, docs/images/look/, the captures in docs/contributing.md)."""
 
 from __future__ import annotations
@@ -49,14 +52,42 @@ def reval(*args: str) -> None:
         main(list(args))
 
 
+def copy_example(workdir: Path) -> tuple[str, str]:
+    """The example set and corpus copied into ``workdir``: their relative names (what a
+    page or a capture shows is the name a user in that folder types, not the checkout's)."""
+    import shutil
+
+    for name in ("questions.yaml", "corpus.jsonl"):
+        shutil.copyfile(EXAMPLE / name, workdir / name)
+    return "questions.yaml", "corpus.jsonl"
+
+
+@contextmanager
+def fresh_home(workdir: Path) -> Iterator[None]:
+    """A new, empty ``$REVAL_HOME`` (and no ``$REVAL_DATABASE_URL``) for this process and
+    every command it starts, so nothing of the machine's own runs, caches or settings shows."""
+    import os
+
+    saved = {k: os.environ.get(k) for k in ("REVAL_HOME", "REVAL_DATABASE_URL")}
+    os.environ["REVAL_HOME"] = str(workdir / "home")
+    os.environ.pop("REVAL_DATABASE_URL", None)
+    try:
+        yield
+    finally:
+        for key, value in saved.items():
+            if value is None:
+                os.environ.pop(key, None)
+            else:
+                os.environ[key] = value
+
+
 def fill_demo_store(workdir: Path) -> str:
     """Real runs of the example set, made inside ``workdir`` with relative index paths (so
     no temporary path shows on a page): the embedding swap of the dense plugin (256, then
     64 dimensions, on one index path), then BM25 with 150-word chunks (three runs, the
     first pinned) and with 60-word chunks (one run, judged against the pin)."""
     db = f"sqlite:///{workdir / 'runs.sqlite'}"
-    questions = str(EXAMPLE / "questions.yaml")
-    corpus = str(EXAMPLE / "corpus.jsonl")
+    questions, corpus = copy_example(workdir)
     with contextlib.chdir(workdir):
         for dimensions in ("256", "64"):
             reval("dense", "index", corpus, "--out", "swap-index", "--chunk-words", "150",
@@ -157,17 +188,20 @@ def shoot(out: Path, db: str) -> list[Path]:
                 page.wait_for_selector("html[data-ready]")
                 path = out / f"{name}-{scheme}.png"
                 page.screenshot(path=str(path))
+                shrink(path)
                 written.append(path)
             page.goto(judge)
             page.wait_for_selector("html[data-judge-ready]")
             path = out / f"judging-{scheme}.png"
             page.screenshot(path=str(path))
+            shrink(path)
             written.append(path)
             page.set_viewport_size({"width": 800, "height": 1000})  # a narrow window
             page.goto(urls["runs"])
             page.wait_for_selector("html[data-ready]")
             path = out / f"runs-800-{scheme}.png"
             page.screenshot(path=str(path), full_page=True)
+            shrink(path)
             written.append(path)
             page.close()
         browser.close()
@@ -187,7 +221,7 @@ def _judging(workdir: Path) -> Iterator[str]:
     import subprocess
     import sys
 
-    corpus = str(EXAMPLE / "corpus.jsonl")
+    corpus = copy_example(workdir)[1]
     questions = workdir / "questions.txt"
     questions.write_text("How do I install the Larkspur agent on Fedora?\n"
                          "My laptop keeps backing up on battery, can I stop that?\n",
@@ -195,7 +229,7 @@ def _judging(workdir: Path) -> Iterator[str]:
     with contextlib.chdir(workdir):
         reval("bm25", "index", corpus, "--out", "pages")
         reval("bm25", "index", corpus, "--out", "chunks", "--chunk-words", "30")
-        reval("sets", "draft", str(questions), "--corpus", corpus, "--retriever", "bm25:pages",
+        reval("sets", "draft", questions.name, "--corpus", corpus, "--retriever", "bm25:pages",
               "--retriever", "bm25:chunks", "--depth", "5", "--out", "draft.yaml")  # fmt: skip
     command = [str(Path(sys.executable).parent / "reval"), "sets", "judge", "draft.yaml",
                "--corpus", corpus, "--judge", "ana"]  # fmt: skip
@@ -208,6 +242,18 @@ def _judging(workdir: Path) -> Iterator[str]:
     finally:
         server.terminate()
         server.wait(20)
+
+
+def shrink(path: Path) -> None:
+    """Rewrite a screenshot with a 256-colour palette, undithered: flat page colours and
+    anti-aliased text survive it, and the file is about a third of the browser's."""
+    from PIL import Image
+
+    with Image.open(path) as shot:
+        palette = shot.convert("RGB").quantize(
+            256, Image.Quantize.MEDIANCUT, dither=Image.Dither.NONE
+        )
+    palette.save(path, optimize=True)
 
 
 def capture(db: str, workdir: Path) -> dict[str, str]:
@@ -272,7 +318,7 @@ def main() -> None:
         "--docs", action="store_true", help="also write the reference look into docs/"
     )
     args = parser.parse_args()
-    with tempfile.TemporaryDirectory(prefix="reval-shots-") as tmp:
+    with tempfile.TemporaryDirectory(prefix="reval-shots-") as tmp, fresh_home(Path(tmp)):
         db = args.db or fill_demo_store(Path(tmp))
         shots = shoot(args.out, db)
         captures = capture(db, Path(tmp))

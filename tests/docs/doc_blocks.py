@@ -19,6 +19,10 @@ DOCS = REPO_ROOT / "docs"
 MKDOCS_YML = REPO_ROOT / "mkdocs.yml"
 #: Pages written by a tool from the code (cog, from --help), checked by their own test.
 GENERATED = frozenset({"reference/cli.md"})
+#: Folders whose pages stand alone: each says at its top what it needs and runs in a clean
+#: directory of its own in the doc test, with only the files it writes.
+STANDALONE = ("how-to/", "tutorials/")
+SHARED = "shared"
 SHELL_LANGUAGES = {"console", "bash", "sh", "shell"}
 KINDS = "run|skip|file|quickstart-output"
 MARKER = re.compile(rf"^<!--\s*doctest:\s*(?P<kind>{KINDS})\b\s*(?P<arg>.*?)\s*-->$")
@@ -99,6 +103,11 @@ def missing_output(shown: list[str], output: str) -> list[str]:
         if not any(pattern.fullmatch(p) for p in printed):
             missing.append(line)
     return missing
+
+
+def workspace_of(page: str) -> str:
+    """Which working directory a page's blocks run in: its own, or the shared one."""
+    return page if page.startswith(STANDALONE) else SHARED
 
 
 def parse_blocks(text: str, page: str = "README.md") -> list[Block]:

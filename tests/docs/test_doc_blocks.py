@@ -6,17 +6,18 @@ generated from the code, ``doc_blocks.GENERATED``, is checked by its own test).
 Conventions (an HTML comment on the line before a fenced block):
 
 - ``<!-- doctest: run -->`` before a ``console`` block: its ``$ `` lines run, in that
-  order, as one bash script per block (``set -euo pipefail``) in a shared temporary
-  working directory with its own ``REVAL_HOME``. Lines without ``$ `` are output the
-  block must print (in any order; ``...`` stands for any text, alone on a line for any
-  lines).
-  A block may use a server or a file an earlier block (of any earlier page) made, as a
-  reader would, so select the module as a whole rather than single blocks: the
-  workspace is one module-scoped fixture, and the blocks run in one process, in order.
+  order, as one bash script per block (``set -euo pipefail``) in a temporary working
+  directory with its own ``REVAL_HOME``. Lines without ``$ `` are output the block must
+  print (in any order; ``...`` stands for any text, alone on a line for any lines).
+  A page that stands alone (``doc_blocks.STANDALONE``: the how-to pages) has a clean
+  directory, run store and database of its own, with only its own files: a block may
+  use what an earlier block of the same page made, as a reader would. The other pages
+  share one directory, in reading order. Select the module as a whole rather than
+  single blocks: the workspaces are module-scoped, and the blocks run in order.
 - ``<!-- doctest: skip REASON -->``: not run (the reason is required and shown); its
   ``reval`` commands are still checked against the CLI.
 - ``<!-- doctest: file NAME -->`` before any block: its text is written to NAME in the
-  working directory before the first block runs (NAME is unique across the pages).
+  page's working directory before its first block runs (NAME is unique across the pages).
 - ``<!-- doctest: quickstart-output -->`` before a ``text`` block: lines of the
   quickstart's report, checked by tests/test_quickstart.py (``...`` elides lines).
 
@@ -42,7 +43,7 @@ import subprocess
 import sys
 import time
 import uuid
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -59,6 +60,7 @@ from .doc_blocks import (
     all_blocks,
     missing_output,
     page_text,
+    workspace_of,
 )
 
 BLOCKS = all_blocks()
@@ -176,11 +178,9 @@ def fresh_database() -> Iterator[str | None]:
             connection.execute(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)')
 
 
-@pytest.fixture(scope="module")
-def workspace(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Workspace]:
+def _workspace(directory: Path, database_url: str | None, page_files: list[Block]) -> Workspace:
     """A working directory that looks like a checkout (the package, examples/ and proto/
-    linked read-only) plus every ``doctest: file`` block; its own run store."""
-    directory = tmp_path_factory.mktemp("doc-blocks")
+    linked read-only) plus the given ``doctest: file`` blocks; its own run store."""
     for name in ("src", "examples", "proto"):
         (directory / name).symlink_to(REPO_ROOT / name, target_is_directory=True)
     env = {k: v for k, v in os.environ.items() if not k.startswith("REVAL_")}
@@ -190,16 +190,33 @@ def workspace(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Workspace]:
         "NO_COLOR": "1",
         "COLUMNS": "120",
     }
-    with fresh_database() as database_url:
-        space = Workspace(directory, env, {}, [], database_url)
-        for block in BLOCKS:
-            if block.kind == "file":
-                path = directory / block.argument
-                path.write_text(space.localize(block.body), encoding="utf-8")
+    space = Workspace(directory, env, {}, [], database_url)
+    for block in page_files:
+        (directory / block.argument).write_text(space.localize(block.body), encoding="utf-8")
+    return space
+
+
+@pytest.fixture(scope="module")
+def workspaces(
+    tmp_path_factory: pytest.TempPathFactory,
+) -> Iterator[Callable[[str], Workspace]]:
+    """One workspace per page that stands alone, one shared by the others; each made
+    (with its own fresh database) when its page's first block runs."""
+    made: dict[str, Workspace] = {}
+    with contextlib.ExitStack() as stack:
+
+        def get(group: str) -> Workspace:
+            if group not in made:
+                database_url = stack.enter_context(fresh_database())
+                files = [b for b in BLOCKS if b.kind == "file" and workspace_of(b.page) == group]
+                directory = tmp_path_factory.mktemp("doc-" + re.sub(r"\W+", "-", group))
+                made[group] = _workspace(directory, database_url, files)
+            return made[group]
+
         try:
-            yield space
+            yield get
         finally:
-            _stop_groups(space.process_groups)
+            _stop_groups([g for space in made.values() for g in space.process_groups])
 
 
 def _alive(group: int) -> bool:
@@ -270,8 +287,9 @@ def _needs(block: Block) -> None:
 
 
 @pytest.mark.parametrize("block", RUN_BLOCKS, ids=[b.where for b in RUN_BLOCKS])
-def test_runnable_block(block: Block, workspace: Workspace) -> None:
+def test_runnable_block(block: Block, workspaces: Callable[[str], Workspace]) -> None:
     _needs(block)
+    workspace = workspaces(workspace_of(block.page))
     process = subprocess.Popen(
         ["bash", "-c", script_for(block, workspace)],
         cwd=workspace.directory,

@@ -118,3 +118,27 @@ def test_judging_saves_refuse_other_sites(tmp_path) -> None:  # type: ignore[no-
         page = client.get("/judge/draft")
         assert page.status_code == 200 and 'id="judge-data"' in page.text
         assert client.get("/judge/nope").status_code == 404
+
+
+def test_the_judging_page_names_the_set_file_as_started(tmp_path, monkeypatch) -> None:  # type: ignore[no-untyped-def]
+    """Started in the draft's folder, the page says ``judging sub/draft.yaml``; a file outside
+    the working directory keeps its absolute path (there is no shorter true name)."""
+    from retrieval_eval.web.judging import JudgingDesk
+
+    (tmp_path / "sub").mkdir()
+    draft = tmp_path / "sub" / "draft.yaml"
+    draft.write_text(
+        "questions:\n  - id: q1\n    question: Where?\n    expected_document_ids: []\n"
+    )
+    corpus = tmp_path / "corpus.jsonl"
+    corpus.write_text('{"_id": "overview", "title": "Overview", "text": "Here."}\n')
+    desk = JudgingDesk("ana")
+    key = desk.add(draft, corpus)
+    monkeypatch.chdir(tmp_path)
+    assert desk.page_data(key)["file"] == "sub/draft.yaml"
+    monkeypatch.chdir(tmp_path / "sub")
+    assert desk.page_data(key)["file"] == "draft.yaml"
+    elsewhere = tmp_path / "elsewhere"
+    elsewhere.mkdir()
+    monkeypatch.chdir(elsewhere)
+    assert desk.page_data(key)["file"] == str(draft.resolve())

@@ -9,6 +9,7 @@ same question after the page loaded it.
 
 from __future__ import annotations
 
+import contextlib
 import re
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -52,6 +53,14 @@ class JudgedSet:
         return self._documents
 
 
+def shown_path(path: Path) -> str:
+    """The set file as the person who started the viewer names it: relative to the working
+    directory when it lies under it (``draft.yaml``, not a long absolute path)."""
+    with contextlib.suppress(ValueError):
+        return str(path.relative_to(Path.cwd()))
+    return str(path)
+
+
 @dataclass
 class JudgingDesk:
     """The set files a viewer may judge, by key (the file name without suffix)."""
@@ -88,7 +97,7 @@ class JudgingDesk:
         return {
             "key": key,
             "name": str(document.get("name") or key),
-            "file": str(judged.path),
+            "file": shown_path(judged.path),
             "version": version,
             "judge": self.judge,
             "level": header_level(document),
