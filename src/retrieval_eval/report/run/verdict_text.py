@@ -48,8 +48,8 @@ def render_verdict(
     for reason in verdict.reasons:
         console.print(f"  - {escape(reason)}")
     unjudged = unjudged_line(verdict, run_id)
-    if unjudged:
-        console.print(f"  {escape(unjudged)}")
+    if unjudged:  # one line, never wrapped: it ends with a command to copy
+        console.print(f"  {escape(unjudged)}", soft_wrap=True)
     if verdict.incomparable_parts:
         console.print("  differs: " + escape(", ".join(verdict.incomparable_parts)))
     _deltas(console, verdict, style)
