@@ -6,9 +6,12 @@ labels' blind spot (pool bias), not the retriever's. When every one of them is j
 (grade below the relevance level, 0 = judged not relevant), the loss is a loss whatever
 anyone judges next.
 
-This module only *describes* losses. It never softens the gate by itself: an unjudged
-loss still counts as a loss. ``incomparable`` is the one place a caller may turn "every
-loss rests on unjudged documents" into a verdict that is not ``pass`` either.
+The verdict carries the classification (``UnjudgedSummary``) and one line in every format
+(``unjudged_line``). It never softens the gate by itself: an unjudged loss still counts as
+a loss. Only ``weigh``, when the team asked (``unjudged_incomparable``), turns a regression
+whose every loss rests on unjudged documents (``incomparable``) into INCOMPARABLE: still
+failing, never ``pass``, never a baseline. ``SetJudgments`` is what of a set's labels the
+judging needs once the set itself is freed.
 """
 
 from __future__ import annotations
@@ -59,11 +62,6 @@ class UnjudgedLosses:
     def question_ids(self) -> tuple[str, ...]:
         """The ids of the questions whose loss rests on unjudged documents."""
         return tuple(loss.question_id for loss in self.unjudged)
-
-    @property
-    def all_unjudged(self) -> bool:
-        """True only when there are losses and every one rests on unjudged documents."""
-        return bool(self.losses) and all(loss.rests_on_unjudged for loss in self.losses)
 
     def record(self) -> UnjudgedAtK:
         """The counts a verdict keeps (and the store with it)."""
