@@ -64,7 +64,8 @@ def test_a_pass_under_loose_thresholds_is_stored_but_moves_no_baseline(sets, ser
         "how": "judged-pass",
         "baseline": loose["run_id"],
         "thresholds": {"max_top1_drop": 0.1, "max_top3_drop": 0.1, "max_errors": "0",
-                       "max_p95_latency_increase_ms": None, "max_drift": None},
+                       "max_p95_latency_increase_ms": None, "max_drift": None,
+                       "unjudged_incomparable": False},
     }  # fmt: skip
 
 

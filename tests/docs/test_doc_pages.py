@@ -152,6 +152,7 @@ def test_every_key_of_a_real_json_report_is_documented(tmp_path: Path) -> None:
         judge_and_save,
         render,
     )
+    from retrieval_eval.regression.unjudged import SetJudgments
 
     questions = tuple(
         GoldenQuestion(f"q{n}", f"question {n}?", form, (f"page-{n}",), hard_class="normal")
@@ -161,11 +162,13 @@ def test_every_key_of_a_real_json_report_is_documented(tmp_path: Path) -> None:
     good = {q.question: [q.expected_document_ids[0], "faq"] for q in questions}
     worse = {**good, "question 0?": ["faq", "pricing", "about", "page-0"]}
     store = f"sqlite:///{tmp_path / 'runs.sqlite'}"
+    judgments = [SetJudgments.of(question_set)]  # the verdict's unjudged keys too
     for answers in (good, worse):
         (run,) = evaluate([question_set], [Fixed(answers)])
-        recorded = judge_and_save(run, store=store)
+        recorded = judge_and_save(run, store=store, judgments=judgments)
     document = json.loads(render(recorded, "json"))
     assert document["runs"][0]["regression"]["flips"], "the second run should have flipped"
+    assert document["runs"][0]["regression"]["unjudged"]["by_k"]
     found: set[str] = set()
     _keys(document, found)
     # Free-form mappings: their keys are data (labels, forms, classes, cutoffs), not schema.

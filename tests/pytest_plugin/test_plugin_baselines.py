@@ -32,6 +32,26 @@ def test_a_regression_fails_again_when_the_job_is_retried(suite) -> None:
     assert runs[0].baseline_run_id == runs[1].baseline_run_id == runs[2].run_id
 
 
+def test_the_fixtures_verdict_says_which_losses_rest_on_unjudged_documents(suite) -> None:
+    """The fixture judges with its set's labels, as reval eval does: plain labels judge
+    nothing not relevant, so every lost hit rests on unjudged documents."""
+    suite(PASSING).assert_outcomes(passed=1)
+    regressing = f"""
+        def test_quality(reval):
+            reval.assert_no_regression(reval.evaluate("faq.yaml", Table({BAD!r})))
+    """
+    result = suite(regressing)
+    result.assert_outcomes(failed=1)
+    result.stdout.fnmatch_lines(["*unjudged: lost hits resting on unjudged documents: *"])
+    with RunStore.open(suite.db) as store:
+        stored = store.get_stored(store.list_runs()[0].run_id)
+    verdict = json.loads(stored.verdict_document or "{}")
+    assert verdict["kind"] == "regression"
+    assert {q for at in verdict["unjudged"]["by_k"] for q in at["question_ids"]} == {
+        "faq-1", "faq-4"
+    }  # fmt: skip
+
+
 def test_slow_drift_fails_the_fixture_with_max_drift(suite, pytester: pytest.Pytester) -> None:
     """Each step loses one top-1 hit (0.25, allowed by the lineage's own max_top1_drop 0.3);
     the second step has drifted 0.5 from the best accepted run, more than max_drift 0.4."""

@@ -30,6 +30,7 @@ from retrieval_eval.labelling.pool import Pool, PoolOptions, pool_questions
 from retrieval_eval.labelling.snippet import best_passage
 from retrieval_eval.questions.corpus import CorpusDocument, read_corpus
 from retrieval_eval.questions.formats import FORMAT_VERSION, HEADER_KEY, set_format, stem_name
+from retrieval_eval.questions.judgments import JUDGMENTS_KEY, header_level, read_grade
 from retrieval_eval.questions.labelling import LABELLING_KEY, POOL_KEY, JudgementState
 from retrieval_eval.questions.loading import load_question_set
 from retrieval_eval.records.outcome import Form
@@ -224,9 +225,10 @@ def merge_pools(
     pooled.extend(r for r in retrievers if r not in pooled)
     header["depth"] = max(int(header.get("depth", depth)), depth)
     added = to_review = total = 0
+    level = header_level(document)
     for question in document["questions"]:
         with trailing_comments_kept(question):
-            counts = _extend_question(question, pools, documents)
+            counts = _extend_question(question, pools, documents, level)
         added += counts[0]
         total += counts[1]
         to_review += question[LABELLING_KEY]["state"] != JudgementState.JUDGED.value
@@ -234,13 +236,13 @@ def merge_pools(
 
 
 def _extend_question(
-    question: Any, pools: Mapping[str, Pool], documents: Mapping[str, CorpusDocument]
+    question: Any, pools: Mapping[str, Pool], documents: Mapping[str, CorpusDocument], level: int
 ) -> tuple[int, int]:
     """Add one question's unseen candidates; (added, candidates now)."""
     added = 0
     labelling = question.get(LABELLING_KEY)
     if labelling is None:
-        labelling = question[LABELLING_KEY] = _adopted(question)
+        labelling = question[LABELLING_KEY] = _adopted(question, level)
     candidates = labelling.setdefault("candidates", CommentedSeq())
     by_id = {c["document_id"]: c for c in candidates}
     for doc_id, found_by in pools.get(str(question["id"]), {}).items():
@@ -259,11 +261,15 @@ def _state_after_extension(state: str) -> str:
     return JudgementState.NEEDS_REVIEW.value
 
 
-def _adopted(question: Any) -> CommentedMap:
-    """A hand-written question entering the pool: its labels become decided candidates."""
+def _adopted(question: Any, level: int) -> CommentedMap:
+    """A hand-written question entering the pool: its labels (listed ids, and judged ones
+    graded ``level`` or more) become decided candidates."""
     labelling = CommentedMap()
     labelling["state"] = JudgementState.JUDGED.value
-    expected = list(question.get("expected_document_ids") or [])
+    expected = [str(d) for d in question.get("expected_document_ids") or []]
+    graded = question.get(JUDGMENTS_KEY) or {}
+    expected += [str(d) for d, g in graded.items() if (read_grade(g) or 0) >= level
+                 and str(d) not in expected]  # fmt: skip
     labelling["nothing_answers"] = not expected
     candidates = CommentedSeq()
     for doc_id in expected:

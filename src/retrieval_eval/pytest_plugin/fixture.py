@@ -87,9 +87,9 @@ class Reval:
                 )
             except EvaluationInterrupted as e:  # Ctrl-C: keep what was measured, stop pytest
                 for run in e.runs:
-                    self._record(run)
+                    self._record(run, qs)
                 raise KeyboardInterrupt from e
-        return self._record(runs[0])
+        return self._record(runs[0], qs)
 
     async def aevaluate(
         self, question_set: str | Path | GoldenQuestionSet, retriever: Any, **options: Any
@@ -104,7 +104,7 @@ class Reval:
             runs = await aevaluate(
                 [qs], [retriever], self._options(options), config_path=self._config()
             )
-        return await asyncio.to_thread(self._record, runs[0])
+        return await asyncio.to_thread(self._record, runs[0], qs)
 
     @contextmanager
     def _one_line(self) -> Iterator[None]:
@@ -122,8 +122,9 @@ class Reval:
         options.setdefault("stop_asking", stop_asking(self.settings.gate()))
         return EvalOptions(labels=labels, **options)
 
-    def _record(self, run: RunResult) -> RunReport:
+    def _record(self, run: RunResult, qs: GoldenQuestionSet) -> RunReport:
         from retrieval_eval.regression.record import judge_and_save
+        from retrieval_eval.regression.unjudged import SetJudgments
 
         with self._one_line():
             recorded = judge_and_save(
@@ -132,6 +133,7 @@ class Reval:
                 gate=self.settings.gate(),
                 save=self.settings.save,
                 require_baseline=self.settings.require_baseline,
+                judgments=[SetJudgments.of(qs)],
             )
             if recorded.store_error is not None:
                 raise recorded.store_error

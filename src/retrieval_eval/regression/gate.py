@@ -38,6 +38,7 @@ class ThresholdChoice:
     max_p95_latency_increase_ms: float | None = None
     max_errors: ErrorBudget | None = None
     max_drift: float | None = None
+    unjudged_incomparable: bool | None = None
 
     def over(self, base: Thresholds) -> Thresholds:
         """``base`` with every threshold given here in its place."""

@@ -6,13 +6,16 @@ Example::
     max_top1_drop = 0.03
     max_top3_drop = 0.03
     max_errors = 0                  # or "2%"
+    unjudged_incomparable = false   # true: all lost hits unjudged -> incomparable
 
     [gate.retrievers.prod]          # a reval.toml name, a target, or a lineage key
     max_top1_drop = 0.01
     max_p95_latency_increase = 50   # milliseconds
 
 Keys: ``max_top1_drop``, ``max_top3_drop``, ``max_drift`` (rates 0-1),
-``max_p95_latency_increase`` (ms), ``max_errors`` (a count or "N%"). Every problem is
+``max_p95_latency_increase`` (ms), ``max_errors`` (a count or "N%"),
+``unjudged_incomparable`` (a boolean: a regression whose every lost hit rests on
+unjudged documents is ``incomparable``, still failing; default false). Every problem is
 one ``ConfigError`` naming the file and the key.
 """
 
@@ -30,7 +33,7 @@ from retrieval_eval.retrievers.config_file import default_config_path
 
 TABLE = "gate"
 _RATES = ("max_top1_drop", "max_top3_drop", "max_drift")
-KEYS = (*_RATES, "max_p95_latency_increase", "max_errors")
+KEYS = (*_RATES, "max_p95_latency_increase", "max_errors", "unjudged_incomparable")
 
 
 def load_gate(path: Path | None = None, options: ThresholdChoice | None = None) -> Gate:
@@ -73,6 +76,11 @@ def _choice(table: Mapping[str, Any], where: str) -> ThresholdChoice:
             raise ConfigError(f"{where}: unknown key {key!r}; {hint}")
         if key == "max_errors":
             values[key] = _budget(value, where)
+        elif key == "unjudged_incomparable":
+            if not isinstance(value, bool):
+                shown = _shown(value)
+                raise ConfigError(f"{where}: key {key!r} must be true or false, got {shown}")
+            values[key] = value
         elif key == "max_p95_latency_increase":
             values["max_p95_latency_increase_ms"] = _number(value, where, key, None)
         else:

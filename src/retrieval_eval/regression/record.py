@@ -28,6 +28,7 @@ from typing import TYPE_CHECKING
 from retrieval_eval.errors import StoreError
 from retrieval_eval.records.run import RunResult, RunState
 from retrieval_eval.regression.gate import Gate, ThresholdChoice
+from retrieval_eval.regression.unjudged import SetJudgments
 from retrieval_eval.regression.verdict import incomplete_verdict, judge
 from retrieval_eval.regression.verdict_records import RunReport, Thresholds, Verdict, VerdictKind
 
@@ -84,6 +85,7 @@ def judge_and_save(
     gate: Gate | None = None,
     baseline_file: BaselineFile | None = None,
     require_baseline: bool = False,
+    judgments: Sequence[SetJudgments] = (),
 ) -> Recorded:
     """Judge every run (one, or several) against its baseline and save it (unless
     ``save`` is False), accepted as a baseline only as ``regression.acceptance`` allows.
@@ -96,13 +98,15 @@ def judge_and_save(
     ``gate`` gives each run's lineage's own thresholds and the options over them, as
     ``reval eval`` reads them; without it, ``thresholds`` (else the defaults) are the
     lineage's own: a caller that passes its thresholds states its policy.
-    ``require_baseline`` makes NO-BASELINE a failing verdict.
+    ``require_baseline`` makes NO-BASELINE a failing verdict. ``judgments`` are the
+    labels of the sets the runs were scored on (``SetJudgments.of``): with them each
+    verdict says which lost hits rest on unjudged documents.
     """
     if gate is None:
         gate = Gate() if thresholds is None else Gate(table=_given(thresholds))
     if isinstance(runs, RunResult):
         runs = (runs,)
-    judging = _Judging(gate, baseline_id, baseline_file, require_baseline, save)
+    judging = _Judging(gate, baseline_id, baseline_file, require_baseline, save, tuple(judgments))
     reports: list[RunReport] = []
     try:
         if baseline_file is not None and not save:
@@ -138,6 +142,12 @@ class _Judging:
     baseline_file: BaselineFile | None
     require_baseline: bool
     save: bool
+    judgments: tuple[SetJudgments, ...] = ()
+
+    def labels(self, run: RunResult) -> SetJudgments | None:
+        """The labels ``run`` was scored on, when given."""
+        return next((j for j in self.judgments if j.covers(run.set_name, run.set_fingerprint)),
+                    None)  # fmt: skip
 
     def one(self, store: RunStore | None, run: RunResult) -> RunReport:
         if run.state is RunState.INTERRUPTED:
@@ -169,11 +179,11 @@ class _Judging:
         baseline: RunResult | None
         if file is not None and raced_by is None:
             baseline, lineage, label = file.run, file.lineage, file.label
-            verdict = _against_file(run, file, thresholds)
+            verdict = _against_file(run, file, thresholds, self.labels(run))
         else:
             assert store is not None
             baseline, reference = store.judging_runs(run, raced_by or self.baseline_id)
-            verdict = judge(run, baseline, thresholds, reference)
+            verdict = judge(run, baseline, thresholds, reference, self.labels(run))
         verdict = replace(verdict, baseline_required=self.require_baseline,
                           baseline_file=None if file is None else str(file.path))  # fmt: skip
         if raced_by is not None:
@@ -184,7 +194,9 @@ class _Judging:
                       baseline_label=label)  # fmt: skip
 
 
-def _against_file(run: RunResult, file: BaselineFile, thresholds: Thresholds) -> Verdict:
+def _against_file(
+    run: RunResult, file: BaselineFile, thresholds: Thresholds, judged: SetJudgments | None
+) -> Verdict:
     """The verdict against a baseline file: INCOMPARABLE unless it is of ``run``'s set and
     lineage (never a pass against another retriever's numbers)."""
     from retrieval_eval.regression.acceptance import run_lineage
@@ -197,4 +209,4 @@ def _against_file(run: RunResult, file: BaselineFile, thresholds: Thresholds) ->
         return Verdict(VerdictKind.INCOMPARABLE, baseline_run_id=file.run.run_id,
                        reasons=(reason,), thresholds=thresholds,
                        incomparable_parts=("lineage",))  # fmt: skip
-    return judge(run, file.run, thresholds)
+    return judge(run, file.run, thresholds, judged=judged)

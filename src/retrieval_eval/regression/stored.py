@@ -17,6 +17,8 @@ from retrieval_eval.regression.verdict_records import (
     MetricDelta,
     PairedTest,
     Thresholds,
+    UnjudgedAtK,
+    UnjudgedSummary,
     Verdict,
     VerdictKind,
 )
@@ -51,7 +53,18 @@ def verdict_from_document(text: str) -> Verdict:
         not_accepted=tuple(data.get("not_accepted", ())),
         baseline_file=data.get("baseline_file"),
         baseline_required=bool(data.get("baseline_required", False)),
+        unjudged=_unjudged(data.get("unjudged")),
     )
+
+
+def _unjudged(data: dict[str, Any] | None) -> UnjudgedSummary | None:
+    """The lost hits' classification (a verdict stored before it was made has none)."""
+    if data is None:
+        return None
+    by_k = tuple(UnjudgedAtK(at["k"], at["losses"], at["wins"], tuple(at["question_ids"]))
+                 for at in data.get("by_k", ()))  # fmt: skip
+    return UnjudgedSummary(data["set_source"], data["relevance_level"], by_k,
+                           bool(data.get("decided", False)))  # fmt: skip
 
 
 def _thresholds(data: dict[str, Any]) -> Thresholds:

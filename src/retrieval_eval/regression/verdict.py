@@ -41,6 +41,7 @@ from retrieval_eval.regression.paired import (
     paired_tests,
     unpaired_count,
 )
+from retrieval_eval.regression.unjudged import SetJudgments, weigh
 from retrieval_eval.regression.variant_change import variant_change
 from retrieval_eval.regression.verdict_records import (
     RULE_BOTH,
@@ -61,9 +62,12 @@ def judge(
     baseline: RunResult | None,
     thresholds: Thresholds,
     drift_from: RunResult | None = None,
+    judged: SetJudgments | None = None,
 ) -> Verdict:
     """The verdict on ``current`` against ``baseline`` (None: no baseline found);
-    ``drift_from`` is the lineage's drift reference (``regression.drift``), if any.
+    ``drift_from`` is the lineage's drift reference (``regression.drift``), if any;
+    ``judged``, the labels ``current`` was scored on, classifies its lost hits
+    (``regression.unjudged``; other labels are ignored).
 
     A run with more errored questions than ``thresholds.max_errors`` is INCOMPLETE
     whatever its rates: errors leave the denominator, so they could only flatter it. So
@@ -93,7 +97,7 @@ def judge(
     verdict = _errors_never_help(current, baseline, thresholds, size)
     drift, drift_notes = drift_deltas(current, baseline, drift_from, thresholds)
     regressed = [d for d in drift if d.regressed]
-    return replace(
+    verdict = replace(
         verdict,
         kind=VerdictKind.REGRESSION if regressed else verdict.kind,
         reasons=_merge_reasons(verdict, regressed, drift_from),
@@ -102,6 +106,9 @@ def judge(
         variant_change=change,
         drift_reference_run_id=drift_from.run_id if drift and drift_from else None,
     )
+    if judged is not None and not judged.covers(current.set_name, current.set_fingerprint):
+        judged = None
+    return weigh(verdict, judged, allow_incomparable=thresholds.unjudged_incomparable)
 
 
 def _errors_never_help(

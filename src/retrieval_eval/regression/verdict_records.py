@@ -81,6 +81,10 @@ class Thresholds:
     #: Largest allowed top-1 / top-3 drop since the lineage's drift reference (the best
     #: accepted run since a person last accepted one); None: drift is shown, never failed.
     max_drift: float | None = None
+    #: A regression whose every lost hit rests on unjudged documents is INCOMPARABLE
+    #: (still failing, never a pass) instead of a regression (``--unjudged-incomparable``,
+    #: ``[gate] unjudged_incomparable``); off: an unjudged loss is a loss.
+    unjudged_incomparable: bool = False
 
 
 @dataclass(frozen=True, slots=True)
@@ -134,6 +138,51 @@ class PairedTest:
 
 
 @dataclass(frozen=True, slots=True)
+class UnjudgedAtK:
+    """The lost hits at one k and how many of them rest on unjudged documents."""
+
+    k: int
+    #: Questions that lost their hit at k (hit -> miss), and those that gained one.
+    losses: int
+    wins: int
+    #: The losing questions with an unjudged document in the current top k, in flip order.
+    question_ids: tuple[str, ...]
+
+    @property
+    def net_loss(self) -> int:
+        return self.losses - self.wins
+
+    @property
+    def turnable(self) -> int:
+        """The largest part of the net loss judging could still turn around: at most one
+        per loss resting on unjudged documents, never more than the net loss."""
+        return max(0, min(self.net_loss, len(self.question_ids)))
+
+
+@dataclass(frozen=True, slots=True)
+class UnjudgedSummary:
+    """What a verdict's lost hits rest on, against the labels the run was scored on
+    (``regression.unjudged``); None on a verdict judged without them."""
+
+    #: Where the labels live (the set file ``reval sets judge`` writes), for the command.
+    set_source: str
+    relevance_level: int
+    by_k: tuple[UnjudgedAtK, ...] = ()
+    #: True when this turned a regression into INCOMPARABLE (``unjudged_incomparable``).
+    decided: bool = False
+
+    @property
+    def question_ids(self) -> tuple[str, ...]:
+        """Every question whose loss at some k rests on unjudged documents (JSON's
+        ``unjudged_losses``), in flip order."""
+        return tuple(dict.fromkeys(q for at in self.by_k for q in at.question_ids))
+
+    @property
+    def losses(self) -> int:
+        return sum(at.losses for at in self.by_k)
+
+
+@dataclass(frozen=True, slots=True)
 class Verdict:
     """A run judged against its baseline: the kind (pass, regression, no-baseline,
     incomparable, incomplete), the baseline it was compared with, and the reasons."""
@@ -168,6 +217,9 @@ class Verdict:
     baseline_file: str | None = None
     #: ``--require-baseline``: a NO-BASELINE verdict fails the gate like a regression.
     baseline_required: bool = False
+    #: The lost hits classified by whether the documents now in the target's place were
+    #: judged (``regression.unjudged``); None when the set's labels were not at hand.
+    unjudged: UnjudgedSummary | None = None
 
     def fails(self) -> bool:
         """Not a passing gate: regression and incomparable (exit 1 with

@@ -202,6 +202,15 @@ _THRESHOLDS = Thresholds()
     "whatever the other flags.",
 )
 @click.option(
+    "--unjudged-incomparable/--unjudged-strict",
+    "unjudged_incomparable",
+    default=None,
+    help="A regression whose every lost hit rests on documents the set never judged is "
+    "incomparable (still failing: exit 1 with --fail-on-regression, never a pass or a "
+    "baseline) until a person judges them; --unjudged-strict: an unjudged loss is a loss "
+    "[default: reval.toml [gate] unjudged_incomparable, else strict].",
+)
+@click.option(
     "--keep-asking",
     is_flag=True,
     help="Ask every question even once a run's errors exceed --max-errors (for diagnosis: "
@@ -253,6 +262,7 @@ def eval_command(
     max_p95_ms: float | None,
     max_drift: float | None,
     max_errors: str | None,
+    unjudged_incomparable: bool | None,
     keep_asking: bool,
     by_source: bool,
     fail_on_regression: bool,
@@ -276,6 +286,7 @@ def eval_command(
     from retrieval_eval.regression.gate import ThresholdChoice, stop_asking
     from retrieval_eval.regression.gate_config import load_gate
     from retrieval_eval.regression.record import judge_and_save
+    from retrieval_eval.regression.unjudged import SetJudgments
     from retrieval_eval.report.run_names import NAME_LABEL
     from retrieval_eval.scoring.measures import parse_measures
     from retrieval_eval.store.store import RunStore
@@ -293,6 +304,7 @@ def eval_command(
     given = ThresholdChoice(
         max_top1_drop, max_top3_drop, max_p95_ms,
         None if max_errors is None else ErrorBudget.parse(max_errors), max_drift,
+        unjudged_incomparable,
     )  # fmt: skip
     gate = load_gate(config_path, given)
     baseline = None if baseline_file is None else read_baseline_file(baseline_file)
@@ -331,6 +343,7 @@ def eval_command(
             if measures:
                 runs = with_measures(runs, question_sets, measures, trec_means=trec_means)
             set_files = {qs.name: qs.source for qs in question_sets}
+            judgments = [SetJudgments.of(qs) for qs in question_sets]  # what judging needs
             del question_sets  # the runs keep what they need: free the sets' records
             with signals.finishing():
                 if interrupted:
@@ -338,6 +351,7 @@ def eval_command(
                 recorded = judge_and_save(
                     runs, store=store, baseline_id=baseline_id, save=not no_save, gate=gate,
                     baseline_file=baseline, require_baseline=require_baseline,
+                    judgments=judgments,
                 )  # fmt: skip
                 groups = _by_source(recorded.reports, set_files) if by_source else []
                 write_reports(recorded, reports, groups)

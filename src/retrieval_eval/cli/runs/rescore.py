@@ -47,12 +47,14 @@ def rescore(
     from retrieval_eval.evaluation.rescore import rescore as rescore_run
     from retrieval_eval.questions.loading import load_question_set
     from retrieval_eval.regression.gate_config import load_gate
+    from retrieval_eval.regression.unjudged import SetJudgments
     from retrieval_eval.regression.verdict import judge
     from retrieval_eval.regression.verdict_records import RunReport
     from retrieval_eval.store.stored_run import Accepted, HowAccepted, is_accepted
 
     question_set = load_question_set(set_source)
     gate = load_gate(config_path)
+    judged = SetJudgments.of(question_set)
     with open_run_store(db_url) as store:
         sources = [store.get_stored(run_id) for run_id in run_ids]
         # every refusal before any write
@@ -69,7 +71,7 @@ def rescore(
                 reports.append(RunReport(store.get(run_id), None, accepted=how))
                 continue
             baseline = store.find_baseline(run, baselines.get(source.lineage))
-            verdict = judge(run, baseline, gate.own(run))
+            verdict = judge(run, baseline, gate.own(run), judged=judged)
             run_id = store.save(run, verdict, rescored_from=origin)
             reports.append(RunReport(store.get(run_id), verdict))
     emit_report(reports, fmt, output)

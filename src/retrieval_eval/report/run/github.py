@@ -14,6 +14,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from retrieval_eval.metric_keys import TOP1_HIT_RATE, TOP3_HIT_RATE
+from retrieval_eval.regression.unjudged import unjudged_line
 from retrieval_eval.regression.verdict_records import FlipDirection, RunReport, VerdictKind
 from retrieval_eval.report.model import question_text, run_title
 from retrieval_eval.report.plural import plural
@@ -63,6 +64,10 @@ def _run_lines(report: RunReport) -> list[str]:
     if verdict.kind is VerdictKind.NO_BASELINE:
         kind = "warning"
     lines = [command(kind, f"reval {verdict.kind.value}: {title}", message)]
+    unjudged = unjudged_line(verdict, run.run_id)
+    if unjudged:
+        lines.append(command("warning" if verdict.fails() else "notice", f"reval: {title}",
+                             unjudged))  # fmt: skip
     texts = {q.question_id: question_text(q.question_text) for q in run.questions}
     lost = [f for f in verdict.flips if f.direction is FlipDirection.HIT_TO_MISS]
     for flip in lost[:MAX_FLIPS]:

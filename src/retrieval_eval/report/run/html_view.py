@@ -17,6 +17,7 @@ from typing import Any
 from retrieval_eval.metric_keys import TOP1_HIT_RATE, TOP3_HIT_RATE
 from retrieval_eval.records.metrics import GroupMetrics, RateEstimate
 from retrieval_eval.records.outcome import QuestionOutcome
+from retrieval_eval.regression.unjudged import unjudged_line
 from retrieval_eval.regression.verdict_records import RunReport, Verdict
 from retrieval_eval.report.baseline_notes import report_notes
 from retrieval_eval.report.html.page import page_context, render_page
@@ -77,6 +78,8 @@ class RunView:
     verdict: Verdict | None
     #: Beside the verdict: a change of variant, the drift reference, an acceptance.
     baseline_notes: tuple[str, ...]
+    #: The verdict's line on lost hits resting on unjudged documents, if any.
+    unjudged: str | None
     by_form: dict[str, Any]
     by_hard_class: dict[str, Any]
     latency: dict[str, Any] | None
@@ -109,6 +112,7 @@ def run_view(report: RunReport, index: int = 0) -> RunView:
         headline=tuple(Headline(m, label, run.metrics.intervals.get(m)) for m, label in HEADLINE),
         verdict=report.verdict,
         baseline_notes=tuple(report_notes(report)),
+        unjudged=None if report.verdict is None else unjudged_line(report.verdict, run.run_id),
         by_form=rates_chart(run.by_form, "form"),
         by_hard_class=rates_chart(run.by_hard_class, "hard class"),
         latency=_latency_chart(report),

@@ -91,7 +91,13 @@ group ``drift``), ``reasons``, ``warnings``, ``incomparable_parts``, ``deltas``
 Holm-adjusted McNemar p, else ``null``), ``flips``
 (each ``{"question_id", "k", "direction", "expected_document_ids", "current_ranking",
 "baseline_ranking"}``), ``tests`` (exact McNemar per k: ``{"k", "wins", "losses",
-"ties", "p_value", "significant"}``) and ``p_values`` (``{"K": p}``).
+"ties", "p_value", "significant"}``), ``p_values`` (``{"K": p}``), ``unjudged_losses``
+(the ids of the questions whose lost hit rests on documents the set never judged; ``null``
+when the verdict was judged without the set's labels) and ``unjudged`` (``null``, or
+``{"set", "relevance_level", "incomparable", "by_k", "line", "judge_command"}``: per k
+``{"k", "losses", "wins", "unjudged", "turnable", "question_ids"}``, ``turnable`` the
+largest net loss judging could still turn around; ``incomparable`` true when
+``unjudged_incomparable`` made the verdict ``incomparable``).
 """
 
 from __future__ import annotations
@@ -105,6 +111,7 @@ from typing import TYPE_CHECKING, Any, TextIO
 from retrieval_eval.records import json_shape
 from retrieval_eval.records.json_shape import question_to_dict
 from retrieval_eval.records.run import RunResult, RunState
+from retrieval_eval.regression.unjudged import judge_command, judged_runs, unjudged_line
 from retrieval_eval.regression.verdict_records import PairedTest, RunReport, Verdict
 from retrieval_eval.report.baseline_notes import accept_command, acceptance_dict, accepted_dict
 from retrieval_eval.store.stored_run import Acceptance
@@ -257,6 +264,8 @@ def verdict_to_dict(v: Verdict, run_id: str | None = None) -> dict[str, Any]:
         "reasons": list(v.reasons),
         "warnings": list(v.warnings),
         "incomparable_parts": list(v.incomparable_parts),
+        "unjudged_losses": None if v.unjudged is None else list(v.unjudged.question_ids),
+        "unjudged": _unjudged(v, run_id),
         "deltas": [
             {
                 "group": d.group,
@@ -286,6 +295,24 @@ def verdict_to_dict(v: Verdict, run_id: str | None = None) -> dict[str, Any]:
         "tests": [mcnemar_to_dict(t) for t in v.tests],
         "p_values": {str(t.k): t.p_value for t in v.tests},
     }
+
+
+def _unjudged(v: Verdict, run_id: str | None) -> dict[str, Any] | None:
+    summary = v.unjudged
+    if summary is None:
+        return None
+    line = unjudged_line(v, run_id)
+    command = judge_command(summary, judged_runs(v, run_id)) if summary.question_ids else None
+    return {
+        "set": summary.set_source,
+        "relevance_level": summary.relevance_level,
+        "incomparable": summary.decided,
+        "by_k": [{"k": at.k, "losses": at.losses, "wins": at.wins,
+                  "unjudged": len(at.question_ids), "turnable": at.turnable,
+                  "question_ids": list(at.question_ids)} for at in summary.by_k],
+        "line": line,
+        "judge_command": command,
+    }  # fmt: skip
 
 
 def mcnemar_to_dict(t: PairedTest | SignificanceTest) -> dict[str, Any]:

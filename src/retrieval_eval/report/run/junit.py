@@ -16,6 +16,7 @@ from collections.abc import Sequence
 
 from retrieval_eval.records.outcome import QuestionOutcome
 from retrieval_eval.records.run import RunResult
+from retrieval_eval.regression.unjudged import unjudged_line
 from retrieval_eval.regression.verdict_records import (
     Flip,
     FlipDirection,
@@ -128,6 +129,9 @@ def _verdict_details(verdict: Verdict, run: RunResult) -> str:
         lines.append(f"baseline: {verdict.baseline_run_id}")
     lines += notes(verdict, run_id=run.run_id)
     lines += [f"reason: {r}" for r in verdict.reasons]
+    unjudged = unjudged_line(verdict, run.run_id)
+    if unjudged:
+        lines.append(unjudged)
     if verdict.incomparable_parts:
         lines.append("differs: " + ", ".join(verdict.incomparable_parts))
     for d in verdict.deltas:

@@ -13,6 +13,7 @@ from collections.abc import Sequence
 
 from retrieval_eval.metric_keys import TOP1_HIT_RATE, TOP3_HIT_RATE
 from retrieval_eval.records.run import RunResult
+from retrieval_eval.regression.unjudged import judge_command, judged_runs, unjudged_line
 from retrieval_eval.regression.verdict_records import FlipDirection, RunReport, Verdict, VerdictKind
 from retrieval_eval.report.baseline_notes import accept_command, report_notes
 from retrieval_eval.report.model import latency_lines, question_text, retriever_label, run_title
@@ -73,6 +74,10 @@ def next_steps(report: RunReport) -> list[str]:
     if verdict.kind is VerdictKind.INCOMPLETE or not run.complete:
         return [f"{title}: fix the failed retrievals (listed below; never counted as misses), "
                 "then rerun the job"]  # fmt: skip
+    if verdict.unjudged is not None and verdict.unjudged.decided:
+        command = judge_command(verdict.unjudged, judged_runs(verdict, run.run_id))
+        return [f"{title}: every lost hit rests on unjudged documents: judge them (`{command}`), "
+                "then `reval runs rescore BASELINE RUN --set SET`"]  # fmt: skip
     if verdict.missing_required_baseline:
         return [f"{title}: no baseline; accept a run of this lineage on the main branch, "
                 "then commit it with `reval runs export-baseline RUN --out FILE`"]  # fmt: skip
@@ -138,6 +143,9 @@ def _details(report: RunReport, verdict: Verdict) -> list[str]:
     if verdict.baseline_run_id:
         lines.append(f"Baseline run `{verdict.baseline_run_id}`.")
     lines += [f"- {_cell(reason)}" for reason in verdict.reasons]
+    unjudged = unjudged_line(verdict, report.run.run_id)
+    if unjudged:
+        lines.append(f"- {_cell(unjudged)}")
     regressed = [d for d in verdict.deltas if d.regressed and d.group != "overall"]
     texts = {q.question_id: f"“{question_text(q.question_text)}”" for q in report.run.questions}
     lines += [

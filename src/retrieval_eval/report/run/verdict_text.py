@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from rich.console import Console
 
+from retrieval_eval.regression.unjudged import unjudged_line
 from retrieval_eval.regression.verdict_records import (
     Flip,
     FlipDirection,
@@ -46,6 +47,9 @@ def render_verdict(
         console.print(f"  {escape(note)}")
     for reason in verdict.reasons:
         console.print(f"  - {escape(reason)}")
+    unjudged = unjudged_line(verdict, run_id)
+    if unjudged:  # one line, never wrapped: it ends with a command to copy
+        console.print(f"  {escape(unjudged)}", soft_wrap=True)
     if verdict.incomparable_parts:
         console.print("  differs: " + escape(", ".join(verdict.incomparable_parts)))
     _deltas(console, verdict, style)

@@ -1,0 +1,172 @@
+"""Unjudged losses end to end, through the installed ``reval`` and a real SQLite store: a
+planted before/after whose candidate loses hits to unjudged documents on some questions
+and to judged-not-relevant ones on others gets a verdict naming exactly the unjudged
+losses (every format, and the stored verdict); judging those documents through the
+judging page's writer and rescoring both runs turns the verdict around; the
+``unjudged_incomparable`` option never passes a loss on judged documents."""
+
+from __future__ import annotations
+
+import json
+import os
+import shlex
+import subprocess
+from pathlib import Path
+
+import pytest
+import yaml
+from support.cli import REVAL
+
+from retrieval_eval.web.judging import JudgingDesk
+
+N = 10
+#: q0, q1: the candidate ranks an unjudged document (u0, u1) where the target was;
+#: q2: a document judged not relevant (n2, grade 0). Each loses its top-1 hit only.
+UNJUDGED, JUDGED = ("q0", "q1"), ("q2",)
+
+
+def text(i: int) -> str:
+    return f"How does feature number {i} work?"
+
+
+def write_files(tmp_path: Path) -> tuple[Path, Path]:
+    questions = [
+        {"id": f"q{i}", "question": text(i), "form": "MATCH",
+         "judgments": {f"t{i}": 2, f"n{i}": 0}}
+        for i in range(N)
+    ]  # fmt: skip
+    set_file = tmp_path / "features.yaml"
+    body = {"reval_question_set": 1, "name": "features", "questions": questions}
+    set_file.write_text("# hand-labelled; kept through judging\n" + yaml.safe_dump(body))
+    corpus = tmp_path / "corpus.jsonl"
+    docs = [f"{p}{i}" for i in range(N) for p in "tnu"]
+    corpus.write_text("".join(json.dumps({"_id": d, "text": f"text of {d}"}) + "\n" for d in docs))
+    return set_file, corpus
+
+
+BASE = {text(i): [f"t{i}#0", f"n{i}#0"] for i in range(N)}
+CAND = {
+    **BASE,
+    **{text(int(q[1])): [f"u{q[1]}#0", f"t{q[1]}#0"] for q in UNJUDGED},
+    **{text(int(q[1])): [f"n{q[1]}#0", f"t{q[1]}#0"] for q in JUDGED},
+}
+
+
+def reval(*args: str | Path) -> subprocess.CompletedProcess[str]:
+    env = {**os.environ, "CI": "1", "NO_COLOR": "1", "COLUMNS": "400"}
+    return subprocess.run([str(REVAL), *map(str, args)], capture_output=True, text=True,
+                          timeout=120, env=env)  # fmt: skip
+
+
+def gate(set_file: Path, target: str, db: str, *extra: str) -> tuple[int, dict]:
+    done = reval("eval", "--set", set_file, "--retriever", target, "--db", db,
+                 "--format", "json", "--fail-on-regression", *extra)  # fmt: skip
+    assert done.returncode in (0, 1), done.stderr
+    return done.returncode, json.loads(done.stdout)["runs"][0]
+
+
+@pytest.fixture
+def files(tmp_path: Path) -> tuple[Path, Path]:
+    return write_files(tmp_path)
+
+
+def test_the_verdict_names_the_unjudged_losses_and_rescoring_turns_it(
+    files, serve_table, db, tmp_path
+):
+    set_file, corpus = files
+    _, base = gate(set_file, serve_table(BASE, identifier="s"), db)
+    code, cand = gate(set_file, serve_table(CAND, identifier="s"), db)
+    verdict = cand["regression"]
+    assert (code, verdict["verdict"]) == (1, "regression")  # strict: unjudged losses count
+    assert verdict["unjudged_losses"] == list(UNJUDGED)
+    (at1,) = verdict["unjudged"]["by_k"]
+    assert (at1["k"], at1["losses"], at1["unjudged"], at1["turnable"]) == (1, 3, 2, 2)
+    command = verdict["unjudged"]["judge_command"]
+    pools = f"--pool-from {cand['run_id']} --pool-from {base['run_id']}"
+    where = shlex.quote(str(set_file))
+    assert command == f"reval sets judge {where} --corpus FILE {pools} --depth 1"
+    assert verdict["unjudged"]["line"].endswith(command)
+
+    # the stored verdict keeps it: `runs show` in every format
+    shown = reval("runs", "show", cand["run_id"], "--db", db)
+    assert "unjudged: lost hits resting on unjudged documents: 2 of 3 at top-1" in shown.stdout
+    assert command in shown.stdout
+    for fmt, says in (("json", '"unjudged_losses": ['), ("markdown", "2 of 3 at top-1"),
+                      ("junit", "2 of 3 at top-1")):  # fmt: skip
+        out = reval("runs", "show", cand["run_id"], "--db", db, "--format", fmt)
+        assert says in out.stdout, fmt
+    page = tmp_path / "run.html"
+    reval("runs", "show", cand["run_id"], "--db", db, "--format", "html", "--output", page)
+    assert 'class="unjudged"' in page.read_text() and "2 of 3 at top-1" in page.read_text()
+    github = reval("eval", "--set", set_file, "--retriever", serve_table(CAND, identifier="s"),
+                   "--db", db, "--no-save", "--format", "github")  # fmt: skip
+    assert "unjudged: lost hits resting on unjudged documents: 2 of 3 at top-1" in github.stdout
+
+    # judge exactly those documents: the command's pool, then the judging page's writer
+    args = shlex.split(command)[4:]  # after `reval sets judge SET`
+    args[args.index("FILE")] = str(corpus)
+    drafted = reval("sets", "draft", "--extend", set_file, *args, "--db", db)
+    assert drafted.returncode == 0, drafted.stderr
+    assert "2 unjudged documents" in drafted.stdout
+    desk = JudgingDesk("ana")
+    key = desk.add(set_file, corpus)
+    for qid in UNJUDGED:  # the page sends every document ticked relevant: its target too
+        i = qid[1]
+        desk.save(key, qid, {"relevant": [f"t{i}", f"u{i}"], "complete": True, "judge": "ana"})
+    judged = yaml.safe_load(set_file.read_text())["questions"]
+    assert judged[0]["judgments"] == {"t0": 2, "n0": 0, "u0": 1}
+    assert set_file.read_text().startswith("# hand-labelled")
+
+    out = tmp_path / "rescored.json"
+    done = reval("runs", "rescore", base["run_id"], cand["run_id"], "--set", set_file,
+                 "--db", db, "--format", "json", "--output", out)  # fmt: skip
+    assert done.returncode == 0, done.stderr
+    rebased, again = json.loads(out.read_text())["runs"]
+    assert rebased["acceptance"]["how"] == "rescored"
+    turned = again["regression"]
+    assert turned["verdict"] == "pass" and turned["baseline_run_id"] == rebased["run_id"]
+    assert turned["unjudged_losses"] == []  # q2 is still a loss, on a judged document
+    assert turned["unjudged"]["by_k"][0]["losses"] == 1
+    assert turned["unjudged"]["line"] == (
+        "unjudged: no lost hit rests on unjudged documents (1 at top-1, all on judged ones)"
+    )
+    # the source run keeps the verdict it was given
+    source = json.loads(reval("runs", "show", cand["run_id"], "--db", db, "--format",
+                              "json").stdout)["runs"][0]  # fmt: skip
+    assert source["regression"]["unjudged_losses"] == list(UNJUDGED)
+
+
+def test_incomparable_only_when_asked_and_never_for_judged_losses(files, serve_table, db, tmp_path):
+    set_file, _ = files
+    _, base = gate(set_file, serve_table(BASE, identifier="s"), db)
+    only_unjudged = {**CAND, text(2): BASE[text(2)]}
+    target = serve_table(only_unjudged, identifier="s")
+    code, strict = gate(set_file, target, db)
+    assert (code, strict["regression"]["verdict"]) == (1, "regression")
+    code, asked = gate(set_file, target, db, "--unjudged-incomparable")
+    assert (code, asked["regression"]["verdict"]) == (1, "incomparable")
+    assert asked["regression"]["fails"] and asked["regression"]["unjudged"]["incomparable"]
+    assert asked["regression"]["unjudged_losses"] == list(UNJUDGED)
+    assert "acceptance" not in asked
+    # reval.toml [gate] says the same; --unjudged-strict overrides it
+    config = tmp_path / "reval.toml"
+    config.write_text("[gate]\nunjudged_incomparable = true\n")
+    code, by_config = gate(set_file, target, db, "--config", config)
+    assert (code, by_config["regression"]["verdict"]) == (1, "incomparable")
+    code, overridden = gate(set_file, target, db, "--config", config, "--unjudged-strict")
+    assert overridden["regression"]["verdict"] == "regression"
+    # a loss on a judged-not-relevant document keeps the regression, whatever is asked
+    code, mixed = gate(set_file, serve_table(CAND, identifier="s"), db, "--config", config)
+    assert (code, mixed["regression"]["verdict"]) == (1, "regression")
+    # none became a baseline: the next run is still judged against the first
+    _, later = gate(set_file, serve_table(BASE, identifier="s"), db)
+    assert later["regression"]["baseline_run_id"] == base["run_id"]
+    shown = reval("runs", "show", asked["run_id"], "--db", db)
+    assert "INCOMPARABLE" in shown.stdout and "every lost hit rests on unjudged" in shown.stdout
+    markdown = reval("runs", "show", asked["run_id"], "--db", db, "--format", "markdown").stdout
+    assert "judge them (`reval sets judge" in markdown
+    bad = tmp_path / "bad.toml"
+    bad.write_text("[gate]\nunjudged_incomparable = 1\n")
+    done = reval("eval", "--set", set_file, "--retriever", target, "--db", db, "--config", bad)
+    assert done.returncode == 2
+    assert "unjudged_incomparable" in done.stderr and done.stderr.strip().count("\n") == 0
