@@ -18,8 +18,8 @@ from typing import Any
 
 from ruamel.yaml.comments import CommentedMap, CommentedSeq
 
-from retrieval_eval.errors import InputError
 from retrieval_eval.corpus.digest import document_digest
+from retrieval_eval.errors import InputError
 from retrieval_eval.evaluation.workers import Progress
 from retrieval_eval.labelling.document import (
     load_document,

@@ -7,11 +7,12 @@ and hard class when given, and its ``judgments``: each decided candidate's grade
 "not relevant" (so a run can tell a document judged wrong from one nobody looked at) and for
 a relevant one the grade the judge gave (sets that declare a ``grade_scale``) or the set's
 relevance level; the digest of each decided document's text (``questions.digests``: the
-text the judge was shown, else the drafted one); and it appends itself to the question's ``history``: nothing a
-judge decided is ever dropped, even when two judges save the same question at once (the
-later save is current, both are in the history). The question is ``judged`` once every
-candidate has a decision and it has a target or is declared unanswerable (rejecting every
-candidate is not the same as "nothing answers it"), else it stays ``needs-review``.
+text the judge was shown, else the drafted one); and it appends itself to the question's
+``history``: nothing a judge decided is ever dropped, even when two judges save the same
+question at once (the later save is current, both are in the history). The question is
+``judged`` once every candidate has a decision and it has a target or is declared
+unanswerable (rejecting every candidate is not the same as "nothing answers it"), else it
+stays ``needs-review``.
 """
 
 from __future__ import annotations
@@ -183,8 +184,7 @@ def _set_digests(question: Any, candidates: Iterable[Any], judgement: Judgement)
         digest = judgement.digests.get(doc) or candidate.get("document_digest")
         if doc in decided and digest:
             digests[doc] = digest
-    if digests:
-        digests.fa.set_flow_style()
+    if digests:  # block style: a digest is 71 characters, two do not fit on a line
         question[DIGESTS_KEY] = digests
 
 

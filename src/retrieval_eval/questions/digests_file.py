@@ -61,5 +61,7 @@ def _collect(questions: Any) -> SetDigests:
     for q in questions:
         value = q.get(DIGESTS_KEY)
         if isinstance(value, dict) and isinstance(q.get("id"), str):
-            digests[q["id"]] = {str(d): str(g) for d, g in value.items() if is_digest(g)}
+            found = {str(d): str(g) for d, g in value.items() if is_digest(g)}
+            if found:
+                digests[q["id"]] = found
     return digests

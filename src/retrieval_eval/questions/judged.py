@@ -36,13 +36,13 @@ from retrieval_eval.atomic import write_atomically
 from retrieval_eval.corpus.digest import document_digest
 from retrieval_eval.errors import QuestionSetError
 from retrieval_eval.questions.corpus import CorpusDocument
+from retrieval_eval.questions.digests import DIGESTS_KEY
 from retrieval_eval.questions.formats import (
     FORMAT_VERSION,
     HEADER_KEY,
     set_format,
     write_question_set,
 )
-from retrieval_eval.questions.digests import DIGESTS_KEY
 from retrieval_eval.questions.judgments import JUDGMENTS_KEY, LEVEL_KEY, SCALE_KEY
 from retrieval_eval.questions.model import GoldenQuestion, GoldenQuestionSet
 from retrieval_eval.questions.problems import Problem, QuestionSetProblems
@@ -262,9 +262,7 @@ def with_digests(js: JudgedSet, documents: Iterable[CorpusDocument]) -> tuple[Ju
     (``corpus.digest``), and how many judgments name a document ``documents`` lacks."""
     wanted = {doc for q in js.questions for doc in q.judgments}
     found = {d.id: document_digest(d.title, d.text) for d in documents if d.id in wanted}
-    digests = {
-        q.id: {doc: found[doc] for doc in q.judgments if doc in found} for q in js.questions
-    }
+    digests = {q.id: {doc: found[doc] for doc in q.judgments if doc in found} for q in js.questions}
     missing = sum(doc not in found for q in js.questions for doc in q.judgments)
     return replace(js, digests={qid: d for qid, d in digests.items() if d}), missing
 

@@ -20,8 +20,8 @@ from collections.abc import Sequence, Set
 from typing import Any
 
 from retrieval_eval.questions.compact import CompactQuestions
-from retrieval_eval.questions.digests import DIGESTS_KEY, check_digests
 from retrieval_eval.questions.did_you_mean import did_you_mean
+from retrieval_eval.questions.digests import DIGESTS_KEY, check_digests
 from retrieval_eval.questions.formats import FORMAT_VERSION, HEADER_KEY, RawSet
 from retrieval_eval.questions.judgments import (
     DEFAULT_LEVEL,

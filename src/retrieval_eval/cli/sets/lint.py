@@ -111,8 +111,8 @@ def lint_command(
 
     require_extra("lint", "reval sets lint")
     from retrieval_eval.questions.corpus import read_corpus
-    from retrieval_eval.questions.lint.lint import lint_set
     from retrieval_eval.questions.digests_file import read_set_digests, set_path
+    from retrieval_eval.questions.lint.lint import lint_set
     from retrieval_eval.questions.loading import load_question_set
 
     require_lint_dependencies()

@@ -115,11 +115,11 @@ def label_drift(
         digests = recorded.get(q.id, {})
         grades = q.grades
         for doc, grade in grades.items():
-            digest = digests.get(doc)
-            if digest is None:
+            judged_on = digests.get(doc)
+            if judged_on is None:
                 unrecorded += 1
                 continue
-            labels.append(_state(q.id, doc, grade, digest, corpus, holders, grades))
+            labels.append(_state(q.id, doc, grade, judged_on, corpus, holders, grades))
     return DriftReport(tuple(labels), unrecorded)
 
 

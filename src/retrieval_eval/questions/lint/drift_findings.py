@@ -23,7 +23,8 @@ def drift_findings(drift: DriftReport | None) -> list[Finding]:
                 "(reval sets lint --fix-moved relabels it)"
             )
             evidence["moved_to"] = str(d.moved_to)
-            findings.append(Finding(FindingKind.DOCUMENT_MOVED, (d.question_id,), message, evidence))
+            kind = FindingKind.DOCUMENT_MOVED
+            findings.append(Finding(kind, (d.question_id,), message, evidence))
         elif d.state is LabelState.CHANGED:
             message = (
                 f"document {d.document_id!r} (graded {d.grade}) changed since it was judged: "

@@ -13,9 +13,9 @@ from typing import Any
 
 from retrieval_eval.questions.corpus import CorpusDocument
 from retrieval_eval.questions.digests_file import SetDigests
+from retrieval_eval.questions.lint.corpus_index import index_corpus
 from retrieval_eval.questions.lint.drift import DriftReport, corpus_digests, label_drift
 from retrieval_eval.questions.lint.drift_findings import drift_findings, without_moved
-from retrieval_eval.questions.lint.corpus_index import index_corpus
 from retrieval_eval.questions.lint.duplicates import duplicate_findings
 from retrieval_eval.questions.lint.findings import Finding, FindingKind, ordered
 from retrieval_eval.questions.lint.form_check import form_findings, question_overlaps
