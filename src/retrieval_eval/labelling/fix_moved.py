@@ -6,7 +6,8 @@ place a question names the old id: ``expected_document_ids``, ``judgments``,
 the id of the day). Nothing else changes:
 
 - YAML is rewritten round-trip under the set's lock (``labelling.document``): comments,
-  key order, quoting and blank lines stay, and a renamed key keeps its place;
+  key order, quoting, blank lines and the file's sequence indentation stay, and a renamed
+  key keeps its place;
 - JSON keeps its key order (it holds no comments) and is written with two-space indents;
 - JSONL rewrites only the lines of questions that change; every other line keeps its bytes.
 
@@ -26,7 +27,7 @@ from ruamel.yaml.comments import CommentedMap
 
 from retrieval_eval.atomic import write_atomically
 from retrieval_eval.errors import InputError
-from retrieval_eval.labelling.document import update_document
+from retrieval_eval.labelling.document import layout_of, load_document, locked, write_document
 from retrieval_eval.questions.digests import DIGESTS_KEY
 from retrieval_eval.questions.formats import read_text, set_format
 from retrieval_eval.questions.judgments import JUDGMENTS_KEY
@@ -42,10 +43,7 @@ def fix_moved(path: Path, moves: Moves) -> int:
         return 0
     fmt = set_format(path)
     if fmt == "yaml":
-        if path.suffix.lower() == ".gz":
-            raise InputError(f"{path}: --fix-moved rewrites YAML sets uncompressed only")
-        changed, _version = update_document(path, lambda doc: _fix_all(doc["questions"], moves))
-        return changed
+        return _fix_yaml(path, moves)
     try:
         text = read_text(path, limit=None)
     except (OSError, UnicodeDecodeError) as e:
@@ -53,6 +51,16 @@ def fix_moved(path: Path, moves: Moves) -> int:
     changed, text = _fix_jsonl(text, moves) if fmt == "jsonl" else _fix_json(text, moves)
     data = text.encode("utf-8")
     write_atomically(path, gzip.compress(data, mtime=0) if path.suffix.lower() == ".gz" else data)
+    return changed
+
+
+def _fix_yaml(path: Path, moves: Moves) -> int:
+    """Under the set's lock, round-trip, in the file's own sequence layout."""
+    with locked(path):
+        document, _version = load_document(path)  # refuses .gz, names the file
+        changed = _fix_all(document["questions"], moves)
+        if changed:
+            write_document(document, path, layout_of(path.read_text(encoding="utf-8-sig")))
     return changed
 
 

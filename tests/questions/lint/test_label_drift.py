@@ -207,3 +207,18 @@ def test_a_digest_under_several_ids_is_gone_not_guessed(
     assert (drift["moved"], drift["gone"]) == (0, 3)
     lint(pets, "--corpus", corpus, "--fix-moved")
     assert pets.read_text() == SET
+
+
+def test_fix_moved_keeps_the_indentation_of_a_set_pyyaml_wrote(
+    tmp_path: Path, corpus: Path, lint: Callable
+) -> None:
+    """An imported set has its dashes at the parent's column: only the moved lines change."""
+    questions = [{"id": "q1", "question": "Cats?", "judgments": {"a": 1, "c": 0},
+                  "document_digests": {"a": DIGEST["a"], "c": DIGEST["c"]}}]  # fmt: skip
+    path = tmp_path / "imported.yaml"
+    path.write_text(yaml.safe_dump({"name": "pets", "questions": questions}, sort_keys=False))
+    before = path.read_text().splitlines()
+    lint(path, "--corpus", corpus, "--fix-moved")
+    after = path.read_text().splitlines()
+    changed = [(old, new) for old, new in zip(before, after, strict=True) if old != new]
+    assert changed == [("    c: 0", "    c2: 0"), (f"    c: {DIGEST['c']}", f"    c2: {DIGEST['c']}")]
