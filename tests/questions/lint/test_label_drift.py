@@ -221,4 +221,5 @@ def test_fix_moved_keeps_the_indentation_of_a_set_pyyaml_wrote(
     lint(path, "--corpus", corpus, "--fix-moved")
     after = path.read_text().splitlines()
     changed = [(old, new) for old, new in zip(before, after, strict=True) if old != new]
-    assert changed == [("    c: 0", "    c2: 0"), (f"    c: {DIGEST['c']}", f"    c2: {DIGEST['c']}")]
+    digest = DIGEST["c"]
+    assert changed == [("    c: 0", "    c2: 0"), (f"    c: {digest}", f"    c2: {digest}")]
