@@ -259,7 +259,7 @@ def ndcg(corpus: Path, tmp: Path, exact_dir: Path, queries: dict[str, str], qrel
         }
         judged = {q.question_id: qrels[q.question_id] for q in answered}
         independent = ir_measures.calc_aggregate([nDCG @ 10], judged, exported)[nDCG @ 10]
-        ours = run.metrics.values["ndcg@10"]
+        ours = run.metrics.values["binary_ndcg@10"]
         kinds = sorted({q.error.kind for q in run.questions if q.error is not None})
         p50 = run.latency.p50_ms if run.latency else float("nan")
         print(f"  {name:14} reval {ours:.4f} · ir-measures {independent:.4f} · "

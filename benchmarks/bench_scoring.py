@@ -208,7 +208,7 @@ def reference_names(ks: tuple[int, ...], depth: int) -> dict[str, dict[str, str]
                       "ir-measures": f"Success@{k}"}  # fmt: skip
         names[f"recall@{k}"] = {"pytrec_eval": f"recall_{k}", "ranx": f"recall@{k}",
                                 "ir-measures": f"R@{k}"}  # fmt: skip
-        names[f"ndcg@{k}"] = {"pytrec_eval": f"ndcg_cut_{k}", "ranx": f"ndcg@{k}",
+        names[f"binary_ndcg@{k}"] = {"pytrec_eval": f"ndcg_cut_{k}", "ranx": f"ndcg@{k}",
                               "ir-measures": f"nDCG@{k}"}  # fmt: skip
     names[f"mrr@{depth}"] = {"pytrec_eval": "recip_rank", "ranx": f"mrr@{depth}",
                              "ir-measures": "RR"}  # fmt: skip

@@ -25,7 +25,9 @@ class MetricFamily(StrEnum):
     HIT_RATE = "hit_rate"
     MRR = "mrr"
     RECALL = "recall"
-    NDCG = "ndcg"
+    #: nDCG on binary labels (gain 1 for an expected document). Graded nDCG is the IR
+    #: measure ``nDCG@k`` (``scoring.measures``); the two names differ even ignoring case.
+    BINARY_NDCG = "binary_ndcg"
 
 
 #: The headline families and their cut-offs.
@@ -81,7 +83,7 @@ def parse_metric_key(key: str) -> MetricKey | None:
 
 
 #: The keys there are, for messages that refuse another.
-KEY_FORMS = "top1_hit_rate, top3_hit_rate, hit_rate@K, mrr@K, recall@K or ndcg@K"
+KEY_FORMS = "top1_hit_rate, top3_hit_rate, hit_rate@K, mrr@K, recall@K or binary_ndcg@K"
 
 #: The two headline keys (the methodology's top-1 and top-3 hit rates).
 TOP1_HIT_RATE = metric_key(MetricFamily.TOP1_HIT_RATE)
@@ -92,7 +94,7 @@ _FAMILY_ORDER = {family: order for order, family in enumerate(MetricFamily)}
 
 
 def metric_sort_key(name: str) -> tuple[int, int, str]:
-    """Top-1, top-3, then hit_rate@k, mrr@k, recall@k, ndcg@k by k; unknown ones last."""
+    """Top-1, top-3, then hit_rate@k, mrr@k, recall@k, binary_ndcg@k by k; unknown ones last."""
     parsed = parse_metric_key(name)
     if parsed is None:
         return (99, 0, name)

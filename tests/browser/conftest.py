@@ -4,13 +4,10 @@ console error or any request that would leave the machine."""
 
 from __future__ import annotations
 
-import importlib.util
-import os
 from collections.abc import Iterator
 
 import pytest
-from support.browser import Guard
-from support.env import require
+from support.browser import debian_chromium, guarded_page
 from support.tools import load_tool
 
 TOOL = load_tool("screenshots")
@@ -22,14 +19,8 @@ def browser(demo_db: str) -> Iterator[object]:
     API keeps an event loop running in this thread while it is open, so it starts after the
     demo store is filled and stops at the end of its module, before the next module's tests
     (which may use asyncio.run) run in this thread."""
-    require(importlib.util.find_spec("playwright") is not None, "playwright (test extra)")
-    require(os.access(TOOL.CHROMIUM, os.X_OK), f"Debian's chromium at {TOOL.CHROMIUM}")
-    from playwright.sync_api import sync_playwright
-
-    with sync_playwright() as p:
-        browser = TOOL.launch(p)
+    with debian_chromium() as browser:
         yield browser
-        browser.close()
 
 
 @pytest.fixture(scope="session")
@@ -46,15 +37,10 @@ def viewer_url(demo_db: str) -> Iterator[str]:
 
 @pytest.fixture
 def page(browser: object) -> Iterator[object]:
-    context = browser.new_context(viewport={"width": 1280, "height": 900})  # type: ignore[attr-defined]
-    guard = Guard()
-    context.route("**/*", guard.route)
-    page = context.new_page()
-    page.on("console", lambda m: m.type == "error" and guard.errors.append(m.text))
-    page.on("pageerror", lambda e: guard.errors.append(str(e)))
-    page.on("requestfailed", lambda r: guard.errors.append(f"failed: {r.url}"))
-    page.guard = guard
+    page, guard = guarded_page(browser)
+    page.on("requestfailed", lambda r: guard.errors.append(f"failed: {r.url}"))  # type: ignore[attr-defined]
+    page.guard = guard  # type: ignore[attr-defined]
     yield page
-    context.close()
+    page.context.close()  # type: ignore[attr-defined]
     assert guard.errors == [], guard.errors
     assert guard.blocked == [], f"requests leaving the machine: {guard.blocked}"

@@ -4,7 +4,6 @@ then the saved file validates and evaluates like a hand-written set."""
 
 from __future__ import annotations
 
-import importlib.util
 import json
 import os
 import subprocess
@@ -14,8 +13,8 @@ from pathlib import Path
 
 import pytest
 import yaml
-from support.browser import Guard
-from support.env import REPO_ROOT, require
+from support.browser import Guard, debian_chromium, judging_server, open_guarded
+from support.env import REPO_ROOT
 from support.tools import load_tool
 
 TOOL = load_tool("screenshots")
@@ -100,25 +99,13 @@ def judge_url(drafted: tuple[Path, list[str]]) -> Iterator[str]:
 
 @pytest.fixture(scope="module")
 def chromium(judge_url: str) -> Iterator[object]:
-    require(importlib.util.find_spec("playwright") is not None, "playwright (test extra)")
-    require(os.access(TOOL.CHROMIUM, os.X_OK), f"Debian's chromium at {TOOL.CHROMIUM}")
-    from playwright.sync_api import sync_playwright
-
-    with sync_playwright() as p:
-        browser = TOOL.launch(p)
+    with debian_chromium() as browser:
         yield browser
-        browser.close()
 
 
 def open_page(browser: object, url: str) -> tuple[object, Guard]:
-    context = browser.new_context(viewport={"width": 1280, "height": 900})  # type: ignore[attr-defined]
-    guard = Guard()
-    context.route("**/*", guard.route)
-    page = context.new_page()
-    page.on("console", lambda m: m.type == "error" and guard.errors.append(m.text))
-    page.on("pageerror", lambda e: guard.errors.append(str(e)))
-    page.goto(url)
-    page.wait_for_selector("html[data-judge-ready]")
+    page, guard = open_guarded(browser, url)
+    page.wait_for_selector("html[data-judge-ready]")  # type: ignore[attr-defined]
     return page, guard
 
 
@@ -230,7 +217,7 @@ def viewer_with_draft(
 
 def test_judge_with_the_mouse_alone(viewer_with_draft: tuple[str, Path], chromium: object) -> None:
     base, draft = viewer_with_draft
-    page, guard = open_page_at(chromium, base + "/")
+    page, guard = open_guarded(chromium, base + "/")
     page.click("header.top a[href='/judge']")
     page.click("a[href='/judge/mouse']")
     page.wait_for_selector("html[data-judge-ready]")
@@ -277,33 +264,13 @@ def test_judge_with_the_mouse_alone(viewer_with_draft: tuple[str, Path], chromiu
     assert "ok: set 'draft', 4 questions" in reval("sets", "validate", draft).stdout
 
 
-def open_page_at(browser: object, url: str) -> tuple[object, Guard]:
-    context = browser.new_context(viewport={"width": 1280, "height": 900})  # type: ignore[attr-defined]
-    guard = Guard()
-    context.route("**/*", guard.route)
-    page = context.new_page()
-    page.on("console", lambda m: m.type == "error" and guard.errors.append(m.text))
-    page.on("pageerror", lambda e: guard.errors.append(str(e)))
-    page.goto(url)
-    return page, guard
-
-
 @pytest.fixture
 def graded_viewer(drafted: tuple[Path, list[str]], tmp_path: Path) -> Iterator[tuple[str, Path]]:
     """``reval sets judge`` on a copy of the unjudged draft that declares grades 0-3."""
     draft = tmp_path / "graded.yaml"
     draft.write_text("grade_scale: [0, 3]\n" + (drafted[0].parent / "pristine.yaml").read_text())
-    env = {**os.environ, "PYTHONUNBUFFERED": "1"}
-    server = subprocess.Popen(
-        [str(REVAL), "sets", "judge", str(draft), "--corpus", str(CORPUS), "--judge", "eve"],
-        stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True, env=env,
-    )  # fmt: skip
-    try:
-        assert server.stdout is not None
-        yield server.stdout.readline().strip(), draft
-    finally:
-        server.terminate()
-        server.wait(20)
+    with judging_server(draft, CORPUS, "eve") as url:
+        yield url, draft
 
 
 def test_a_set_with_a_scale_is_judged_in_grades(

@@ -106,7 +106,9 @@ def test_every_figure_equals_pytrec_evals_from_the_same_files(tmp_path: Path, se
         k: pytrec_eval.RelevanceEvaluator(trec_qrels, {"recip_rank"}).evaluate(_truncated(full, k))
         for k in KS
     }
-    means = dict.fromkeys([f"{m}@{k}" for m in ("hit", "mrr", "recall", "ndcg") for k in KS], 0.0)
+    means = dict.fromkeys(
+        [f"{m}@{k}" for m in ("hit", "mrr", "recall", "binary_ndcg") for k in KS], 0.0
+    )
     for question in run["questions"]:
         topic = question["id"]
         order = list(_truncated(full, 1000).get(topic, {}))
@@ -118,10 +120,10 @@ def test_every_figure_equals_pytrec_evals_from_the_same_files(tmp_path: Path, se
                 f"hit@{k}": figures.get(f"success_{k}", 0.0),
                 f"mrr@{k}": rr[k].get(topic, {}).get("recip_rank", 0.0),
                 f"recall@{k}": figures.get(f"recall_{k}", 0.0),
-                f"ndcg@{k}": figures.get(f"ndcg_cut_{k}", 0.0),
+                f"binary_ndcg@{k}": figures.get(f"ndcg_cut_{k}", 0.0),
             }
             assert float(question["hits"][str(k)]) == reference[f"hit@{k}"], topic
-            for name in ("mrr", "recall", "ndcg"):
+            for name in ("mrr", "recall", "binary_ndcg"):
                 assert mine[f"{name}@{k}"] == pytest.approx(reference[f"{name}@{k}"], abs=1e-9)
             for key, value in reference.items():
                 means[key] += value / 80
@@ -131,7 +133,7 @@ def test_every_figure_equals_pytrec_evals_from_the_same_files(tmp_path: Path, se
         assert (hit if hit is not None else metrics[f"hit_rate@{k}"]) == pytest.approx(
             means[f"hit@{k}"], abs=1e-9
         )
-        for name in ("mrr", "recall", "ndcg"):
+        for name in ("mrr", "recall", "binary_ndcg"):
             assert metrics[f"{name}@{k}"] == pytest.approx(means[f"{name}@{k}"], abs=1e-9)
 
 
@@ -254,6 +256,6 @@ def test_a_run_file_of_bm25_over_scifact_scores_as_the_plugin_does(
     theirs = pytrec_eval.RelevanceEvaluator(qrels, {f"ndcg_cut.{cut}", f"recall.{cut}"})
     per_topic = theirs.evaluate(_pytrec_run(by_score))
     for k in KS:
-        for name, measure in (("ndcg", "ndcg_cut"), ("recall", "recall")):
+        for name, measure in (("binary_ndcg", "ndcg_cut"), ("recall", "recall")):
             mean = sum(per_topic.get(t, {}).get(f"{measure}_{k}", 0.0) for t in qrels) / len(qrels)
             assert figures[1][f"{name}@{k}"] == pytest.approx(mean, abs=1e-9)

@@ -254,7 +254,7 @@ async def test_deeper_ks_raise_the_request_limit_and_add_metrics() -> None:
     run = await evaluate_set(make_set("s", 4), oracle, EvalOptions(ks=(10,), overfetch=2))
     assert oracle.limits == {20}  # deepest k 10 * overfetch 2
     assert run.parameters.ks == (1, 3, 10) and run.parameters.limit == 20
-    assert {"top1_hit_rate", "top3_hit_rate", "hit_rate@10", "mrr@10", "ndcg@1"} <= set(
+    assert {"top1_hit_rate", "top3_hit_rate", "hit_rate@10", "mrr@10", "binary_ndcg@1"} <= set(
         run.metrics.values
     )
 

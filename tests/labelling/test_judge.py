@@ -184,3 +184,28 @@ def test_drafts_and_judged_sets_match_the_published_schema(draft: Path) -> None:
     broken["questions"][0]["labelling"]["state"] = "done"
     with pytest.raises(jsonschema.ValidationError):
         jsonschema.validate(broken, schema)
+
+
+def test_a_persons_decision_replaces_a_models_label_and_keeps_its_grades(draft: Path) -> None:
+    from retrieval_eval.labelling.llm.judge import record_grades
+
+    model = "llm:tiny@sha256:abc"
+    record_grades(draft, model, {("q1", "restore"): (1, "explains it")}, 1)
+    text = draft.read_text().replace(
+        "{document_id: restore, found_by: {a: 1}, relevant: null}",
+        f'{{document_id: restore, found_by: {{a: 1}}, relevant: true, source: "{model}", '
+        "reason: explains it}",
+    )
+    draft.write_text(text)
+    save_judgement(draft, Judgement("q1", frozenset(), frozenset({"restore"}), judge="ana"))
+    q1 = yaml.safe_load(draft.read_text())["questions"][0]
+    restore, overview = q1["labelling"]["candidates"]
+    assert (restore["relevant"], restore["source"]) == (False, "human:ana")
+    assert "reason" not in restore  # the model's "why" went with its label...
+    assert "source" not in overview  # ...and a candidate nobody decided keeps no source
+    by_model = [e for e in q1["labelling"]["history"] if e["by"] == model]
+    assert by_model[0]["grades"] == {"restore": 1}  # ...its grade stays in the history
+    assert by_model[0]["reasons"] == {"restore": "explains it"}
+    save_judgement(draft, Judgement("q1", frozenset({"overview"}), judge="human:ben"))
+    overview = yaml.safe_load(draft.read_text())["questions"][0]["labelling"]["candidates"][1]
+    assert overview["source"] == "human:ben"  # a name given with its prefix is kept as is

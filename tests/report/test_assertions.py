@@ -46,7 +46,7 @@ def test_a_rate_below_the_bar_lists_the_misses_with_their_ranking(run) -> None:
 @pytest.mark.parametrize(
     ("kwargs", "expected"),
     [
-        ({"metric": "ndcg@10"}, "did not measure ndcg@10 (overall); measured: "),
+        ({"metric": "binary_ndcg@10"}, "did not measure binary_ndcg@10 (overall); measured: "),
         ({"metric": "top5_hit_rate"}, "'top5_hit_rate' is not a metric: top1_hit_rate, "),
         ({"metric": "top1_hit_rate", "form": "UNLABELLED"}, "has no questions in form UNLABELLED"),
         (

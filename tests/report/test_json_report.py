@@ -203,3 +203,24 @@ def test_measures_carry_their_convention_and_denominators(current_run):
             "P@10": {"value": None, "count": 0, "left_out": 0},
         },
     }
+
+
+def test_a_label_source_breakdown_is_in_the_streamed_document_too(monkeypatch):
+    import io
+
+    from support.factory import outcome, run_of
+
+    from retrieval_eval.report.run import json_format as json_report
+    from retrieval_eval.scoring.metrics import summarize
+
+    big = run_of([outcome(f"q{i}", ["d1"], ["d1"]) for i in range(json_report.PRETTY_UP_TO + 1)])
+    small = run_of([outcome("r1", ["d1"], ["d2"])])
+    groups = {"human": summarize(big.questions[:3], big.parameters.ks)}
+    reports = [RunReport(big), RunReport(small)]
+    out = io.StringIO()
+    json_report.write_json(reports, out, by_source=[groups, None])
+    assert out.getvalue() == json_report.render_json(reports, by_source=[groups, None])
+    first, second = json.loads(out.getvalue())["runs"]
+    assert first["by_label_source"]["human"]["count"] == 3
+    assert first["by_label_source"]["human"]["top1_hit_rate"] == 1.0
+    assert "by_label_source" not in second  # only where a breakdown was asked for

@@ -79,9 +79,9 @@ def test_ir_measures_gets_revals_mrr_ndcg_recall_and_hit_rates_back(tmp_path):
     )  # fmt: skip
     ours = summarize(outcomes, (1, 3, 10)).values
     assert theirs[RR @ 10] == pytest.approx(ours["mrr@10"])
-    assert theirs[nDCG @ 10] == pytest.approx(ours["ndcg@10"])
+    assert theirs[nDCG @ 10] == pytest.approx(ours["binary_ndcg@10"])
     assert theirs[R @ 10] == pytest.approx(ours["recall@10"])
-    assert theirs[nDCG @ 3] == pytest.approx(ours["ndcg@3"])
+    assert theirs[nDCG @ 3] == pytest.approx(ours["binary_ndcg@3"])
     assert theirs[R @ 3] == pytest.approx(ours["recall@3"])
     with_answer = [q for q in outcomes if q.expected_document_ids]
     assert theirs[Success @ 1] == pytest.approx(

@@ -19,6 +19,7 @@ from retrieval_eval.errors import InputError
 from retrieval_eval.retrievers.documents import distinct_documents
 from retrieval_eval.scoring.measures import (
     DEFAULT_MEASURES,
+    FAMILIES,
     Measure,
     QuestionFigures,
     mean_measures,
@@ -260,3 +261,19 @@ def test_a_runs_means_are_the_means_of_its_questions(trec_means: bool) -> None:
     ours = run_measures(outcomes, questions, MEASURES, trec_means=trec_means)
     figures = reval_figures(qrels, ranked)
     assert ours == mean_measures(figures.values(), MEASURES, trec_means=trec_means)
+
+
+def test_no_metric_key_reads_as_a_measure_name_even_ignoring_case() -> None:
+    """Binary nDCG (a metric key) and graded nDCG (a measure) must never be mistaken for
+    each other in a report, a store or a spreadsheet that folds case."""
+    from retrieval_eval.metric_keys import MetricFamily, metric_key
+
+    for k in (1, 3, 5, 10, 100):
+        keys = {
+            metric_key(family, k).lower()
+            for family in MetricFamily
+            if family not in (MetricFamily.TOP1_HIT_RATE, MetricFamily.TOP3_HIT_RATE)
+        }
+        names = {Measure(family, k).name.lower() for family in FAMILIES if family != "Rprec"}
+        names |= {Measure(family).name.lower() for family in FAMILIES}
+        assert not keys & names, keys & names

@@ -20,7 +20,7 @@ from retrieval_eval.scoring.ranks import hit_rate_key
         (MetricFamily.HIT_RATE, 5, "hit_rate@5"),
         (MetricFamily.MRR, 10, "mrr@10"),
         (MetricFamily.RECALL, 1, "recall@1"),
-        (MetricFamily.NDCG, 100, "ndcg@100"),
+        (MetricFamily.BINARY_NDCG, 100, "binary_ndcg@100"),
     ],
 )
 def test_keys_are_the_stored_strings_and_parse_back(
@@ -39,7 +39,7 @@ def test_keys_are_the_stored_strings_and_parse_back(
 @pytest.mark.parametrize(
     "key",
     ["hit_rate@1", "hit_rate@3", "top5_hit_rate", "top1_hit_rate@1", "mrr", "mrr@0",
-     "mrr@01", "mrr@x", "MRR@10", "p95_ms", "", "ndcg@10 ", "precision@5"],
+     "mrr@01", "mrr@x", "MRR@10", "p95_ms", "", "ndcg@10 ", "ndcg@10", "precision@5"],
 )  # fmt: skip
 def test_anything_else_is_not_a_key(key: str) -> None:
     assert parse_metric_key(key) is None
@@ -67,4 +67,4 @@ def test_every_key_the_scorer_writes_parses() -> None:
     assert sorted(names, key=metric_sort_key)[:4] == [
         "top1_hit_rate", "top3_hit_rate", "hit_rate@5", "hit_rate@10"
     ]  # fmt: skip
-    assert MetricKey(MetricFamily.NDCG, 5).__str__() == "ndcg@5"
+    assert MetricKey(MetricFamily.BINARY_NDCG, 5).__str__() == "binary_ndcg@5"

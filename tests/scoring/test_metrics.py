@@ -45,7 +45,7 @@ def test_canonical_metric_names() -> None:
         "top3_hit_rate",
         "hit_rate@5",
         "hit_rate@10",
-        *(f"{m}@{k}" for m in ("mrr", "recall", "ndcg") for k in KS),
+        *(f"{m}@{k}" for m in ("mrr", "recall", "binary_ndcg") for k in KS),
     }
     assert set(metrics.intervals) == {hit_rate_key(k) for k in KS}
 
@@ -68,7 +68,7 @@ def test_hand_worked_group() -> None:
     assert m.values["mrr@3"] == pytest.approx((1 + 1 / 3 + 0) / 3)
     assert m.values["recall@3"] == pytest.approx((1 + 0.5 + 0) / 3)
     ndcg_hit3 = (1 / math.log2(4)) / (1 + 1 / math.log2(3))
-    assert m.values["ndcg@3"] == pytest.approx((1 + ndcg_hit3 + 0) / 3)
+    assert m.values["binary_ndcg@3"] == pytest.approx((1 + ndcg_hit3 + 0) / 3)
     assert m.no_answer is not None
     assert (m.no_answer.count, m.no_answer.correctly_empty, m.no_answer.returned_something) == (
         2,
@@ -156,7 +156,7 @@ def _cross_check(
         figures = theirs.get(o.question_id, {})
         for k in ks:
             reference = {
-                f"ndcg@{k}": figures.get(f"ndcg_cut_{k}", 0.0),
+                f"binary_ndcg@{k}": figures.get(f"ndcg_cut_{k}", 0.0),
                 f"recall@{k}": figures.get(f"recall_{k}", 0.0),
                 f"mrr@{k}": rr[k].get(o.question_id, {}).get("recip_rank", 0.0),
             }
@@ -234,4 +234,4 @@ def test_metrics_match_pytrec_eval_on_a_real_bm25_ranking(scifact_dir: Path) -> 
 def test_duplicate_labels_count_once_in_recall() -> None:
     values = rank_metrics(["a", "b"], ["a", "a", "c"], (1, 3))
     assert values["recall@3"] == 0.5
-    assert values["ndcg@1"] == 1.0
+    assert values["binary_ndcg@1"] == 1.0

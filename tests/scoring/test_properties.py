@@ -75,7 +75,7 @@ def plain_figures(outcome: QuestionOutcome, k: int) -> dict[str, float]:
     return {
         f"mrr@{k}": 1 / (ranks[0] + 1) if ranks else 0.0,
         f"recall@{k}": len(ranks) / len(relevant),
-        f"ndcg@{k}": dcg / ideal,
+        f"binary_ndcg@{k}": dcg / ideal,
     }
 
 
@@ -95,7 +95,7 @@ def plain_group(outcomes: list[QuestionOutcome], ks: tuple[int, ...]) -> GroupMe
         if answered:
             values[name] = sum(hits) / len(answered)
     for k in ks:
-        for name in (f"mrr@{k}", f"recall@{k}", f"ndcg@{k}"):
+        for name in (f"mrr@{k}", f"recall@{k}", f"binary_ndcg@{k}"):
             if scored:
                 values[name] = math.fsum(plain_figures(o, k)[name] for o in scored) / len(scored)
     no_answer = [o for o in answered if not o.expected_document_ids]

@@ -95,5 +95,5 @@ def test_a_row_shared_by_many_questions_never_carries_into_the_next_column() -> 
         value = overall.values[name]
         assert value == math.fsum([dict(zip(rank_names(KS), figures((0, 1, 2, 3), 4, KS),
                                             strict=True))[name]] * 70_000) / 70_001  # fmt: skip
-    assert tally.by_form()["GAP"].values["ndcg@10"] == 0.0
+    assert tally.by_form()["GAP"].values["binary_ndcg@10"] == 0.0
     assert tally.by_form()["MATCH"].values["recall@10"] == 1.0

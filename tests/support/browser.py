@@ -3,6 +3,12 @@ the machine), opening a view when it is ready, and the state of one of its chart
 
 from __future__ import annotations
 
+import os
+import subprocess
+import sys
+from collections.abc import Iterator
+from contextlib import contextmanager
+from pathlib import Path
 from urllib.parse import urlsplit
 
 
@@ -47,3 +53,58 @@ def chart_state(page: object, name: str) -> dict:
         }""",
         name,
     )
+
+
+def guarded_page(browser: object) -> tuple[object, Guard]:
+    """A page in a fresh context whose console errors and off-machine requests are kept."""
+    context = browser.new_context(viewport={"width": 1280, "height": 900})  # type: ignore[attr-defined]
+    guard = Guard()
+    context.route("**/*", guard.route)
+    page = context.new_page()
+    page.on("console", lambda m: m.type == "error" and guard.errors.append(m.text))
+    page.on("pageerror", lambda e: guard.errors.append(str(e)))
+    return page, guard
+
+
+def open_guarded(browser: object, url: str) -> tuple[object, Guard]:
+    """``guarded_page`` at ``url``."""
+    page, guard = guarded_page(browser)
+    page.goto(url)  # type: ignore[attr-defined]
+    return page, guard
+
+
+@contextmanager
+def debian_chromium() -> Iterator[object]:
+    """Headless Debian chromium through Playwright (skips when either is missing)."""
+    import importlib.util
+
+    from support.env import require
+    from support.tools import load_tool
+
+    tool = load_tool("screenshots")
+    require(importlib.util.find_spec("playwright") is not None, "playwright (test extra)")
+    require(os.access(tool.CHROMIUM, os.X_OK), f"Debian's chromium at {tool.CHROMIUM}")
+    from playwright.sync_api import sync_playwright
+
+    with sync_playwright() as p:
+        browser = tool.launch(p)
+        yield browser
+        browser.close()
+
+
+@contextmanager
+def judging_server(draft: Path, corpus: Path, judge: str) -> Iterator[str]:
+    """``reval sets judge DRAFT --corpus CORPUS --judge JUDGE`` as a user starts it; the
+    URL it prints first (the judging page)."""
+    reval = Path(sys.executable).parent / "reval"
+    server = subprocess.Popen(
+        [str(reval), "sets", "judge", str(draft), "--corpus", str(corpus), "--judge", judge],
+        stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True,
+        env={**os.environ, "PYTHONUNBUFFERED": "1"},
+    )  # fmt: skip
+    try:
+        assert server.stdout is not None
+        yield server.stdout.readline().strip()
+    finally:
+        server.terminate()
+        server.wait(20)

@@ -128,7 +128,7 @@ def test_grid_starts_with_plain_rrf_and_keeps_weights_up_to_scale() -> None:
     assert len(grid) == len(set(grid)) == 2 * 3 + 3 + 3
 
 
-@pytest.mark.parametrize("metric", ["ndcg@10", "top0_hit_rate", "hit_rate@x"])
+@pytest.mark.parametrize("metric", ["binary_ndcg@10", "top0_hit_rate", "hit_rate@x"])
 def test_metric_must_be_a_hit_rate(metric: str) -> None:
     with pytest.raises(InputError, match="tuning scores a hit rate"):
         metric_k(metric)
@@ -299,6 +299,6 @@ def test_json_output_carries_the_figures(counting_pair, tmp_path: Path) -> None:
     # rb puts the target second on every question, ra first on half: rb alone hits all
     # ten at top-3, as does every fusion of the two.
     assert data["comparisons"][1]["hits"] == 10 and data["held_out"]["hits"] == 10
-    bad = CliRunner().invoke(cli, [*args, "--metric", "ndcg@10"])
+    bad = CliRunner().invoke(cli, [*args, "--metric", "binary_ndcg@10"])
     assert isinstance(bad.exception, InputError)  # exit 2 through reval's main
     assert "tuning scores a hit rate" in str(bad.exception)

@@ -83,5 +83,5 @@ async def test_reval_hit_rates_equal_an_independent_implementation(
     values = result.metrics.values
     assert values["top1_hit_rate"] == pytest.approx(reference[Success @ 1], abs=1e-9)
     assert values["top3_hit_rate"] == pytest.approx(reference[Success @ 3], abs=1e-9)
-    assert values["ndcg@10"] == pytest.approx(reference[nDCG @ 10], abs=1e-6)
+    assert values["binary_ndcg@10"] == pytest.approx(reference[nDCG @ 10], abs=1e-6)
     assert result.retriever.corpus_revision == open_index(scifact_index).describe().corpus_revision

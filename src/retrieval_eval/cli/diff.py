@@ -10,6 +10,8 @@ import click
 
 from retrieval_eval.cli.options import (
     config_option,
+    count_option,
+    file_option,
     format_option,
     rbo_p_option,
     read_token,
@@ -45,19 +47,10 @@ from retrieval_eval.records.parameters import DEFAULT_CONCURRENCY
     help="Depth compared: the top K distinct documents of each ranking.",
 )
 @rbo_p_option
-@click.option(
-    "--top",
-    type=click.IntRange(min=1),
-    default=10,
-    show_default=True,
-    metavar="N",
-    help="How many of the questions that moved most to list.",
-)
-@click.option(
+@count_option("--top", "How many of the questions that moved most to list.", default=10)
+@file_option(
     "--write-moved",
-    type=click.Path(dir_okay=False, path_type=Path),
-    metavar="FILE",
-    help="Write the --top questions that moved most to FILE, one per line (ready to label).",
+    "Write the --top questions that moved most to FILE, one per line (ready to label).",
 )
 @click.option(
     "--concurrency",

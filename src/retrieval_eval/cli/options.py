@@ -44,6 +44,31 @@ def config_option(function: F) -> F:
     )(function)
 
 
+def count_option(
+    flag: str, help_text: str, *, default: int, metavar: str = "N"
+) -> Callable[[F], F]:
+    """A whole number of at least 1 with its default shown: how many, how deep."""
+    return click.option(
+        flag,
+        type=click.IntRange(min=1),
+        default=default,
+        show_default=True,
+        metavar=metavar,
+        help=help_text,
+    )
+
+
+def file_option(flag: str, help_text: str, *, dest: str | None = None) -> Callable[[F], F]:
+    """A file to write (``FILE``), parsed to a ``Path``; ``None`` when not given."""
+    names = (flag, dest) if dest else (flag,)
+    return click.option(
+        *names,
+        type=click.Path(dir_okay=False, path_type=Path),
+        metavar="FILE",
+        help=help_text,
+    )
+
+
 def format_option(*choices: str) -> Callable[[F], F]:
     def decorate(function: F) -> F:
         return click.option(

@@ -17,6 +17,7 @@ from retrieval_eval.errors import InfrastructureError, InputError, RevalError
 if TYPE_CHECKING:  # the reports (and the regression records they show) load when one is made
     from retrieval_eval.regression.record import Recorded
     from retrieval_eval.regression.verdict_records import RunReport
+    from retrieval_eval.report.label_source import BySource
 
 #: Width of a report written to a file, and to a pipe unless ``COLUMNS`` says otherwise
 #: (``report.run.render.FILE_WIDTH``).
@@ -34,18 +35,19 @@ def emit_report(
     fmt: str,
     output: Path | None,
     warnings: Sequence[str] = (),
+    by_source: Sequence[BySource | None] = (),
 ) -> None:
     """``--output``: the report goes to the file, and stdout gets each run's verdict and
     where the file went; without it, the report goes to stdout (coloured only on a
-    terminal)."""
+    terminal). ``by_source``: each run's figures by label source (``--by-source``)."""
     from retrieval_eval.report.run.render import render
 
     tty = sys.stdout.isatty()
     if output is not None:
         if fmt == "json":  # written piece by piece: a big run never exists as one string
-            write_json_file(output, reports, warnings)
+            write_json_file(output, reports, warnings, by_source)
         else:
-            write_file(output, render(reports, fmt, warnings=warnings))
+            write_file(output, render(reports, fmt, warnings=warnings, by_source=by_source))
         from retrieval_eval.regression.record import Recorded
         from retrieval_eval.report.run.brief import render_brief
 
@@ -55,11 +57,14 @@ def emit_report(
     if fmt == "html" and tty:
         raise click.UsageError("--format html writes a file: add --output FILE (or redirect)")
     width = terminal_width()
-    click.echo(render(reports, fmt, color=tty, width=width, warnings=warnings), nl=False)
+    shown = render(reports, fmt, color=tty, width=width, warnings=warnings, by_source=by_source)
+    click.echo(shown, nl=False)
 
 
 def write_reports(
-    reports: Recorded | Sequence[RunReport], files: Sequence[tuple[str, Path]]
+    reports: Recorded | Sequence[RunReport],
+    files: Sequence[tuple[str, Path]],
+    by_source: Sequence[BySource | None] = (),
 ) -> None:
     """``--report FORMAT:FILE``: the same runs in further formats, each to its file (a CI
     job wants the Markdown verdict, the HTML page and JUnit from one run)."""
@@ -69,9 +74,9 @@ def write_reports(
     warnings = reports.warnings if isinstance(reports, Recorded) else ()
     for fmt, path in files:
         if fmt == "json":
-            write_json_file(path, reports, ())
+            write_json_file(path, reports, (), by_source)
         else:
-            write_file(path, render(reports, fmt, warnings=warnings))
+            write_file(path, render(reports, fmt, warnings=warnings, by_source=by_source))
 
 
 def check_writable(path: Path) -> None:
@@ -91,7 +96,10 @@ def check_writable(path: Path) -> None:
 
 
 def write_json_file(
-    path: Path, reports: Recorded | Sequence[RunReport], warnings: Sequence[str]
+    path: Path,
+    reports: Recorded | Sequence[RunReport],
+    warnings: Sequence[str],
+    by_source: Sequence[BySource | None] = (),
 ) -> None:
     from retrieval_eval.regression.record import Recorded
     from retrieval_eval.report.run.json_format import write_json
@@ -101,7 +109,7 @@ def write_json_file(
         warnings = (*reports.warnings, *warnings)
     try:
         with atomic_text(path) as f:
-            write_json(runs, f, warnings)
+            write_json(runs, f, warnings, by_source)
     except OSError as e:
         raise _not_written(path, e) from e
 

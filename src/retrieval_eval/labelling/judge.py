@@ -1,7 +1,9 @@
 """Recording a judgement on one question: decisions, who and when, and the history.
 
 A judgement decides candidates (relevant or not) or declares that nothing in the corpus
-answers the question. It updates the question's labels (``expected_document_ids`` become
+answers the question. Each candidate it decides records its decider as ``source:
+human:<name>`` (replacing a model's label there; the model's grade and reason stay in the
+history). It updates the question's labels (``expected_document_ids`` become
 its relevant candidates, plus any ids the file listed that are not candidates), its form
 and hard class when given, and its ``judgments``: each decided candidate's grade, 0 for
 "not relevant" (so a run can tell a document judged wrong from one nobody looked at) and for
@@ -34,7 +36,12 @@ from retrieval_eval.labelling.document import (
 from retrieval_eval.labelling.judge_name import default_judge
 from retrieval_eval.questions.digests import DIGESTS_KEY
 from retrieval_eval.questions.judgments import JUDGMENTS_KEY, header_level
-from retrieval_eval.questions.labelling import LABELLING_KEY, JudgementState
+from retrieval_eval.questions.labelling import (
+    HUMAN_PREFIX,
+    LABELLING_KEY,
+    MODEL_PREFIX,
+    JudgementState,
+)
 from retrieval_eval.records.outcome import Form
 
 
@@ -124,6 +131,9 @@ def apply_judgement(question: Any, judgement: Judgement, level: int = 1) -> Judg
             candidate["relevant"] = True
         elif judgement.nothing_answers or judgement.complete or doc in judgement.not_relevant:
             candidate["relevant"] = False
+        else:
+            continue
+        _decided_by(candidate, judgement.judge)
     _set_labels(question, candidates, judgement)
     _set_judgments(question, candidates, judgement, level)
     _set_digests(question, candidates, judgement)
@@ -139,6 +149,15 @@ def apply_judgement(question: Any, judgement: Judgement, level: int = 1) -> Judg
         history = labelling["history"] = CommentedSeq()
     history.append(_entry(judgement, candidates))
     return state
+
+
+def _decided_by(candidate: Any, judge: str) -> None:
+    """The candidate's decision is now a person's: ``source: human:<name>``. A model's
+    one-line reason goes with its label; its grade and reason stay in the history."""
+    source = str(candidate.get("source") or "")
+    if source.startswith(MODEL_PREFIX):
+        candidate.pop("reason", None)
+    candidate["source"] = judge if judge.startswith(HUMAN_PREFIX) else HUMAN_PREFIX + judge
 
 
 def _set_labels(question: Any, candidates: Iterable[Any], judgement: Judgement) -> None:
@@ -183,7 +202,7 @@ def _set_digests(question: Any, candidates: Iterable[Any], judgement: Judgement)
         doc = candidate["document_id"]
         digest = judgement.digests.get(doc) or candidate.get("document_digest")
         if doc in decided and digest:
-            digests[doc] = digest
+            digests[doc] = candidate["document_digest"] = digest  # the decision's text
     if digests:  # block style: a digest is 71 characters, two do not fit on a line
         question[DIGESTS_KEY] = digests
 

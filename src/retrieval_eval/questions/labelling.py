@@ -75,6 +75,8 @@ CANDIDATE_FIELDS = (
     "reason",
 )  # fmt: skip
 POOL_FIELDS = ("depth", "retrievers", "corpus")
+#: How a candidate's ``source`` (and a history entry's ``by``, for a model) begins.
+HUMAN_PREFIX, MODEL_PREFIX = "human:", "llm:"
 _STATES = ", ".join(s.value for s in JudgementState)
 
 

@@ -44,7 +44,7 @@ class GroupMetrics:
     count: int  # questions in the group that were answered
     errors: int  # questions in the group whose retrieval failed
     #: Canonical metric name -> value, e.g. "top1_hit_rate", "top3_hit_rate",
-    #: "hit_rate@5", "mrr@10", "recall@10", "ndcg@10".
+    #: "hit_rate@5", "mrr@10", "recall@10", "binary_ndcg@10".
     values: Mapping[str, float]
     #: Hit rates with intervals, keyed like ``values`` ("top1_hit_rate", "hit_rate@5").
     intervals: Mapping[str, RateEstimate] = field(default_factory=dict)

@@ -16,7 +16,7 @@ relevant when its grade reaches the relevance level, judged when it has any grad
   judged non-relevant ones), over R. Unjudged documents are passed over.
 - ``nDCG`` / ``nDCG@k``: graded, with trec_eval's gains: a document's gain is its grade
   (whatever the relevance level), discounted by log2(rank + 1); over the ideal ordering of
-  every judged grade. Not reval's binary ``ndcg@k``, which keeps its own key.
+  every judged grade. Not reval's binary ``binary_ndcg@k``, a metric key of its own.
 - ``Judged@k``: the share of the k best documents (of as many as came back, if fewer)
   that carry a judgment, as ir-measures computes it.
 - ``unjudged``: how many of the returned documents carry no judgment.
@@ -80,7 +80,8 @@ class Measure:
 def parse_measure(text: str) -> Measure:
     """One ir_measures name (``P@10``, ``AP``, ``MAP``, ``nDCG@10``); ``InputError``
     naming it otherwise. Names are case-sensitive, as ir_measures' are: ``ndcg@10`` is
-    reval's binary nDCG, never the graded one."""
+    no measure (it suggests ``nDCG@10``); reval's binary figure is the metric
+    ``binary_ndcg@10``, never the graded one."""
     found = _NAME.match(text.strip())
     family = ALIASES.get(found["family"], found["family"]) if found else ""
     if found is None or family not in FAMILIES:

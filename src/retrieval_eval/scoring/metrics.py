@@ -1,4 +1,5 @@
-"""Aggregate question outcomes into metrics: hit rates, MRR@k, recall@k and nDCG@k.
+"""Aggregate question outcomes into metrics: hit rates, MRR@k, recall@k and binary nDCG@k
+(``binary_ndcg@k``).
 
 Which questions enter which figure:
 
@@ -6,7 +7,7 @@ Which questions enter which figure:
   answered questions.
 - Hit rates count every answered question, no-answer questions included (a no-answer
   question is a hit when nothing came back, per the protocol).
-- MRR@k, recall@k and nDCG@k are over answered questions that HAVE expected documents:
+- MRR@k, recall@k and binary nDCG@k are over answered questions that HAVE expected documents:
   with no relevant document those measures are undefined (as in trec_eval, where a
   query without relevance judgements is skipped). No-answer questions are reported apart
   in ``GroupMetrics.no_answer`` (correctly empty vs returned something).
@@ -29,7 +30,7 @@ from retrieval_eval.scoring.tally import Tally
 def rank_metrics(
     ranked: Sequence[str], expected: Iterable[str], ks: Sequence[int]
 ) -> dict[str, float]:
-    """Per-question ``mrr@k``, ``recall@k``, ``ndcg@k`` on binary labels.
+    """Per-question ``mrr@k``, ``recall@k``, ``binary_ndcg@k`` on binary labels.
 
     ``ranked`` holds distinct documents; ``expected`` must not be empty.
     """

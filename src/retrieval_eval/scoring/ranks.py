@@ -16,7 +16,7 @@ from retrieval_eval.metric_keys import MetricFamily, metric_key
 from retrieval_eval.retrievers.contract.limits import MAX_LIMIT
 
 #: The rank metrics, in the order ``figures`` computes them at each k.
-RANK_FAMILIES = (MetricFamily.MRR, MetricFamily.RECALL, MetricFamily.NDCG)
+RANK_FAMILIES = (MetricFamily.MRR, MetricFamily.RECALL, MetricFamily.BINARY_NDCG)
 
 #: 1 / log2(rank + 2) for every rank a response can hold (the contract caps its size).
 DISCOUNTS = tuple(1.0 / math.log2(rank + 2) for rank in range(MAX_LIMIT))
@@ -35,7 +35,7 @@ def rank_names(ks: Iterable[int]) -> list[str]:
 
 
 def figures(positions: Sequence[int], total: int, ks: Sequence[int]) -> list[float]:
-    """[mrr@k, recall@k, ndcg@k for each k in ascending ``ks``] of a question whose
+    """[mrr@k, recall@k, binary_ndcg@k for each k in ascending ``ks``] of a question whose
     distinct expected documents (``total`` of them, at least one) were found at
     ``positions`` (0-based, ascending; only those within the deepest k count). One pass
     over the cutoffs; the discounts and ideal gains are read from tables."""

@@ -13,7 +13,9 @@ verdict is ``incomplete``) exits 3 whatever the flags, and a regression exits 1 
 from __future__ import annotations
 
 import sys
+from collections.abc import Sequence
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import click
 
@@ -42,6 +44,10 @@ from retrieval_eval.cli.render import check_writable, emit_report, write_reports
 from retrieval_eval.errors import IncompleteRun, Interrupted
 from retrieval_eval.records.parameters import DEFAULT_CONCURRENCY, DEFAULT_KS, DEFAULT_OVERFETCH
 from retrieval_eval.regression.verdict_records import ErrorBudget, Thresholds
+
+if TYPE_CHECKING:
+    from retrieval_eval.regression.verdict_records import RunReport
+    from retrieval_eval.report.label_source import BySource
 
 #: Defaults shown by --help come from the library's options.
 _THRESHOLDS = Thresholds()
@@ -212,6 +218,13 @@ _THRESHOLDS = Thresholds()
     "incomplete anyway, and the rest are recorded as not asked, never as misses.",
 )
 @click.option(
+    "--by-source",
+    "by_source",
+    is_flag=True,
+    help="Also break each run's figures down by who labelled its questions (human, llm, "
+    "mixed, unknown), read from the set file (text and JSON reports).",
+)
+@click.option(
     "--fail-on-regression",
     is_flag=True,
     help="Exit 1 when a verdict is regression or incomparable (or no-baseline with "
@@ -251,6 +264,7 @@ def eval_command(
     max_drift: float | None,
     max_errors: str | None,
     keep_asking: bool,
+    by_source: bool,
     fail_on_regression: bool,
     token_env: str | None,
     config_path: Path | None,
@@ -328,6 +342,7 @@ def eval_command(
             )
             if measures:
                 runs = with_measures(runs, question_sets, measures, trec_means=trec_means)
+            set_files = {qs.name: qs.source for qs in question_sets}
             del question_sets  # the runs keep what they need: free the sets' records
             with signals.finishing():
                 if interrupted:
@@ -336,8 +351,9 @@ def eval_command(
                     runs, store=store, baseline_id=baseline_id, save=not no_save, gate=gate,
                     baseline_file=baseline, require_baseline=require_baseline,
                 )  # fmt: skip
-                write_reports(recorded, reports)
-                emit_report(recorded, fmt, output)
+                groups = _by_source(recorded.reports, set_files) if by_source else []
+                write_reports(recorded, reports, groups)
+                emit_report(recorded, fmt, output, by_source=groups)
             stopped_by = signals.received()
     finally:
         if isinstance(store, RunStore):
@@ -357,3 +373,10 @@ def eval_command(
         )
     if fail_on_regression and recorded.regressed:
         ctx.exit(exit_codes.REGRESSION)
+
+
+def _by_source(reports: Sequence[RunReport], set_files: dict[str, str]) -> list[BySource | None]:
+    # the label reader (round-trip YAML) loads only when --by-source asks for it
+    from retrieval_eval.report.label_source import breakdowns
+
+    return breakdowns([r.run for r in reports], set_files)

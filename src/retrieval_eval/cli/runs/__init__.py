@@ -116,6 +116,14 @@ def list_runs(
     metavar="RUN",
     help="Judge RUN again against this run instead of showing the verdict stored with it.",
 )
+@click.option(
+    "--by-source",
+    "by_source",
+    type=click.Path(exists=True, dir_okay=False, path_type=Path),
+    metavar="SET",
+    help="Also break the figures down by who labelled each question (human, llm, mixed, "
+    "unknown), read from SET, the set file the run was scored against (text and JSON).",
+)
 @threshold_options
 @db_option
 @format_option("text", "json", "junit", "markdown", "html")
@@ -123,6 +131,7 @@ def show(
     run_id: str,
     output: Path | None,
     baseline_id: str | None,
+    by_source: Path | None,
     max_top1_drop: float | None,
     max_top3_drop: float | None,
     max_p95_ms: float | None,
@@ -141,7 +150,12 @@ def show(
             thresholds = thresholds_or_defaults(max_top1_drop, max_top3_drop, max_p95_ms)
             verdict = judge(stored.run, store.find_baseline(stored.run, baseline_id), thresholds)
     report = RunReport(stored.run, verdict, stored.acceptance, accepted=stored.accepted)
-    emit_report([report], fmt, output)
+    groups = []
+    if by_source is not None:
+        from retrieval_eval.report.label_source import by_label_source
+
+        groups.append(by_label_source(stored.run, by_source))
+    emit_report([report], fmt, output, by_source=groups)
 
 
 @runs.command("pin")

@@ -9,7 +9,9 @@ from pathlib import Path
 import click
 
 from retrieval_eval.cli.options import (
+    count_option,
     db_option,
+    file_option,
     format_option,
     rbo_p_option,
     threshold_options,
@@ -28,13 +30,11 @@ from retrieval_eval.cli.runs.store import open_run_store
     show_default=True,
     help="Per-question grid: every question, only those where the runs differ, or none.",
 )
-@click.option(
+@count_option(
     "--overlap-k",
-    type=click.IntRange(min=1),
+    "Depth of the rank overlap (Jaccard and RBO over the top K distinct documents).",
     default=10,
-    show_default=True,
     metavar="K",
-    help="Depth of the rank overlap (Jaccard and RBO over the top K distinct documents).",
 )
 @rbo_p_option
 @click.option(
@@ -45,12 +45,7 @@ from retrieval_eval.cli.runs.store import open_run_store
     help="Seed of the paired bootstrap (same runs and seed give the same intervals).",
 )
 @threshold_options
-@click.option(
-    "--output",
-    type=click.Path(dir_okay=False, path_type=Path),
-    metavar="FILE",
-    help="With --format html: write the page to FILE.",
-)
+@file_option("--output", "With --format html: write the page to FILE.")
 @db_option
 @format_option("text", "json", "markdown", "html")
 def compare(

@@ -8,7 +8,7 @@ from pathlib import Path
 
 import click
 
-from retrieval_eval.cli.options import db_option, format_option
+from retrieval_eval.cli.options import count_option, db_option, file_option, format_option
 from retrieval_eval.cli.render import emit_html, terminal_width
 from retrieval_eval.cli.runs.store import open_run_store
 
@@ -21,20 +21,8 @@ from retrieval_eval.cli.runs.store import open_run_store
     required=True,
     help="The retriever's identifier (as in `runs list`) or target.",
 )
-@click.option(
-    "--limit",
-    type=click.IntRange(min=1),
-    default=20,
-    show_default=True,
-    metavar="N",
-    help="The N newest runs.",
-)
-@click.option(
-    "--output",
-    type=click.Path(dir_okay=False, path_type=Path),
-    metavar="FILE",
-    help="With --format html: write the page to FILE.",
-)
+@count_option("--limit", "The N newest runs.", default=20)
+@file_option("--output", "With --format html: write the page to FILE.")
 @db_option
 @format_option("text", "json", "markdown", "html")
 def history(

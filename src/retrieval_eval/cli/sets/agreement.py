@@ -12,7 +12,20 @@ from retrieval_eval.cli.options import config_option
 
 @click.command("agreement", short_help="Cohen's kappa between two judges of a set.")
 @click.argument("set_file", type=click.Path(exists=True, dir_okay=False, path_type=Path))
-@click.option("--judge", "judges", multiple=True, help="A judge to compare; give two.")
+@click.option(
+    "--judge",
+    "judges",
+    multiple=True,
+    help="A judge to compare; give two (with --reference: one, else the labels).",
+)
+@click.option(
+    "--reference",
+    type=click.Path(exists=True, dir_okay=False, path_type=Path),
+    default=None,
+    metavar="SET",
+    help="Compare SET_FILE's labels (or its --judge's grades) with this set file's "
+    "labels (e.g. a person's), on the questions and documents both judged.",
+)
 @click.option(
     "--accept",
     is_flag=True,
@@ -25,15 +38,29 @@ def agreement_command(
     ctx: click.Context,
     set_file: Path,
     judges: tuple[str, ...],
+    reference: Path | None,
     accept: bool,
     config_path: Path | None,
 ) -> None:
     """Agreement of two judges over the relevance decisions both made (Cohen's kappa with
     its 95% interval, at every grade threshold they used, and the confusion of their
-    grades), on the questions both judged."""
-    from retrieval_eval.labelling.agreement import USEFUL_HALF_WIDTH, agreement
+    grades), on the questions both judged.
 
-    result = agreement(set_file, judges)
+    With --reference SET, SET_FILE's labels (a judged question's graded, expected and
+    decided documents) are compared with SET's labels instead: a model-judged set
+    against a person's, say."""
+    from retrieval_eval.labelling.agreement import (
+        USEFUL_HALF_WIDTH,
+        agreement,
+        agreement_with_reference,
+    )
+
+    if reference is None:
+        result = agreement(set_file, judges)
+    elif accept or len(judges) > 1:
+        raise click.UsageError("--reference compares with one --judge at most, without --accept")
+    else:
+        result = agreement_with_reference(set_file, reference, judges[0] if judges else None)
     first, second = result.judges
     kappa = "undefined" if result.kappa is None else f"{result.kappa:.3f}"
     click.echo(f"judges: {first} and {second}")

@@ -49,7 +49,9 @@ def judge_command(
     depth: int, **endpoint_options: Any,
 ) -> None:  # fmt: skip
     """Open the judging page for SET_FILE in the reval ui viewer, on loopback, and print
-    its URL. Each save writes the file back (comments and layout kept); Ctrl-C stops.
+    its URL. Each save writes the file back (comments and layout kept), each decided
+    candidate with source human:NAME; a model's grade and reason for a candidate, when the
+    file holds one, show beside it as a suggestion. Ctrl-C stops.
 
     With --llm-url and --model, a model grades every candidate no person decided instead
     (no page): its grades and reasons go into each question's history under its source

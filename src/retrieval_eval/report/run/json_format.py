@@ -55,6 +55,8 @@ key                       value
                           over questions with no expected document, or ``null``
 ``by_form``               ``{form: group}`` (MATCH, GAP, UNLABELLED)
 ``by_hard_class``         ``{hard class: group}``
+``by_label_source``       ``{source: group}`` (``human``, ``llm``, ``mixed``,
+                          ``unknown``), present only when asked (``--by-source``)
 ``latency_ms``            ``{"count", "p50", "p95", "p99", "mean", "max",
                           "concurrency"}`` or ``null``: client wall time per answered
                           question under the run's ``concurrency`` (queueing included)
@@ -69,7 +71,7 @@ key                       value
 A *group* is ``{"count": answered questions, "errors": n, <metric>: value, ...,
 "intervals": {<rate metric>: {"rate", "low", "high", "successes", "count"}},
 "no_answer": {...} | null}``. Metric keys: ``top1_hit_rate``, ``top3_hit_rate``,
-``hit_rate@K``, ``mrr@K``, ``recall@K``, ``ndcg@K``; intervals are 95% Wilson intervals.
+``hit_rate@K``, ``mrr@K``, ``recall@K``, ``binary_ndcg@K``; intervals are 95% Wilson intervals.
 
 Each question: ``id``, ``text`` (the question as asked; ``null`` for a run stored before
 texts were kept), ``form``, ``hard_class``, ``expected_document_ids``, ``top1_hit``,
@@ -110,6 +112,7 @@ from retrieval_eval.version import __version__
 
 if TYPE_CHECKING:  # the comparison's records load with the comparison, not with a run
     from retrieval_eval.comparison.results import SignificanceTest
+    from retrieval_eval.report.label_source import BySource
     from retrieval_eval.store.stored_run import Acceptance, Accepted
 
 __all__ = [
@@ -123,10 +126,15 @@ SCHEMA_VERSION = 1
 
 
 def runs_to_document(
-    reports: Sequence[RunReport], warnings: Sequence[str] = (), *, questions: bool = True
+    reports: Sequence[RunReport],
+    warnings: Sequence[str] = (),
+    *,
+    questions: bool = True,
+    by_source: Sequence[BySource | None] = (),
 ) -> dict[str, Any]:
     """The whole ``--format json`` document for one invocation (``questions=False``: each
-    run's ``questions`` left empty, for ``write_json`` to fill in)."""
+    run's ``questions`` left empty, for ``write_json`` to fill in); ``by_source``: each
+    run's ``by_label_source`` groups, in run order."""
     verdicts = Counter(r.verdict.kind.value for r in reports if r.verdict is not None)
     states = Counter(r.run.state for r in reports)
     failing = sum(1 for r in reports if r.verdict is not None and r.verdict.fails())
@@ -134,10 +142,17 @@ def runs_to_document(
         "schema_version": SCHEMA_VERSION,
         "tool": {"name": "reval", "version": __version__},
         "runs": [
-            run_to_dict(
-                r.run, r.verdict, questions=questions, acceptance=r.acceptance, accepted=r.accepted
+            _with_sources(
+                run_to_dict(
+                    r.run,
+                    r.verdict,
+                    questions=questions,
+                    acceptance=r.acceptance,
+                    accepted=r.accepted,
+                ),
+                by_source[i] if i < len(by_source) else None,
             )
-            for r in reports
+            for i, r in enumerate(reports)
         ],
         "summary": {
             "runs": len(reports),
@@ -155,9 +170,19 @@ def runs_to_document(
 PRETTY_UP_TO = 5_000
 
 
-def render_json(reports: Sequence[RunReport], warnings: Sequence[str] = ()) -> str:
+def _with_sources(run: dict[str, Any], groups: BySource | None) -> dict[str, Any]:
+    if groups is not None:
+        run["by_label_source"] = {k: json_shape.group_to_dict(g) for k, g in groups.items()}
+    return run
+
+
+def render_json(
+    reports: Sequence[RunReport],
+    warnings: Sequence[str] = (),
+    by_source: Sequence[BySource | None] = (),
+) -> str:
     """The document as text: indented for people, compact (same shape) for big runs."""
-    document = runs_to_document(reports, warnings)
+    document = runs_to_document(reports, warnings, by_source=by_source)
     if sum(len(r.run.questions) for r in reports) <= PRETTY_UP_TO:
         return json.dumps(document, indent=2, ensure_ascii=False) + "\n"
     return json.dumps(document, ensure_ascii=False, separators=(",", ":")) + "\n"
@@ -167,14 +192,19 @@ def render_json(reports: Sequence[RunReport], warnings: Sequence[str] = ()) -> s
 WRITE_BATCH = 2_000
 
 
-def write_json(reports: Sequence[RunReport], out: TextIO, warnings: Sequence[str] = ()) -> None:
+def write_json(
+    reports: Sequence[RunReport],
+    out: TextIO,
+    warnings: Sequence[str] = (),
+    by_source: Sequence[BySource | None] = (),
+) -> None:
     """Write the same text as ``render_json`` to ``out``, a big document piece by piece:
     questions are encoded a batch at a time, so that a run of a million questions never
     exists whole as dicts or as one string (that would take several times the run)."""
     if sum(len(r.run.questions) for r in reports) <= PRETTY_UP_TO:
-        out.write(render_json(reports, warnings))
+        out.write(render_json(reports, warnings, by_source))
         return
-    document = runs_to_document(reports, warnings, questions=False)
+    document = runs_to_document(reports, warnings, questions=False, by_source=by_source)
     marks = []
     for i, run in enumerate(document["runs"]):
         marks.append(f"reval-questions-{uuid.uuid4().hex}-{i}")

@@ -4,11 +4,15 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from enum import StrEnum
+from typing import TYPE_CHECKING
 
 from retrieval_eval.errors import InputError
 from retrieval_eval.records.run import RunResult
 from retrieval_eval.regression.record import Recorded
 from retrieval_eval.regression.verdict_records import RunReport
+
+if TYPE_CHECKING:  # the label reader loads only when a breakdown is asked for
+    from retrieval_eval.report.label_source import BySource
 
 #: Width of reports written to files (and of text off a terminal).
 FILE_WIDTH = 120
@@ -32,10 +36,13 @@ def render(
     color: bool = False,
     width: int = FILE_WIDTH,
     warnings: Sequence[str] = (),
+    by_source: Sequence[BySource | None] = (),
 ) -> str:
     """The report as text in ``fmt``: what ``judge_and_save`` returned (its warnings
     included), one run or several, judged (``RunReport``) or not (a ``RunResult`` is
-    reported without a verdict, as "not checked"). ANSI colour only with ``color``."""
+    reported without a verdict, as "not checked"). ANSI colour only with ``color``.
+    ``by_source``: each run's figures by label source (``report.label_source``), in run
+    order, shown by the text and JSON formats."""
     if isinstance(report, Recorded):
         reports: Sequence[RunReport] = report.reports
         warnings = (*report.warnings, *warnings)
@@ -48,7 +55,7 @@ def render(
         # each format's module (Jinja2 for HTML) loads with its format
         from retrieval_eval.report.run.json_format import render_json
 
-        return render_json(reports, warnings)
+        return render_json(reports, warnings, by_source)
     if kind is ReportFormat.JUNIT:
         from retrieval_eval.report.run.junit import render_junit
 
@@ -67,7 +74,7 @@ def render(
         return render_html(reports, warnings)
     from retrieval_eval.report.run.text import render_text
 
-    return render_text(reports, color=color, width=width, warnings=warnings)
+    return render_text(reports, color=color, width=width, warnings=warnings, by_source=by_source)
 
 
 def _as_report(item: object) -> RunReport:

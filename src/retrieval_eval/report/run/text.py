@@ -9,6 +9,7 @@ miss got), then the regression verdict with its flips (see ``verdict_text``).
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
+from typing import TYPE_CHECKING
 
 from rich.console import Console
 from rich.padding import Padding
@@ -35,6 +36,9 @@ from retrieval_eval.report.safe_text import SHOWN_ID_CHARS, short
 from retrieval_eval.report.safe_text import markup_safe as escape
 from retrieval_eval.report.text_style import Style, string_console
 
+if TYPE_CHECKING:  # the label reader loads only when a breakdown is asked for
+    from retrieval_eval.report.label_source import BySource
+
 #: Sets up to this size list every question; larger ones list misses and errors only.
 ALL_QUESTIONS_UP_TO = 50
 #: At most this many question rows per run (the JSON report has them all).
@@ -55,21 +59,25 @@ def render_text(
     color: bool = False,
     width: int = 100,
     warnings: Sequence[str] = (),
+    by_source: Sequence[BySource | None] = (),
 ) -> str:
-    """The report as a string; ANSI styles only when ``color`` (a terminal)."""
+    """The report as a string; ANSI styles only when ``color`` (a terminal); each run's
+    ``by_source`` groups (in run order) as a breakdown table of their own."""
     console, buffer = string_console(width, color)
     style = Style(color)
     for i, report in enumerate(reports):
         if i:
             console.print()
-        render_run(console, report, style)
+        render_run(console, report, style, by_source[i] if i < len(by_source) else None)
     for warning in warnings:
         console.print(style.warn(f"warning: {escape(warning)}"))
     text = buffer.getvalue()
     return text if color else "".join(line.rstrip() + "\n" for line in text.splitlines())
 
 
-def render_run(console: Console, report: RunReport, style: Style) -> None:
+def render_run(
+    console: Console, report: RunReport, style: Style, by_source: BySource | None = None
+) -> None:
     run = report.run
     _header(console, run, style)
     console.print()
@@ -79,7 +87,8 @@ def render_run(console: Console, report: RunReport, style: Style) -> None:
         console.print(_measures(run, style))
     _no_answer_and_flags(console, run)
     _latency(console, run)
-    for title, groups in (("form", run.by_form), ("hard class", run.by_hard_class)):
+    breakdowns = [("form", run.by_form), ("hard class", run.by_hard_class)]
+    for title, groups in [*breakdowns, ("label source", by_source or {})]:
         if groups:
             console.print()
             console.print(_breakdown(title, groups, style))

@@ -46,8 +46,10 @@ class ForwardingServicer(_Base, pb_grpc.RetrieverServicer):
     def __init__(
         self, retriever: AsyncRetriever, token: str | None, max_concurrency: int = 64
     ) -> None:
-        super().__init__(retriever, None, token)
+        super().__init__(retriever, None, token, max_concurrency)
         self._target = retriever
+
+    def _prepare(self, max_concurrency: int) -> None:
         self._slots = asyncio.Semaphore(max_concurrency)
 
     async def Retrieve(

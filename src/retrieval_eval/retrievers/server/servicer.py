@@ -39,11 +39,20 @@ _Refusal = tuple[grpc.StatusCode, str]
 
 class _Base:
     def __init__(
-        self, retriever: Any, describe: RetrieverDescription | None, token: str | None
+        self,
+        retriever: Any,
+        describe: RetrieverDescription | None,
+        token: str | None,
+        max_concurrency: int,
     ) -> None:
         self._retriever = retriever
         self._description = describe
         self._token = token
+        self._prepare(max_concurrency)
+
+    def _prepare(self, max_concurrency: int) -> None:
+        """What a servicer needs before its first call: its slots, and how it calls."""
+        raise NotImplementedError
 
     def _refusal(self, context: Any, request: pb.RetrieveRequest | None) -> _Refusal | None:
         """Why this call is refused (code and message), or ``None``."""
@@ -61,14 +70,7 @@ class SyncServicer(_Base, pb_grpc.RetrieverServicer):
     """Runs a sync ``retrieve`` directly in the gRPC worker thread, at most
     ``max_concurrency`` at a time."""
 
-    def __init__(
-        self,
-        retriever: Any,
-        describe: RetrieverDescription | None,
-        token: str | None,
-        max_concurrency: int,
-    ) -> None:
-        super().__init__(retriever, describe, token)
+    def _prepare(self, max_concurrency: int) -> None:
         self._slots = threading.BoundedSemaphore(max_concurrency)
 
     def Retrieve(self, request: pb.RetrieveRequest, context: grpc.ServicerContext) -> Any:
@@ -102,15 +104,8 @@ class AsyncServicer(_Base, pb_grpc.RetrieverServicer):
     """Awaits an async ``retrieve`` on the grpc.aio server's loop, at most
     ``max_concurrency`` at a time."""
 
-    def __init__(
-        self,
-        retriever: Any,
-        describe: RetrieverDescription | None,
-        token: str | None,
-        max_concurrency: int,
-    ) -> None:
-        super().__init__(retriever, describe, token)
-        self._retrieve = make_retrieve(retriever)
+    def _prepare(self, max_concurrency: int) -> None:
+        self._retrieve = make_retrieve(self._retriever)
         self._slots = asyncio.Semaphore(max_concurrency)
 
     async def Retrieve(

@@ -26,6 +26,7 @@ from retrieval_eval.questions.judgments import (
 )
 from retrieval_eval.questions.labelling import LABELLING_KEY, POOL_KEY, JudgementState
 from retrieval_eval.records.outcome import Form
+from retrieval_eval.web.judging.advice import model_advice
 
 if TYPE_CHECKING:
     from retrieval_eval.labelling.judge import Judgement, SaveResult
@@ -99,7 +100,7 @@ class JudgingDesk:
                 "retrievers": [str(r) for r in pool.get("retrievers") or []],
             },
             "questions": [
-                _question(q, documents)
+                _question(q, documents, header_level(document))
                 for q in sorted(document["questions"], key=lambda q: str(q["id"]) not in first)
             ],
         }
@@ -114,9 +115,10 @@ class JudgingDesk:
         return save_judgement(judged.path, judgement, seen_history=_seen(body))
 
 
-def _question(question: Any, documents: dict[str, CorpusDocument]) -> dict[str, Any]:
+def _question(question: Any, documents: dict[str, CorpusDocument], level: int) -> dict[str, Any]:
     labelling = question.get(LABELLING_KEY) or {}
     suggestion = labelling.get("suggestion") or {}
+    advice = model_advice(labelling.get("history") or [], level)
     candidates = []
     for candidate in labelling.get("candidates") or []:
         doc = documents.get(str(candidate["document_id"]))
@@ -128,6 +130,8 @@ def _question(question: Any, documents: dict[str, CorpusDocument]) -> dict[str, 
                 "text": doc.text if doc is not None else "",
                 "found_by": {str(k): int(v) for k, v in (candidate.get("found_by") or {}).items()},
                 "relevant": candidate.get("relevant"),
+                "source": candidate.get("source"),
+                "model": advice.get(str(candidate["document_id"])),
             }
         )
     return {

@@ -111,6 +111,7 @@
     }).join(", ") || "found by hand";
     li.appendChild(head);
     li.appendChild(found);
+    if (c.model) { li.appendChild(modelAdvice(c)); }
     li.appendChild(highlighted(c.text, c.snippet));
     li.addEventListener("click", function () {
       /* Selecting text to read it is not a decision. */
@@ -118,6 +119,24 @@
       if (!selected) { toggle(n - 1); }
     });
     return li;
+  }
+
+  /* A model's grade and one-line reason for this candidate: advice beside the person's
+   * decision, never one (the save records the person as its source). */
+  function modelAdvice(c) {
+    var box = document.createElement("div");
+    box.className = "model-advice muted";
+    box.setAttribute("data-grade", String(c.model.grade));
+    var verdict = c.model.relevant ? "relevant" : "not relevant";
+    box.textContent = "model suggests grade " + c.model.grade + " (" + verdict + ")" +
+      (c.model.reason ? ": " + c.model.reason : "") + " · " + c.model.by;
+    if (c.relevant !== null && c.source) {
+      var by = document.createElement("span");
+      by.className = "decided-by";
+      by.textContent = " · decided by " + c.source;
+      box.appendChild(by);
+    }
+    return box;
   }
 
   /* What a save records now, as the server decides it (labelling.judge). */
@@ -230,6 +249,7 @@
         q.history += 1;
         q.candidates.forEach(function (c) {
           c.relevant = c.relevant === true;
+          c.source = body.judge.indexOf("human:") === 0 ? body.judge : "human:" + body.judge;
           q.grades[c.id] = c.relevant ? (body.grades ? body.grades[c.id] : data.level) : 0;
         });
         q.judged_by = body.judge;
