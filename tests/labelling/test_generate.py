@@ -78,6 +78,7 @@ def test_a_draft_with_checked_forms_provenance_and_a_cache(tmp_path: Path) -> No
         assert candidate["document_id"] == target and candidate["relevant"] is None
         assert candidate["source"] == source
         assert candidate["document_digest"] == document_digest(doc)
+        assert q["document_digests"] == {target: document_digest(doc)}  # the text asked about
         (claim,) = labelling["history"]  # the generator's claim: advice, not a label
         assert claim["by"] == source and claim["relevant"] == [target]
     assert len(sources) == 5 and set(sources.values()) == {2}

@@ -28,11 +28,16 @@ from retrieval_eval.questions.formats import set_format
 T = TypeVar("T")
 
 
-def _yaml() -> YAML:
+#: How far a block sequence's items and their dashes are indented: reval's own layout.
+Layout = tuple[int, int]
+OWN_LAYOUT: Layout = (4, 2)
+
+
+def _yaml(layout: Layout = OWN_LAYOUT) -> YAML:
     yaml = YAML(typ="rt")
     yaml.preserve_quotes = True
     yaml.width = 100
-    yaml.indent(mapping=2, sequence=4, offset=2)
+    yaml.indent(mapping=2, sequence=layout[0], offset=layout[1])
     yaml.representer.add_representer(type(None), _null)
     return yaml
 
@@ -68,15 +73,25 @@ def load_document(path: Path) -> tuple[Any, str]:
     return document, version_of(data)
 
 
-def dump_document(document: Any) -> str:
+def dump_document(document: Any, layout: Layout = OWN_LAYOUT) -> str:
     out = io.StringIO()
-    _yaml().dump(document, out)
+    _yaml(layout).dump(document, out)
     return out.getvalue()
 
 
-def write_document(document: Any, path: Path) -> str:
-    """Write atomically; returns the new version."""
-    data = dump_document(document).encode("utf-8")
+def layout_of(text: str) -> Layout:
+    """The sequence layout a YAML text uses (a set PyYAML wrote puts dashes at the parent's
+    column: ``(2, 0)``), so rewriting one label does not re-indent the whole file."""
+    from ruamel.yaml.util import load_yaml_guess_indent
+
+    _data, indent, dash = load_yaml_guess_indent(text)
+    dash = dash or 0
+    return max(indent or 2, dash + 2), dash
+
+
+def write_document(document: Any, path: Path, layout: Layout = OWN_LAYOUT) -> str:
+    """Write atomically (sequences laid out as ``layout``); returns the new version."""
+    data = dump_document(document, layout).encode("utf-8")
     write_atomically(path, data)  # keeps the shared file's mode and group
     return version_of(data)
 

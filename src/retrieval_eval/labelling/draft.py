@@ -5,7 +5,8 @@ file whose every question carries its pooled candidates and the state ``unjudged
 ``questions.labelling`` for the format). ``extend_draft`` pools again with more
 retrievers (or over a changed corpus) and adds only the documents never seen before:
 every earlier decision stays, and a question goes back to ``needs-review`` only when it
-gained a candidate without a decision.
+gained a candidate without a decision. Each candidate found in the corpus records the
+digest of its text (``corpus.digest``), which its judgement then records as the label's.
 """
 
 from __future__ import annotations
@@ -17,6 +18,7 @@ from typing import Any
 
 from ruamel.yaml.comments import CommentedMap, CommentedSeq
 
+from retrieval_eval.corpus.digest import document_digest
 from retrieval_eval.errors import InputError
 from retrieval_eval.evaluation.workers import Progress
 from retrieval_eval.labelling.document import (
@@ -176,6 +178,8 @@ def _candidate(
     candidate["snippet"] = best_passage(question, doc.text) if doc is not None else ""
     candidate["found_by"] = _flow(found_by)
     candidate["relevant"] = relevant
+    if doc is not None:  # the text the judge will be shown: recorded with the judgement
+        candidate["document_digest"] = document_digest(doc.title, doc.text)
     return candidate
 
 

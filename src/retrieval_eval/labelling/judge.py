@@ -8,11 +8,13 @@ its relevant candidates, plus any ids the file listed that are not candidates), 
 and hard class when given, and its ``judgments``: each decided candidate's grade, 0 for
 "not relevant" (so a run can tell a document judged wrong from one nobody looked at) and for
 a relevant one the grade the judge gave (sets that declare a ``grade_scale``) or the set's
-relevance level; and it appends itself to the question's ``history``: nothing a
-judge decided is ever dropped, even when two judges save the same question at once (the
-later save is current, both are in the history). The question is ``judged`` once every
-candidate has a decision and it has a target or is declared unanswerable (rejecting every
-candidate is not the same as "nothing answers it"), else it stays ``needs-review``.
+relevance level; the digest of each decided document's text (``questions.digests``: the
+text the judge was shown, else the drafted one); and it appends itself to the question's
+``history``: nothing a judge decided is ever dropped, even when two judges save the same
+question at once (the later save is current, both are in the history). The question is
+``judged`` once every candidate has a decision and it has a target or is declared
+unanswerable (rejecting every candidate is not the same as "nothing answers it"), else it
+stays ``needs-review``.
 """
 
 from __future__ import annotations
@@ -32,6 +34,7 @@ from retrieval_eval.labelling.document import (
     update_document,
 )
 from retrieval_eval.labelling.judge_name import default_judge
+from retrieval_eval.questions.digests import DIGESTS_KEY
 from retrieval_eval.questions.judgments import JUDGMENTS_KEY, header_level
 from retrieval_eval.questions.labelling import (
     HUMAN_PREFIX,
@@ -54,6 +57,9 @@ class Judgement:
     complete: bool = False
     #: Grades of relevant documents (a set with a grade scale); others get the set's level.
     grades: Mapping[str, int] = field(default_factory=dict)
+    #: Document id -> digest of the text the judge was shown (``corpus.digest``); a
+    #: decided document without one keeps its candidate's drafted ``document_digest``.
+    digests: Mapping[str, str] = field(default_factory=dict)
     judge: str = field(default_factory=default_judge)
     at: datetime = field(default_factory=lambda: datetime.now(UTC))
 
@@ -130,6 +136,7 @@ def apply_judgement(question: Any, judgement: Judgement, level: int = 1) -> Judg
         _decided_by(candidate, judgement.judge)
     _set_labels(question, candidates, judgement)
     _set_judgments(question, candidates, judgement, level)
+    _set_digests(question, candidates, judgement)
     decided = all(c.get("relevant") is not None for c in candidates)
     answered = judgement.nothing_answers or bool(question["expected_document_ids"])
     state = JudgementState.JUDGED if decided and answered else JudgementState.NEEDS_REVIEW
@@ -183,6 +190,21 @@ def _set_judgments(
     if judged:
         judged.fa.set_flow_style()
         question[JUDGMENTS_KEY] = judged
+
+
+def _set_digests(question: Any, candidates: Iterable[Any], judgement: Judgement) -> None:
+    """The digest of each document this judgement decided: the text it was decided on."""
+    decided = judgement.relevant | judgement.not_relevant
+    if judgement.complete or judgement.nothing_answers:
+        decided = frozenset(c["document_id"] for c in candidates)
+    digests = CommentedMap(question.get(DIGESTS_KEY) or {})
+    for candidate in candidates:
+        doc = candidate["document_id"]
+        digest = judgement.digests.get(doc) or candidate.get("document_digest")
+        if doc in decided and digest:
+            digests[doc] = candidate["document_digest"] = digest  # the decision's text
+    if digests:  # block style: a digest is 71 characters, two do not fit on a line
+        question[DIGESTS_KEY] = digests
 
 
 def _entry(judgement: Judgement, candidates: Iterable[Any]) -> CommentedMap:

@@ -19,27 +19,31 @@ Written files: a set whose judgments are all grade 1 at relevance level 1 (SciFa
 BEIR sets) is written exactly as a hand-made set (``expected_document_ids``), so it loads,
 scores and fingerprints as an import always did. Any other set is written with each
 question's ``judgments: {doc: grade}``, the set's ``relevance_level`` and its grade scale
-``grades`` (0 and every grade seen).
+``grades`` (0 and every grade seen). An import given a corpus writes each question's
+``document_digests`` too (then a plain set is written with the same keys by this module).
 """
 
 from __future__ import annotations
 
 import gzip
 import json
-from collections.abc import Mapping, Sequence
-from dataclasses import dataclass, field
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
 from retrieval_eval.atomic import write_atomically
+from retrieval_eval.corpus.digest import document_digest
 from retrieval_eval.errors import QuestionSetError
+from retrieval_eval.questions.corpus import CorpusDocument
+from retrieval_eval.questions.digests import DIGESTS_KEY
 from retrieval_eval.questions.formats import (
     FORMAT_VERSION,
     HEADER_KEY,
     set_format,
     write_question_set,
 )
-from retrieval_eval.questions.judgments import LEVEL_KEY, SCALE_KEY
+from retrieval_eval.questions.judgments import JUDGMENTS_KEY, LEVEL_KEY, SCALE_KEY
 from retrieval_eval.questions.model import GoldenQuestion, GoldenQuestionSet
 from retrieval_eval.questions.problems import Problem, QuestionSetProblems
 from retrieval_eval.records.outcome import Form
@@ -91,6 +95,9 @@ class JudgedSet:
     skipped_no_relevant: int = 0
     #: Topics of the topics file without any judgment (never questions).
     unjudged_topics: int = 0
+    #: question id -> document id -> digest of its text in the corpus given to the import
+    #: (``with_digests``); written as ``document_digests``, never scored.
+    digests: Mapping[str, Mapping[str, str]] = field(default_factory=dict)
     grades: tuple[int, ...] = field(init=False)
 
     def __post_init__(self) -> None:
@@ -218,7 +225,7 @@ def build_judged_set(
 def write_judged_set(js: JudgedSet, path: Path) -> None:
     """Write ``js`` in the format its suffix names (gzip after ``.gz``), atomically: as a
     hand-made set when it carries no grades, else with ``judgments`` (module docstring)."""
-    if not js.graded:
+    if not js.graded and not js.digests:
         write_question_set(js.to_question_set(), path)
         return
     fmt = set_format(path)
@@ -228,23 +235,36 @@ def write_judged_set(js: JudgedSet, path: Path) -> None:
         HEADER_KEY: FORMAT_VERSION,
         "name": js.name,
         "description": js.description,
-        LEVEL_KEY: js.relevance_level,
-        SCALE_KEY: [min(js.grades), max(js.grades)],
     }
-    records = [_record(q) for q in js.questions]
+    if js.graded:
+        header[LEVEL_KEY] = js.relevance_level
+        header[SCALE_KEY] = [min(js.grades), max(js.grades)]
+    records = [_record(q, js) for q in js.questions]
     data = _serialized(header, records, fmt).encode("utf-8")
     if path.suffix.lower() == ".gz":
         data = gzip.compress(data, mtime=0)
     write_atomically(path, data)
 
 
-def _record(q: JudgedQuestion) -> dict[str, Any]:
-    return {
-        "id": q.id,
-        "question": q.question,
-        "form": Form.UNLABELLED.value,
-        "judgments": dict(q.judgments),
-    }
+def _record(q: JudgedQuestion, js: JudgedSet) -> dict[str, Any]:
+    record: dict[str, Any] = {"id": q.id, "question": q.question, "form": Form.UNLABELLED.value}
+    if js.graded:
+        record[JUDGMENTS_KEY] = dict(q.judgments)
+    else:
+        record["expected_document_ids"] = list(q.expected(js.relevance_level))
+    if js.digests.get(q.id):
+        record[DIGESTS_KEY] = dict(js.digests[q.id])
+    return record
+
+
+def with_digests(js: JudgedSet, documents: Iterable[CorpusDocument]) -> tuple[JudgedSet, int]:
+    """``js`` recording the digest of every judged document's text in ``documents``
+    (``corpus.digest``), and how many judgments name a document ``documents`` lacks."""
+    wanted = {doc for q in js.questions for doc in q.judgments}
+    found = {d.id: document_digest(d.title, d.text) for d in documents if d.id in wanted}
+    digests = {q.id: {doc: found[doc] for doc in q.judgments if doc in found} for q in js.questions}
+    missing = sum(doc not in found for q in js.questions for doc in q.judgments)
+    return replace(js, digests={qid: d for qid, d in digests.items() if d}), missing
 
 
 def _serialized(header: dict[str, Any], records: Sequence[dict[str, Any]], fmt: str) -> str:

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from retrieval_eval.questions.digests import DIGESTS_KEY
 from retrieval_eval.questions.formats import FORMAT_VERSION, HEADER_KEY
 from retrieval_eval.questions.judgments import JUDGMENTS_KEY, LEVEL_KEY, MAX_GRADE, SCALE_KEY
 from retrieval_eval.questions.labelling import (
@@ -78,6 +79,14 @@ def question_schema() -> dict[str, Any]:
             "answer_gist": {
                 "type": ["string", "null"],
                 "description": "Notes for the labeller; never scored.",
+            },
+            DIGESTS_KEY: {
+                "type": "object",
+                "propertyNames": not_blank,
+                "additionalProperties": {"type": "string", "pattern": "^sha256:[0-9a-f]{64}$"},
+                "description": "Document id -> digest of the text its label was judged on "
+                "(provenance: never scored, not in the fingerprint; `reval sets lint --corpus` "
+                "says which documents changed since).",
             },
             LABELLING_KEY: labelling_schema(),
         },

@@ -8,7 +8,8 @@ missing (or null) form means UNLABELLED — a label never made is not invented;
 answers) or ``judgments`` (id -> integer grade, see ``judgments``) or both must be present,
 and a document in both must agree; ``hard_class`` and ``answer_gist`` are optional strings.
 The header may give ``relevance_level`` (an integer >= 1) and ``grade_scale`` (``[low,
-high]``, integers, 0 <= low <= high).
+high]``, integers, 0 <= low <= high). ``labelling`` and ``document_digests`` say how the
+labels were made (``labelling``, ``digests``).
 Unknown keys are errors, with a "did you mean" suggestion, because a misspelt key would
 otherwise silently drop a label.
 """
@@ -20,6 +21,7 @@ from typing import Any
 
 from retrieval_eval.questions.compact import CompactQuestions
 from retrieval_eval.questions.did_you_mean import did_you_mean
+from retrieval_eval.questions.digests import DIGESTS_KEY, check_digests
 from retrieval_eval.questions.formats import FORMAT_VERSION, HEADER_KEY, RawSet
 from retrieval_eval.questions.judgments import (
     DEFAULT_LEVEL,
@@ -42,20 +44,11 @@ from retrieval_eval.questions.labelling import (
 )
 from retrieval_eval.questions.model import GoldenQuestion, GoldenQuestionSet
 from retrieval_eval.questions.problems import Problem, QuestionSetProblems
-from retrieval_eval.questions.wellformed import FIELDS, well_formed
+from retrieval_eval.questions.wellformed import FIELDS, QUESTION_FIELDS, well_formed
 from retrieval_eval.records.outcome import Form
 from retrieval_eval.text import is_blank
 
-QUESTION_KEYS = (
-    "id",
-    "question",
-    "form",
-    "expected_document_ids",
-    JUDGMENTS_KEY,
-    "hard_class",
-    "answer_gist",
-    LABELLING_KEY,
-)
+QUESTION_KEYS = (*QUESTION_FIELDS, LABELLING_KEY)
 HEADER_KEYS = (
     HEADER_KEY, "name", "description", "questions", POOL_KEY, LEVEL_KEY, SCALE_KEY, GENERATED_KEY,
 )  # fmt: skip
@@ -286,18 +279,22 @@ class _Checker:
         expected = labels[0] if labels is not None else None
         hard_class = self.optional_text(index, label, data, "hard_class")
         gist = self.optional_text(index, label, data, "answer_gist")
-        if LABELLING_KEY in data:
-            self.labelling(index, label, data[LABELLING_KEY], expected)
+        self.provenance(index, label, data, expected)
         if len(self.problems) > before or form is None or labels is None:
             return None
         return GoldenQuestion(qid, text, form, labels[0], hard_class, gist, labels[1])
 
-    def labelling(
-        self, index: int, label: str | None, value: Any, expected: tuple[str, ...] | None
+    def provenance(
+        self, index: int, label: str | None, data: dict[str, Any], expected: Any
     ) -> None:
-        state, problems = check_labelling(value, expected)
-        for message in problems:
-            self.add(index, LABELLING_KEY, label, message)
+        """The keys that say how the labels were made: ``labelling``, ``document_digests``."""
+        problems = [(DIGESTS_KEY, m) for m in check_digests(data.get(DIGESTS_KEY))]
+        state = None
+        if LABELLING_KEY in data:
+            state, found = check_labelling(data[LABELLING_KEY], expected)
+            problems += [(LABELLING_KEY, m) for m in found]
+        for key, message in problems:
+            self.add(index, key, label, message)
         if state is not None and state != JudgementState.JUDGED:
             self.unjudged.append(label or f"#{index + 1}")
 

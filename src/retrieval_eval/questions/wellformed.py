@@ -9,14 +9,18 @@ from __future__ import annotations
 from sys import intern
 from typing import Any
 
+from retrieval_eval.questions.digests import DIGESTS_KEY, plain_digests
 from retrieval_eval.questions.judgments import JUDGMENTS_KEY, combine, read_grade
 from retrieval_eval.questions.model import GoldenQuestion
 from retrieval_eval.records.outcome import Form
 
-#: The keys a question may have (a drafted question's labelling key takes the slow path).
-FIELDS = frozenset(
-    ("id", "question", "form", "expected_document_ids", JUDGMENTS_KEY, "hard_class", "answer_gist")
-)
+#: The keys a question may have, in the order messages list them (a drafted question's
+#: labelling key takes the slow path). Digests are checked, then left out of the model.
+QUESTION_FIELDS = (
+    "id", "question", "form", "expected_document_ids", JUDGMENTS_KEY, "hard_class",
+    "answer_gist", DIGESTS_KEY,
+)  # fmt: skip
+FIELDS = frozenset(QUESTION_FIELDS)
 _FORMS: dict[Any, Form] = {None: Form.UNLABELLED}
 for _form in Form:
     for _spelling in (_form.value, _form.value.lower(), _form.value.capitalize()):
@@ -49,6 +53,8 @@ def well_formed(data: Any, level: int = 1) -> GoldenQuestion | None:
     if form is None or not (hard_class is None or _text(hard_class)):
         return None
     if not (gist is None or _text(gist)):
+        return None
+    if DIGESTS_KEY in data and not plain_digests(data[DIGESTS_KEY]):
         return None
     for doc in ids or ():
         if type(doc) is not str or doc == "" or doc.isspace():

@@ -26,6 +26,7 @@ from retrieval_eval.cli.eval.flow import (
     open_store_or_url,
     with_measures,
 )
+from retrieval_eval.cli.eval.label_drift import warn_label_drift
 from retrieval_eval.cli.eval.messages import error_summary, nothing_scored
 from retrieval_eval.cli.options import (
     config_option,
@@ -131,6 +132,14 @@ _THRESHOLDS = Thresholds()
     metavar="N",
     help="After the run, re-ask N questions one at a time and report their latency "
     "apart: latency without load (the latency gate then compares these).",
+)
+@click.option(
+    "--corpus",
+    type=click.Path(exists=True, dir_okay=False, path_type=Path),
+    metavar="FILE",
+    help="Corpus JSONL the sets are labelled on: warn on stderr when labels rest on "
+    "documents changed since they were judged (read only when a set file records "
+    "document digests).",
 )
 @timeout_option
 @format_option("text", "json", "junit", "markdown", "html", "github")
@@ -246,6 +255,7 @@ def eval_command(
     trec_means: bool,
     concurrency: int,
     latency_probe: int,
+    corpus: Path | None,
     timeout_s: float | None,
     fmt: str,
     output: Path | None,
@@ -330,6 +340,8 @@ def eval_command(
     question_sets = load_sets(sets)
     if rel_level is not None:
         question_sets = [qs.at_level(rel_level) for qs in question_sets]
+    if corpus is not None:
+        warn_label_drift(question_sets, corpus)
     # a bad --db or RUN fails before measuring; judging against a file needs no store
     # unless the runs are saved
     store = None if baseline and no_save else open_store_or_url(db_url, baseline_id)

@@ -41,6 +41,13 @@ def _import_options(command: Callable[..., Any]) -> Callable[..., Any]:
             help="Leave out topics none of whose judged documents is relevant (trec_eval and "
             "BEIR score them 0; by default they are questions that expect nothing).",
         ),
+        click.option(
+            "--corpus",
+            type=click.Path(exists=True, dir_okay=False, path_type=Path),
+            help="Corpus JSONL the judgments are on (a BEIR dataset's corpus.jsonl): record "
+            "the digest of each judged document's text, so `reval sets lint --corpus` can "
+            "tell when a document changed since.",
+        ),
         click.option("--force", is_flag=True, help="Overwrite --out if it exists."),
     ]
     for option in reversed(options):
@@ -58,11 +65,15 @@ def _check_out(out: Path, force: bool) -> None:
         raise InputError(f"--out {out} exists; pass --force to overwrite it")
 
 
-def _write(js: JudgedSet, out: Path, origin: str) -> None:
-    from retrieval_eval.questions.judged import write_judged_set
+def _write(js: JudgedSet, out: Path, origin: str, corpus: Path | None) -> None:
+    from retrieval_eval.questions.corpus import read_corpus
+    from retrieval_eval.questions.judged import with_digests, write_judged_set
     from retrieval_eval.report.plural import plural
     from retrieval_eval.report.safe_text import visible
 
+    missing = 0
+    if corpus is not None:
+        js, missing = with_digests(js, read_corpus(corpus))
     write_judged_set(js, out)
     counts = f"{js.relevant} relevant"
     if js.not_relevant:
@@ -77,6 +88,11 @@ def _write(js: JudgedSet, out: Path, origin: str) -> None:
         notes.append(f"{topics} with nothing relevant left out")
     if js.unjudged_topics:
         notes.append(f"{plural(js.unjudged_topics, 'topic')} without judgments left out")
+    if corpus is not None:
+        digested = sum(len(d) for d in js.digests.values())
+        notes.append(f"{plural(digested, 'document digest')} recorded from {corpus}")
+        if missing:
+            notes.append(f"{plural(missing, 'judgment')} on documents not in {corpus}")
     grades = "graded " + "/".join(map(str, js.grades)) if js.graded else "binary"
     notes.append(f"{grades}; forms are UNLABELLED")
     click.echo(visible(f"{line}; " + "; ".join(notes)))
@@ -93,6 +109,7 @@ def import_beir_command(
     name: str | None,
     relevance_level: int,
     skip_no_relevant: bool,
+    corpus: Path | None,
     force: bool,
 ) -> None:
     """Turn a BEIR dataset (queries.jsonl, qrels/SPLIT.tsv; gzip ok) into a set file.
@@ -108,7 +125,7 @@ def import_beir_command(
     js = import_beir_judgments(
         directory, split, name, relevance_level=relevance_level, skip_no_relevant=skip_no_relevant
     )
-    _write(js, out, f"{directory} split {split}")
+    _write(js, out, f"{directory} split {split}", corpus)
 
 
 @click.command("import-trec", short_help="Turn TREC qrels and topics into a set file.")
@@ -127,6 +144,7 @@ def import_trec_command(
     name: str | None,
     relevance_level: int,
     skip_no_relevant: bool,
+    corpus: Path | None,
     force: bool,
 ) -> None:
     """Turn TREC qrels (topic iteration document grade; gzip ok) and their topics into a
@@ -143,4 +161,4 @@ def import_trec_command(
     js = import_trec_judgments(
         qrels, topics, name, relevance_level=relevance_level, skip_no_relevant=skip_no_relevant
     )
-    _write(js, out, f"{qrels} and {topics}")
+    _write(js, out, f"{qrels} and {topics}", corpus)

@@ -26,7 +26,10 @@ from retrieval_eval.questions.lint.options import (
 from retrieval_eval.stats.mcnemar import DEFAULT_DISCORDANCE, DEFAULT_MAX_DROP
 
 if TYPE_CHECKING:
+    from retrieval_eval.questions.corpus import CorpusDocument
+    from retrieval_eval.questions.lint.drift import DriftReport
     from retrieval_eval.questions.lint.lint import LintReport
+    from retrieval_eval.questions.model import GoldenQuestionSet
     from retrieval_eval.records.run import RunResult
 
 _UNIT = click.FloatRange(0, 1)
@@ -68,6 +71,12 @@ _UNIT = click.FloatRange(0, 1)
 @click.option("--min-retrievers", type=click.IntRange(min=1), default=DEFAULT_MIN_RETRIEVERS,
               show_default=True,
               help="Distinct retrievers whose runs the run checks need.")  # fmt: skip
+@click.option(
+    "--fix-moved",
+    is_flag=True,
+    help="Relabel labels whose judged text moved to another id (same digest, new id) in "
+    "the set file, keeping its comments and order, then lint the fixed set.",
+)
 @click.option("--strict", is_flag=True, help="Exit 1 when there are findings.")
 @format_option("text", "json")
 @click.pass_context
@@ -84,6 +93,7 @@ def lint_command(
     match_cutoff: float,
     near_duplicate_threshold: float,
     min_retrievers: int,
+    fix_moved: bool,
     strict: bool,
     fmt: str,
 ) -> None:
@@ -91,7 +101,9 @@ def lint_command(
     disagree with the measured vocabulary overlap, duplicate questions, expected documents
     missing, empty or with an untargeted near-duplicate; from the set's stored runs,
     labels the retrievers contradict and questions that never discriminate. Also says
-    what the set's size can detect for the regression thresholds.
+    what the set's size can detect for the regression thresholds, and for every label
+    whose document digest the set records: unchanged, changed since judged, moved to
+    another id (fixable with --fix-moved) or gone.
 
     Exit 0 (1 with --strict when there are findings), 2 on bad input.
     """
@@ -99,6 +111,7 @@ def lint_command(
 
     require_extra("lint", "reval sets lint")
     from retrieval_eval.questions.corpus import read_corpus
+    from retrieval_eval.questions.digests_file import read_set_digests, set_path
     from retrieval_eval.questions.lint.lint import lint_set
     from retrieval_eval.questions.loading import load_question_set
 
@@ -112,15 +125,45 @@ def lint_command(
         min_retrievers=min_retrievers,
     )
     question_set = load_question_set(source)
-    documents = read_corpus(corpus)
+    documents = list(read_corpus(corpus))
+    path = set_path(source)
+    if fix_moved:
+        question_set = _fix_moved(path, source, question_set, documents, fmt)
+    digests = read_set_digests(path) if path is not None else None
     runs = [] if no_runs else _stored_runs(db_url, question_set.name, max_runs)
-    report = lint_set(question_set, documents, corpus_name=str(corpus), runs=runs, options=options)
+    report = lint_set(
+        question_set, documents, corpus_name=str(corpus), runs=runs, options=options,
+        digests=digests,
+    )  # fmt: skip
     if fmt == "json":
         click.echo(json.dumps(report.to_dict(), indent=2, ensure_ascii=False))
     else:
         _render(report)
     if strict and report.findings:
         ctx.exit(exit_codes.FINDINGS)
+
+
+def _fix_moved(
+    path: Path | None,
+    source: str,
+    question_set: GoldenQuestionSet,
+    documents: list[CorpusDocument],
+    fmt: str,
+) -> GoldenQuestionSet:
+    """Relabel the moved labels of the set file; the set as it reads afterwards."""
+    from retrieval_eval.errors import InputError
+    from retrieval_eval.labelling.fix_moved import fix_moved
+    from retrieval_eval.questions.digests_file import read_set_digests
+    from retrieval_eval.questions.lint.drift import corpus_digests, label_drift
+    from retrieval_eval.questions.loading import load_question_set
+    from retrieval_eval.report.plural import plural
+
+    if path is None:
+        raise InputError(f"--fix-moved rewrites a set file; {source!r} is not one")
+    drift = label_drift(question_set.questions, read_set_digests(path), corpus_digests(documents))
+    fixed = fix_moved(path, drift.moved())
+    click.echo(f"fixed {plural(fixed, 'moved label')} in {path}", err=fmt == "json")
+    return load_question_set(path) if fixed else question_set
 
 
 def _stored_runs(db_url: str | None, set_name: str, limit: int) -> list[RunResult]:
@@ -149,6 +192,20 @@ def _render(report: LintReport) -> None:
         f"{c.set_best_cutoff:.2f}, {c.set_best_agreeing} of {c.labelled})"
     )
     _render_power(report)
+    if report.drift is not None:
+        _render_drift(report.drift)
+
+
+def _render_drift(drift: DriftReport) -> None:
+    c = drift.counts()
+    click.echo(
+        f"\nlabels against their judged text: {c['unchanged']} unchanged, {c['changed']} "
+        f"changed since judged, {c['moved']} moved to another id, {c['gone']} gone, "
+        f"{c['unrecorded']} without a digest"
+    )
+    for d in drift.drifted:
+        where = f" -> {d.moved_to} (--fix-moved)" if d.moved_to else ""
+        click.echo(f"  {d.question_id}: {d.document_id} {d.state.value}{where}")
 
 
 def _render_power(report: LintReport) -> None:

@@ -14,6 +14,7 @@ from retrieval_eval.labelling.llm.budget import Spend
 from retrieval_eval.labelling.llm.generate import GenerateOptions, GenerateReport, label_source
 from retrieval_eval.labelling.llm.prompts import PromptTemplate
 from retrieval_eval.labelling.snippet import best_passage
+from retrieval_eval.questions.digests import DIGESTS_KEY
 from retrieval_eval.questions.formats import FORMAT_VERSION, HEADER_KEY, stem_name
 from retrieval_eval.questions.labelling import GENERATED_KEY, LABELLING_KEY, JudgementState
 
@@ -97,6 +98,7 @@ def write_generated(
         expected = CommentedSeq([q.document.id])
         expected.fa.set_flow_style()
         item["expected_document_ids"] = expected
+        item[DIGESTS_KEY] = _flow({q.document.id: q.document_digest})  # the text asked about
         labelling = CommentedMap()
         labelling["state"] = JudgementState.UNJUDGED.value
         labelling["nothing_answers"] = False

@@ -18,7 +18,6 @@
 from __future__ import annotations
 
 import asyncio
-import hashlib
 import json
 import random
 from collections import Counter, defaultdict
@@ -28,6 +27,7 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
+from retrieval_eval.corpus.digest import document_digest as digest_of
 from retrieval_eval.errors import InputError
 from retrieval_eval.labelling.llm.calls import ModelCalls, Tally, ask_and_read
 from retrieval_eval.labelling.llm.prompts import PromptTemplate
@@ -92,10 +92,9 @@ class GenerateReport(Tally):
 
 
 def document_digest(document: CorpusDocument) -> str:
-    """The digest of the text a label is made from (title and body), to tell later
+    """The digest of the text a label is made from (``corpus.digest``), to tell later
     whether the document changed since."""
-    text = json.dumps([document.title, document.text], ensure_ascii=False)
-    return "sha256:" + hashlib.sha256(text.encode("utf-8")).hexdigest()
+    return digest_of(document.title, document.text)
 
 
 def label_source(model: str, template: PromptTemplate) -> str:

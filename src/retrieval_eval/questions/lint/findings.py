@@ -13,6 +13,8 @@ class FindingKind(StrEnum):
 
     UNKNOWN_DOCUMENT = "unknown-document"  # an expected id the corpus does not have
     EMPTY_DOCUMENT = "empty-document"  # an expected document with no text
+    DOCUMENT_MOVED = "document-moved"  # a judged text now under another id (fixable)
+    DOCUMENT_CHANGED = "document-changed"  # a judged document's text changed since
     GRADE_OUTSIDE_SCALE = "grade-outside-scale"  # a grade the set's declared scale lacks
     CONFLICTING_JUDGMENT = "conflicting-judgment"  # relevant and not, for one question
     DUPLICATE_QUESTION = "duplicate-question"  # the same question, asked twice

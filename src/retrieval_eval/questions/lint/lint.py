@@ -12,7 +12,10 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from retrieval_eval.questions.corpus import CorpusDocument
+from retrieval_eval.questions.digests_file import SetDigests
 from retrieval_eval.questions.lint.corpus_index import index_corpus
+from retrieval_eval.questions.lint.drift import DriftReport, corpus_digests, label_drift
+from retrieval_eval.questions.lint.drift_findings import drift_findings, without_moved
 from retrieval_eval.questions.lint.duplicates import duplicate_findings
 from retrieval_eval.questions.lint.findings import Finding, FindingKind, ordered
 from retrieval_eval.questions.lint.form_check import form_findings, question_overlaps
@@ -49,6 +52,8 @@ class LintReport:
     power: SetPower
     calibration: Calibration
     overlaps: dict[str, float] = field(default_factory=dict)
+    #: Each label's document against its recorded digest (``None``: the set records none).
+    drift: DriftReport | None = None
 
     def by_kind(self) -> dict[FindingKind, list[Finding]]:
         groups: dict[FindingKind, list[Finding]] = {}
@@ -74,6 +79,7 @@ class LintReport:
                 "labelled": c.labelled,
             },
             "overlaps": {qid: round(v, 4) for qid, v in self.overlaps.items()},
+            "label_digests": None if self.drift is None else self.drift.to_dict(),
         }
 
 
@@ -84,16 +90,21 @@ def lint_set(
     corpus_name: str = "",
     runs: Sequence[StoredRun] = (),
     options: LintOptions | None = None,
+    digests: SetDigests | None = None,
 ) -> LintReport:
-    """Every check over ``question_set``; ``runs`` are stored runs of the set (optional)."""
+    """Every check over ``question_set``; ``runs`` are stored runs of the set (optional),
+    ``digests`` its recorded document digests (``questions.digests_file``)."""
     options = options or LintOptions()
     options.check()
     questions = question_set.questions
     targets = {d for q in questions for d in q.expected_document_ids}
+    documents = list(documents)
+    drift = label_drift(questions, digests, corpus_digests(documents)) if digests else None
     corpus = index_corpus(documents, targets)
     overlaps = question_overlaps(questions, corpus)
     findings: list[Finding] = [
-        *document_findings(questions, corpus, corpus_name),
+        *without_moved(document_findings(questions, corpus, corpus_name), drift),
+        *drift_findings(drift),
         *scale_findings(questions, question_set.grade_scale),
         *conflict_findings(questions, corpus.analyzer, question_set.relevance_level),
         *duplicate_findings(questions, corpus.analyzer),
@@ -115,6 +126,7 @@ def lint_set(
         power=power,
         calibration=_calibration(question_set, overlaps, options.match_cutoff),
         overlaps=overlaps,
+        drift=drift,
     )
 
 

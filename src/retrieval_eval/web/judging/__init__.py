@@ -11,10 +11,12 @@ from __future__ import annotations
 
 import contextlib
 import re
-from dataclasses import dataclass, field
+from collections.abc import Iterator, Mapping
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from retrieval_eval.corpus.digest import document_digest
 from retrieval_eval.errors import InputError, UnknownNameError
 from retrieval_eval.labelling.judge_name import default_judge
 from retrieval_eval.questions.judgments import (
@@ -117,7 +119,9 @@ class JudgingDesk:
         from retrieval_eval.labelling.judge import save_judgement
 
         judged = self.get(key)
-        return save_judgement(judged.path, _judgement(question_id, body), seen_history=_seen(body))
+        judgement = _judgement(question_id, body)
+        judgement = replace(judgement, digests=ShownDigests(judged.documents()))
+        return save_judgement(judged.path, judgement, seen_history=_seen(body))
 
 
 def _question(question: Any, documents: dict[str, CorpusDocument], level: int) -> dict[str, Any]:
@@ -205,6 +209,24 @@ def _judgement(question_id: str, body: Any) -> Judgement:
         judge=judge.strip(),
         grades=grades,
     )
+
+
+class ShownDigests(Mapping[str, str]):
+    """Document id -> digest of its text as the page shows it (from the corpus), worked
+    out only for the documents a judgement decides."""
+
+    def __init__(self, documents: Mapping[str, CorpusDocument]) -> None:
+        self.documents = documents
+
+    def __getitem__(self, doc_id: str) -> str:
+        doc = self.documents[doc_id]
+        return document_digest(doc.title, doc.text)
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(self.documents)
+
+    def __len__(self) -> int:
+        return len(self.documents)
 
 
 def _scale(value: Any) -> list[int] | None:
