@@ -10,8 +10,7 @@ import pytest
 from support.cli import run_reval
 
 from retrieval_eval.errors import InputError
-from retrieval_eval.labelling.agreement import agreement_with_reference
-from retrieval_eval.labelling.label_grades import label_grades
+from retrieval_eval.labelling.label_grades import agreement_with_reference, label_grades
 from retrieval_eval.labelling.llm.judge import record_grades
 
 MODEL = "llm:tiny@sha256:abc"

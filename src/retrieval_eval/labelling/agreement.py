@@ -14,9 +14,9 @@ undefined and reported as ``None`` with the raw agreement. Its 95% interval uses
 large-sample standard error sqrt(p_o (1 - p_o) / n) / (1 - p_e), and ``more_needed`` is
 how many more shared items would narrow it to +/- ``USEFUL_HALF_WIDTH``.
 
-Two set files compare the same way (``agreement_with_reference``): one file's labels, or
-one judge's grades from its history, against the other file's labels
-(``labelling.label_grades``), on the (question, document) pairs both judged.
+Two set files compare the same way (``labelling.label_grades.agreement_with_reference``):
+one file's labels, or one judge's grades from its history, against the other file's
+labels, on the (question, document) pairs both judged.
 """
 
 from __future__ import annotations
@@ -141,29 +141,6 @@ def agreement(path: Path, judges: Iterable[str] = ()) -> Agreement:
     if missing:
         raise InputError(f"{path}: no judgement by {', '.join(missing)}")
     return compare(grades[chosen[0]], grades[chosen[1]], (chosen[0], chosen[1]))
-
-
-def agreement_with_reference(path: Path, reference: Path, judge: str | None = None) -> Agreement:
-    """Cohen's kappa of ``path``'s labels (or of its judge ``judge``'s latest grades)
-    against the labels of the set file ``reference``, on what both judged."""
-    # the label reader loads with a comparison of two files
-    from retrieval_eval.labelling.label_grades import label_grades
-
-    if judge is None:
-        first, name = label_grades(path), f"{path.name} labels"
-    else:
-        document, _ = load_document(path)
-        grades = judge_grades(document)
-        if judge not in grades:
-            found = ", ".join(sorted(grades)) or "none"
-            raise InputError(f"{path}: no judgement by {judge} (judges in the file: {found})")
-        first, name = grades[judge], judge
-    second = label_grades(reference)
-    if not first.keys() & second.keys():
-        raise InputError(
-            f"{path} and {reference}: no question and document both judged: nothing to compare"
-        )
-    return compare(first, second, (name, f"{reference.name} labels"))
 
 
 def compare(a: Grades, b: Grades, judges: tuple[str, str]) -> Agreement:

@@ -14,7 +14,8 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
-from retrieval_eval.labelling.agreement import Grades
+from retrieval_eval.errors import InputError
+from retrieval_eval.labelling.agreement import Agreement, Grades, compare, judge_grades
 from retrieval_eval.labelling.document import load_document
 from retrieval_eval.questions.formats import set_format
 from retrieval_eval.questions.judgments import JUDGMENTS_KEY, header_level, read_grade
@@ -58,3 +59,23 @@ def question_grades(question: Any, level: int) -> Grades:
         if isinstance(decided, bool):
             found.setdefault(str(candidate["document_id"]), level if decided else 0)
     return {(qid, doc): grade for doc, grade in found.items()}
+
+
+def agreement_with_reference(path: Path, reference: Path, judge: str | None = None) -> Agreement:
+    """Cohen's kappa of ``path``'s labels (or of its judge ``judge``'s latest grades)
+    against the labels of the set file ``reference``, on what both judged."""
+    if judge is None:
+        first, name = label_grades(path), f"{path.name} labels"
+    else:
+        document, _ = load_document(path)
+        grades = judge_grades(document)
+        if judge not in grades:
+            found = ", ".join(sorted(grades)) or "none"
+            raise InputError(f"{path}: no judgement by {judge} (judges in the file: {found})")
+        first, name = grades[judge], judge
+    second = label_grades(reference)
+    if not first.keys() & second.keys():
+        raise InputError(
+            f"{path} and {reference}: no question and document both judged: nothing to compare"
+        )
+    return compare(first, second, (name, f"{reference.name} labels"))

@@ -49,11 +49,8 @@ def agreement_command(
     With --reference SET, SET_FILE's labels (a judged question's graded, expected and
     decided documents) are compared with SET's labels instead: a model-judged set
     against a person's, say."""
-    from retrieval_eval.labelling.agreement import (
-        USEFUL_HALF_WIDTH,
-        agreement,
-        agreement_with_reference,
-    )
+    from retrieval_eval.labelling.agreement import USEFUL_HALF_WIDTH, agreement
+    from retrieval_eval.labelling.label_grades import agreement_with_reference
 
     if reference is None:
         result = agreement(set_file, judges)
