@@ -76,7 +76,13 @@ def set_judgments(set_file: Path) -> set[tuple[str, str, int]]:
 
 def test_exported_qrels_are_the_sets_judgments_exactly(tmp_path, judged_set):
     judged = set_judgments(judged_set)
-    assert {("t1", "a", 3), ("t1", "g", 0), ("t1", "b", 0), ("t2", "d", 0), ("t3", "f", 0)} <= judged
+    assert {
+        ("t1", "a", 3),
+        ("t1", "g", 0),
+        ("t1", "b", 0),
+        ("t2", "d", 0),
+        ("t3", "f", 0),
+    } <= judged
     run = evaluate(tmp_path, judged_set)
     qrels = tmp_path / "out.qrels"
     done = run_reval("runs", "export", run["run_id"], "--qrels", qrels, "--db", db(tmp_path))
@@ -128,17 +134,42 @@ def test_stored_measures_are_shown_compared_and_rescored_exactly(tmp_path, judge
     assert "IR measures against A" in compare_text
 
 
-def test_trec_eval_means_equal_pytrec_evals_on_the_stored_grades(tmp_path, judged_set):
-    run = evaluate(tmp_path, judged_set, "--trec-means")
+def pytrec_means(set_file: Path, run: dict) -> dict[str, float]:
+    """trec_eval's means (through pytrec_eval) of the run's rankings on the set's grades."""
     qrels: dict[str, dict[str, int]] = {}
-    for topic, doc, grade in set_judgments(judged_set):
+    for topic, doc, grade in set_judgments(set_file):
         qrels.setdefault(topic, {})[doc] = grade
     ranked = {q["id"]: q["ranked_document_ids"] for q in run["questions"]}
-    scored = {t: {d: float(len(docs) - i) for i, d in enumerate(docs)} for t, docs in ranked.items()}
-    theirs = pytrec_eval.RelevanceEvaluator(qrels, {"P.2", "map", "ndcg_cut.3", "bpref",
-                                                    "Rprec", "recip_rank"}).evaluate(scored)  # fmt: skip
+    scored = {
+        t: {d: float(len(docs) - i) for i, d in enumerate(docs)} for t, docs in ranked.items()
+    }
+    asked = {"P.2", "map", "ndcg_cut.3", "bpref", "Rprec", "recip_rank"}
+    theirs = pytrec_eval.RelevanceEvaluator(qrels, asked).evaluate(scored)
     names = {"P@2": "P_2", "AP": "map", "nDCG@3": "ndcg_cut_3", "Bpref": "bpref",
              "Rprec": "Rprec", "RR": "recip_rank"}  # fmt: skip
-    for mine, their in names.items():
-        mean = sum(figures[their] for figures in theirs.values()) / len(theirs)
-        assert run["measures"]["values"][mine]["value"] == pytest.approx(mean, abs=1e-12), mine
+    return {mine: sum(f[their] for f in theirs.values()) / len(theirs)
+            for mine, their in names.items()}  # fmt: skip
+
+
+def test_trec_eval_means_equal_pytrec_evals_before_and_after_a_rescore(tmp_path, judged_set):
+    run = evaluate(tmp_path, judged_set, "--trec-means")
+    for name, mean in pytrec_means(judged_set, run).items():
+        assert run["measures"]["values"][name]["value"] == pytest.approx(mean, abs=1e-12), name
+    yaml = YAML()
+    document = yaml.load(judged_set)
+    t3 = next(q for q in document["questions"] if q["id"] == "t3")
+    t3["judgments"] = {"e": 0, "f": 2}  # the labels moved: f is the answer, e is not
+    yaml.dump(document, judged_set)
+    out = tmp_path / "rescored.json"
+    reval("runs", "rescore", run["run_id"], "--set", judged_set, "--db", db(tmp_path),
+          "--format", "json", "--output", out)  # fmt: skip
+    (again,) = json.loads(out.read_text())["runs"]
+    assert again["measures"]["convention"] == "trec_eval"
+    moved = pytrec_means(judged_set, again)
+    for name, mean in moved.items():
+        assert again["measures"]["values"][name]["value"] == pytest.approx(mean, abs=1e-12), name
+    assert again["measures"]["values"]["RR"] != run["measures"]["values"]["RR"]
+    qrels = tmp_path / "rescored.qrels"
+    reval("runs", "export", again["run_id"], "--qrels", qrels, "--db", db(tmp_path))
+    lines = qrels.read_text().splitlines()
+    assert {(t, d, int(g)) for t, _, d, g in map(str.split, lines)} == set_judgments(judged_set)
