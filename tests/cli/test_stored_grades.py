@@ -121,6 +121,8 @@ def test_stored_measures_are_shown_compared_and_rescored_exactly(tmp_path, judge
     assert [e["measures"] for e in history["entries"]] == [measures, measures]
     history_text = reval("runs", "history", *where)
     assert "IR measures" in history_text and "nDCG@3" in history_text
+    history_markdown = reval("runs", "history", *where, "--format", "markdown")
+    assert f"nDCG@3 {measures['values']['nDCG@3']['value']:.4f}" in history_markdown
 
     compared = json.loads(reval("runs", "compare", source["run_id"], again["run_id"], "--db",
                                 db(tmp_path), "--format", "json"))  # fmt: skip
@@ -132,6 +134,9 @@ def test_stored_measures_are_shown_compared_and_rescored_exactly(tmp_path, judge
     compare_text = reval("runs", "compare", source["run_id"], again["run_id"], "--db",
                          db(tmp_path))  # fmt: skip
     assert "IR measures against A" in compare_text
+    compare_markdown = reval("runs", "compare", source["run_id"], again["run_id"], "--db",
+                             db(tmp_path), "--format", "markdown")  # fmt: skip
+    assert "| nDCG@3 |" in compare_markdown and "(+0.0000)" in compare_markdown
 
 
 def pytrec_means(set_file: Path, run: dict) -> dict[str, float]:
