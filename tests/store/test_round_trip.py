@@ -108,9 +108,9 @@ def test_thousands_of_questions_round_trip(store):
 
 
 def test_a_run_saved_in_several_batches_keeps_question_order(store, monkeypatch):
-    from retrieval_eval.store import store as store_module
+    from retrieval_eval.store import writing
 
-    monkeypatch.setattr(store_module, "SAVE_BATCH", 7)  # 3000 = 428 batches and a partial
+    monkeypatch.setattr(writing, "SAVE_BATCH", 7)  # 3000 = 428 batches and a partial
     codes = ("13E03" * 600)[:3000]
     run = make_run(codes, latency_ms=[i / 3 for i in range(3000)])
     run_id = store.save(run)

@@ -90,7 +90,8 @@ def compare_runs(
     settings = ComparisonSettings(alpha, "holm", resamples, seed, DEFAULT_CONFIDENCE,
                                   overlap_k, rbo_p, top_documents)  # fmt: skip
     metric_names = _common_metrics(compared)
-    versus = _versus_all(reference, compared[1:], metric_names, settings, notes)
+    measure_names = _common_measures(compared)
+    versus = _versus_all(reference, compared[1:], metric_names, settings, notes, measure_names)
     if thresholds is not None:
         versus = tuple(
             replace(v, verdict=compare_two(reference, run, thresholds))
@@ -105,6 +106,7 @@ def compare_runs(
         questions=question_rows(compared, overlap_k, rbo_p, top_documents),
         metric_names=metric_names,
         settings=settings,
+        measure_names=measure_names,
     )
 
 
@@ -123,6 +125,8 @@ def run_column(run: RunResult) -> RunColumn:
         metrics=run.metrics,
         latency=run.latency,
         labels=dict(run.labels),
+        measures=run.measures,
+        measure_convention=run.measure_convention,
     )
 
 
@@ -135,12 +139,21 @@ def _common_metrics(runs: Sequence[RunResult]) -> tuple[str, ...]:
     return tuple(name for name in first if all(name in r.metrics.values for r in runs[1:]))
 
 
+def _common_measures(runs: Sequence[RunResult]) -> tuple[str, ...]:
+    """The IR measures every run stored, when all stored them under one convention."""
+    first = runs[0]
+    if any(r.measure_convention != first.measure_convention for r in runs[1:]):
+        return ()
+    return tuple(name for name in first.measures if all(name in r.measures for r in runs[1:]))
+
+
 def _versus_all(
     reference: RunResult,
     others: Sequence[RunResult],
     metric_names: tuple[str, ...],
     settings: ComparisonSettings,
     notes: dict[str, tuple[str, ...]],
+    measure_names: tuple[str, ...] = (),
 ) -> tuple[RunVersusReference, ...]:
     pairs = [paired_outcomes(run, reference) for run in others]
     ks = [k for k in FLIP_KS if all(k in r.parameters.ks for r in (reference, *others))]
@@ -156,7 +169,8 @@ def _versus_all(
         out.append(
             RunVersusReference(
                 run_id=_id(run),
-                deltas=_deltas(reference, run, run_pairs, metric_names, settings),
+                deltas=_deltas(reference, run, run_pairs, metric_names, settings)
+                + _measure_deltas(reference, run, measure_names),
                 tests=tests,
                 paired=len(run_pairs),
                 overlap=_overlap(run_pairs, settings),
@@ -167,6 +181,17 @@ def _versus_all(
 
 
 Pair = tuple[QuestionOutcome, QuestionOutcome]
+
+
+def _measure_deltas(
+    reference: RunResult, run: RunResult, names: tuple[str, ...]
+) -> tuple[RunDelta, ...]:
+    """The stored IR measures' means against the reference's (no interval: only the
+    means are stored)."""
+    return tuple(
+        RunDelta(_id(run), name, reference.measures[name].value, run.measures[name].value)
+        for name in names
+    )
 
 
 def _deltas(

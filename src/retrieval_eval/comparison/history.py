@@ -89,6 +89,8 @@ def _entry(stored: StoredRun) -> HistoryEntry:
         verdict=stored_verdict(stored),
         pinned=stored.pinned,
         acceptance=stored.acceptance,
+        measures=run.measures,
+        measure_convention=run.measure_convention,
     )
 
 

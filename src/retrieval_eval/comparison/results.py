@@ -13,7 +13,7 @@ from datetime import datetime
 from enum import StrEnum
 from typing import TYPE_CHECKING
 
-from retrieval_eval.records.metrics import GroupMetrics, LatencySummary, RateEstimate
+from retrieval_eval.records.metrics import GroupMetrics, LatencySummary, MeasureMean, RateEstimate
 from retrieval_eval.regression.verdict_records import Verdict
 
 if TYPE_CHECKING:  # importing store/ would load SQLAlchemy
@@ -57,6 +57,9 @@ class RunColumn:
     metrics: GroupMetrics
     latency: LatencySummary | None
     labels: Mapping[str, str] = field(default_factory=dict)
+    #: The IR measures the run stored (``reval eval --measures``) and their convention.
+    measures: Mapping[str, MeasureMean] = field(default_factory=dict)
+    measure_convention: str = "reval"
 
 
 @dataclass(frozen=True, slots=True)
@@ -190,6 +193,9 @@ class Comparison:
     #: Canonical metric names present in every compared run, in display order.
     metric_names: tuple[str, ...]
     settings: ComparisonSettings
+    #: IR measures every compared run stored under one convention (their deltas are in
+    #: ``versus``), in the reference's order.
+    measure_names: tuple[str, ...] = ()
 
     @property
     def disagreements(self) -> int:
@@ -216,6 +222,9 @@ class HistoryEntry:
     acceptance: Acceptance | None = None
     #: Runs with the same key are the same variant (``comparison.history.variant_key``).
     variant_key: str = ""
+    #: The IR measures the run stored, and their convention.
+    measures: Mapping[str, MeasureMean] = field(default_factory=dict)
+    measure_convention: str = "reval"
 
 
 @dataclass(frozen=True, slots=True)

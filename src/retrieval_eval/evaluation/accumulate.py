@@ -166,4 +166,6 @@ class RunAccumulator:
             underfilled_count=outcomes.underfilled_count(),
             labels=dict(labels),
             latency_probe=self.probe,
+            judgments=self.qs.judgments_by_id(),
+            relevance_level=self.qs.relevance_level,
         )

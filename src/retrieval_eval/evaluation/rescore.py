@@ -2,7 +2,9 @@
 retriever: each answered question's stored answer (``raw_ids``, with its scores) goes
 through the same protocol step as a live answer (``protocol.score_question``), so an
 unchanged set reproduces every figure of the source run. Errored questions stay errors:
-a failure is never turned into a miss or a hit by new labels.
+a failure is never turned into a miss or a hit by new labels. The run is scored at the
+source's relevance level, and the IR measures the source stored are computed again (same
+names, same no-answer convention) against the new grades, which the rescored run keeps.
 
 Refuses (``InputError``) when the new set asks different questions than the run did, or
 when the run's stored depth cannot answer the cutoffs it was scored at."""
@@ -14,9 +16,11 @@ from dataclasses import replace
 
 from retrieval_eval.errors import InputError
 from retrieval_eval.questions.model import GoldenQuestion, GoldenQuestionSet
+from retrieval_eval.records.metrics import MeasureMean
 from retrieval_eval.records.outcome import QuestionOutcome
 from retrieval_eval.records.run import RunResult
 from retrieval_eval.retrievers.protocol import Ranking
+from retrieval_eval.scoring.measures import parse_measure, run_measures
 from retrieval_eval.scoring.metrics import summarize_with_breakdowns
 from retrieval_eval.scoring.protocol import normalize_ks, request_limit, score_question
 
@@ -28,6 +32,7 @@ def rescore(
     run's own): a new run (no id yet) with the set's fingerprint, the same retriever,
     timings and errors. Deeper cutoffs than the run asked for are refused."""
     ks = normalize_ks(run.parameters.ks if ks is None else ks)
+    question_set = question_set.at_level(run.relevance_level)
     stored = run.parameters.limit
     limit = request_limit(ks, run.parameters.overfetch)
     if limit > stored:
@@ -50,8 +55,22 @@ def rescore(
         underfilled_count=sum(1 for o in outcomes if o.underfilled),
         parameters=replace(run.parameters, ks=ks, limit=limit),
         run_id=None,
-        measures={},  # IR measures are not recomputed here: the rescore reports hit rates
+        judgments=question_set.judgments_by_id(),
+        measures=_measures(run, outcomes, question_set),
     )
+
+
+def _measures(
+    run: RunResult, outcomes: Sequence[QuestionOutcome], question_set: GoldenQuestionSet
+) -> dict[str, MeasureMean]:
+    """The source's measures, by the same names and convention, on the new grades."""
+    if not run.measures:
+        return {}
+    measures = [parse_measure(name) for name in run.measures]
+    return run_measures(
+        outcomes, question_set.questions, measures, level=question_set.relevance_level,
+        trec_means=run.measure_convention == "trec_eval",
+    )  # fmt: skip
 
 
 def _same_questions(run: RunResult, asked: Sequence[str], by_id: dict[str, GoldenQuestion]) -> None:

@@ -89,6 +89,13 @@ class GoldenQuestionSet:
             return bool(judged())
         return any(q.judgments for q in self.questions)
 
+    def judgments_by_id(self) -> dict[str, tuple[tuple[str, int], ...]]:
+        """Question id -> judgments of the questions that have any (a run keeps them:
+        ``RunResult.judgments``); empty for a set of plain labels, read without a pass."""
+        if not self.graded:
+            return {}
+        return {q.id: q.judgments for q in self.questions if q.judgments}
+
     def at_level(self, level: int) -> GoldenQuestionSet:
         """The set scored at relevance level ``level`` (itself when it already is)."""
         if level == self.relevance_level:

@@ -9,9 +9,12 @@ from typing import TYPE_CHECKING, Any
 from retrieval_eval.metric_keys import metric_sort_key
 
 if TYPE_CHECKING:
+    from collections.abc import Mapping
+
     from retrieval_eval.records.metrics import (
         GroupMetrics,
         LatencySummary,
+        MeasureMean,
         NoAnswerStats,
         RateEstimate,
     )
@@ -58,13 +61,7 @@ def run_to_dict(run: RunResult, *, questions: bool = True) -> dict[str, Any]:
             "protocol_version": p.protocol_version,
         },
         "metrics": group_to_dict(run.metrics),
-        "measures": {
-            "convention": run.measure_convention,
-            "values": {
-                name: {"value": m.value, "count": m.count, "left_out": m.left_out}
-                for name, m in run.measures.items()
-            },
-        },
+        "measures": measures_to_dict(run.measures, run.measure_convention),
         "errors": run.error_count,
         "not_asked": run.not_asked_count,
         "skipped_members": run.skipped_members,
@@ -76,6 +73,18 @@ def run_to_dict(run: RunResult, *, questions: bool = True) -> dict[str, Any]:
         "latency_probe_ms": _latency(run.latency_probe, 1),
         "questions": [question_to_dict(q) for q in run.questions] if questions else [],
         "regression": None,
+    }
+
+
+def measures_to_dict(measures: Mapping[str, MeasureMean], convention: str) -> dict[str, Any]:
+    """IR measures' means as every JSON format holds them: the no-answer convention, and
+    each measure's value with its denominator."""
+    return {
+        "convention": convention,
+        "values": {
+            name: {"value": m.value, "count": m.count, "left_out": m.left_out}
+            for name, m in measures.items()
+        },
     }
 
 

@@ -82,6 +82,13 @@ class RunResult:
     #: the no-answer convention of their means: "reval" or "trec_eval".
     measures: Mapping[str, MeasureMean] = field(default_factory=dict)
     measure_convention: str = "reval"
+    #: Question id -> every judged document and its grade (0 = judged not relevant), for
+    #: the questions whose labels say more than their expected ids
+    #: (``GoldenQuestion.judgments``); any other question: each expected document at
+    #: grade 1, nothing else judged (``grades_of``).
+    judgments: Mapping[str, tuple[tuple[str, int], ...]] = field(default_factory=dict)
+    #: The grade a document needed to be expected (the set's, or ``--rel-level``).
+    relevance_level: int = 1
 
     @property
     def complete(self) -> bool:
@@ -109,6 +116,13 @@ class RunResult:
         budget (they are among ``error_count``)."""
         kind = FailureKind.NOT_ASKED
         return sum(1 for error in _failures(self.questions) if error.kind == kind)
+
+    def grades_of(self, outcome: QuestionOutcome) -> dict[str, int]:
+        """Document id -> grade of every document judged for ``outcome``'s question."""
+        judged = self.judgments.get(outcome.question_id)
+        if judged is not None:
+            return dict(judged)
+        return dict.fromkeys(outcome.expected_document_ids, 1)
 
     def to_dict(self) -> dict[str, Any]:
         """The run as the JSON report holds it (``regression`` is null: a verdict is not

@@ -12,7 +12,7 @@ from typing import Any
 from sqlalchemy import Connection, Select, select
 
 from retrieval_eval.outcomes.compact import CompactOutcomeBuilder, CompactOutcomes
-from retrieval_eval.store import queries, serialize
+from retrieval_eval.store import graded, queries, serialize
 from retrieval_eval.store.models import label_table, outcome_table
 from retrieval_eval.store.stored_run import StoredRun
 
@@ -28,16 +28,17 @@ def stored_runs(conn: Connection, query: Select[Any], outcomes: bool = True) -> 
     rows = conn.execute(query).mappings().all()
     pks = [row["pk"] for row in rows]
     labels = _labels(conn, pks)
-    packed = _outcomes(conn, pks) if outcomes else {}
+    packed, judged = _outcomes(conn, pks) if outcomes else ({}, {})
     return [
         StoredRun(
-            serialize.run_from_row(row, labels.get(pk, {}), _built(packed.get(pk))),
+            serialize.run_from_row(row, labels.get(pk, {}), _built(packed.get(pk)), judged.get(pk)),
             row["verdict_json"],
             bool(row["pinned"]),
             row["lineage"] or "",
             serialize.acceptance_from_row(row),
             serialize.accepted_from_row(row),
             None if outcomes else (row["question_count"], row["error_count"]),
+            serialize.rescored_from_row(row),
         )
         for pk, row in zip(pks, rows, strict=True)
     ]
@@ -61,11 +62,18 @@ def _labels(conn: Connection, pks: Sequence[int]) -> dict[int, dict[str, str]]:
     return found
 
 
-def _outcomes(conn: Connection, pks: Sequence[int]) -> dict[int, CompactOutcomeBuilder]:
+Judged = dict[str, tuple[tuple[str, int], ...]]
+
+
+def _outcomes(
+    conn: Connection, pks: Sequence[int]
+) -> tuple[dict[int, CompactOutcomeBuilder], dict[int, Judged]]:
+    """Each run's outcomes, and its questions' stored judgments (``RunResult.judgments``)."""
     found: dict[int, CompactOutcomeBuilder] = {}
+    judged: dict[int, Judged] = {}
     for chunk in _chunks(pks):
         query = (
-            select(outcome_table.c.run_pk, *_OUTCOME_COLUMNS)
+            select(outcome_table.c.run_pk, *_OUTCOME_COLUMNS, outcome_table.c.judgments)
             .where(outcome_table.c.run_pk.in_(chunk))
             .order_by(outcome_table.c.run_pk, outcome_table.c.position)
             .execution_options(yield_per=_ROWS_AT_ONCE)  # PostgreSQL: a server-side cursor
@@ -74,5 +82,8 @@ def _outcomes(conn: Connection, pks: Sequence[int]) -> dict[int, CompactOutcomeB
             packed = found.get(row[0])
             if packed is None:
                 packed = found[row[0]] = CompactOutcomeBuilder()
-            packed.add(serialize.outcome_from_tuple(row[1:]))
-    return found
+            packed.add(serialize.outcome_from_tuple(row[1:-1]))
+            grades = graded.decode_judgments(row[-1])
+            if grades is not None:
+                judged.setdefault(row[0], {})[row[1]] = grades
+    return found, judged

@@ -76,6 +76,12 @@ run_table = Table(
     # and the label fingerprint it was scored on. None: the retriever was asked.
     Column("rescored_from", String(64), nullable=True),
     Column("rescored_from_fingerprint", Text, nullable=True),
+    # The IR measures' means (``reval eval --measures``) as JSON, name -> [value, count,
+    # left out], their no-answer convention ("reval" or "trec_eval") and the grade a
+    # document needed to be expected. None: no measures asked / stored before (level 1).
+    Column("measures_json", Text, nullable=True),
+    Column("measure_convention", String(20), nullable=True),
+    Column("relevance_level", Integer, nullable=True),
     # Newest first (the listings' order, ``pk`` breaking ties) overall, within a set, and
     # within a set x retriever identifier (history, baselines).
     Index("ix_reval_runs_started", "started_ts", "pk"),
@@ -127,4 +133,8 @@ outcome_table = Table(
     # The question as asked; None when a script saved a run without its texts, which
     # reports show by id alone and say so.
     Column("question_text", Text, nullable=True),
+    # Compact JSON object document id -> grade (0: judged not relevant) of a question
+    # whose labels say more than its expected ids; None: each expected id at grade 1 and
+    # nothing else judged (plain labels, and every row stored before grades were kept).
+    Column("judgments", Text, nullable=True),
 )

@@ -20,6 +20,7 @@ from retrieval_eval.records.metrics import GroupMetrics, LatencySummary, NoAnswe
 from retrieval_eval.records.outcome import Form, QuestionOutcome
 from retrieval_eval.records.parameters import RunParameters
 from retrieval_eval.records.run import RetrieverDescription, RunResult, RunState
+from retrieval_eval.store import graded
 from retrieval_eval.store.stored_run import Acceptance, Accepted, HowAccepted
 from retrieval_eval.store.verdicts import VerdictLike, verdict_document
 
@@ -171,11 +172,15 @@ def run_row(
     run_id: str,
     verdict: VerdictLike | None = None,
     accepted: Accepted | None = None,
+    rescored_from: tuple[str, str] | None = None,
 ) -> dict[str, Any]:
     """The ``reval_runs`` row of a run (without the generated primary key; the acceptance
-    columns only when ``accepted``: an unaccepted run leaves them null)."""
+    columns only when ``accepted``: an unaccepted run leaves them null; the source run's
+    id and label fingerprint only for a run rescored from it)."""
     return {
         **({} if accepted is None else accepted_columns(accepted)),
+        **({} if rescored_from is None else dict(zip(RESCORED, rescored_from, strict=True))),
+        **graded.run_columns(run),
         "verdict_kind": None if verdict is None else str(verdict.kind),
         "baseline_run_id": None if verdict is None else verdict.baseline_run_id,
         "verdict_json": None if verdict is None else verdict_document(verdict),
@@ -296,9 +301,23 @@ def outcome_from_tuple(row: tuple[Any, ...]) -> QuestionOutcome:
     )
 
 
+#: The columns naming a rescored run's source: its run id and label fingerprint.
+RESCORED = ("rescored_from", "rescored_from_fingerprint")
+
+
+def rescored_from_row(row: Mapping[Any, Any]) -> tuple[str, str] | None:
+    source = row.get("rescored_from")
+    return None if source is None else (source, row.get("rescored_from_fingerprint") or "")
+
+
 def run_from_row(
-    row: Mapping[Any, Any], labels: Mapping[str, str], outcomes: Sequence[QuestionOutcome]
+    row: Mapping[Any, Any],
+    labels: Mapping[str, str],
+    outcomes: Sequence[QuestionOutcome],
+    judgments: Mapping[str, tuple[tuple[str, int], ...]] | None = None,
 ) -> RunResult:
+    """The run of a ``reval_runs`` row; ``judgments``: its questions' stored grades
+    (``RunResult.judgments``)."""
     latency, probe = _latency_from_json(row["latency_json"])
     return RunResult(
         set_name=row["set_name"],
@@ -318,6 +337,8 @@ def run_from_row(
         labels=dict(labels),
         run_id=row["run_id"],
         latency_probe=probe,
+        judgments=dict(judgments or {}),
+        **graded.run_fields(row),
     )
 
 

@@ -21,7 +21,6 @@ from sqlalchemy.exc import IntegrityError
 from retrieval_eval.errors import InputError, StoreError, UnknownNameError
 from retrieval_eval.records.run import RunResult, RunState
 from retrieval_eval.store import queries, serialize
-from retrieval_eval.store.bulk import insert_rows
 from retrieval_eval.store.engine import BEGIN_MODE, create_store_engine, translated, with_retry
 from retrieval_eval.store.ids import new_run_id
 from retrieval_eval.store.loading import stored_runs
@@ -30,6 +29,7 @@ from retrieval_eval.store.schema import ensure_schema
 from retrieval_eval.store.stored_run import Accepted, FirstRunRaced, HowAccepted, StoredRun
 from retrieval_eval.store.url import is_default_location, mask, resolve_url, sqlite_path
 from retrieval_eval.store.verdicts import VerdictLike
+from retrieval_eval.store.writing import insert_run_rows
 
 if TYPE_CHECKING:  # listings load it (``queries.summaries``); judging a run does not
     from retrieval_eval.store.summaries import RunSummary
@@ -114,9 +114,7 @@ class RunStore:
             )
         for _ in range(5):
             run_id = run.run_id or new_run_id()
-            row = serialize.run_row(run, run_id, verdict, accepted)
-            if rescored_from is not None:
-                row["rescored_from"], row["rescored_from_fingerprint"] = rescored_from
+            row = serialize.run_row(run, run_id, verdict, accepted, rescored_from)
             first = accepted is not None and accepted.how is HowAccepted.FIRST_RUN
             try:
                 self._write(
@@ -403,23 +401,11 @@ _UNPINNED = {
     )
 }
 
-#: Outcome rows encoded and sent per batch: a big run is never encoded whole at once.
-SAVE_BATCH = 5_000
-
 
 def _insert_run(conn: Connection, row: dict[str, Any], run: RunResult) -> None:
     key = conn.execute(insert(run_table), row).inserted_primary_key
     assert key is not None
-    pk = key[0]
-    columns = ("run_pk", "position", *serialize.OUTCOME_ROW_COLUMNS)
-    questions = run.questions
-    for start in range(0, len(questions), SAVE_BATCH):
-        batch = serialize.outcome_rows(questions[start : start + SAVE_BATCH])
-        rows = [(pk, start + i, *outcome) for i, outcome in enumerate(batch)]
-        insert_rows(conn, outcome_table.name, columns, rows)
-    if run.labels:
-        labels = [{"run_pk": pk, "key": k, "value": v} for k, v in run.labels.items()]
-        conn.execute(insert(label_table), labels)
+    insert_run_rows(conn, key[0], run)
 
 
 def _insert_first_run(conn: Connection, row: dict[str, Any], run: RunResult) -> None:

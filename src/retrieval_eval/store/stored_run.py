@@ -75,6 +75,9 @@ class StoredRun:
     #: Its question and error counts as stored, when it was read without its outcomes
     #: (``run.questions`` is then empty); None when the outcomes were read.
     counts: tuple[int, int] | None = None
+    #: A rescored run's source (``reval runs rescore``): the source run's id and the label
+    #: fingerprint it was scored on; None for a run whose retriever was asked.
+    rescored_from: tuple[str, str] | None = None
 
 
 def is_accepted(state: RunState, accepted: Accepted | None) -> bool:

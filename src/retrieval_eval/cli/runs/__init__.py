@@ -215,14 +215,15 @@ def prune(keep: int, dry_run: bool, db_url: str | None) -> None:
 @click.option(
     "--qrels",
     metavar="FILE",
-    help="Write the expected documents as TREC qrels (- for standard output).",
+    help="Write the judgments RUN was scored against as graded TREC qrels, judged-not-"
+    "relevant documents at 0 included (- for standard output).",
 )
 @click.option("--run-name", metavar="NAME", help="Run name column (default: the run id).")
 @click.option(
     "--keep-no-answer",
     is_flag=True,
-    help="Keep questions with no expected document in the run file (they have no qrels, "
-    "so tools that need matching query ids, such as ranx, refuse the pair).",
+    help="Keep questions without any judged document in the run file (they have no "
+    "qrels, so tools that need matching query ids, such as ranx, refuse the pair).",
 )
 @db_option
 def export(
@@ -234,7 +235,8 @@ def export(
     db_url: str | None,
 ) -> None:
     """Export RUN for trec_eval, ranx or ir_measures: distinct documents in rank order
-    with the retriever's scores, and binary qrels over the same questions."""
+    with the retriever's scores, and graded qrels over the same questions (the stored
+    grades; expected documents at grade 1 for a run stored before grades were kept)."""
     from retrieval_eval.report.run.trec import trec_export
 
     if trec_run is None and qrels is None:
@@ -253,7 +255,7 @@ def export(
     if exported.no_answer_left_out:
         click.echo(
             f"left out {plural(len(exported.no_answer_left_out), 'no-answer question')} (no "
-            "expected document: no qrels, and no MRR/recall/nDCG); --keep-no-answer keeps "
+            "judged document: no qrels, and no MRR/recall/nDCG); --keep-no-answer keeps "
             "them in the run file",
             err=True,
         )

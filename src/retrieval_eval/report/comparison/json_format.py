@@ -4,8 +4,10 @@ Comparison (``"kind": "comparison"``): ``reference_run_id``; ``settings`` (``alp
 ``correction`` = ``holm``, ``bootstrap_resamples``, ``bootstrap_seed``, ``confidence``,
 ``overlap_k``, ``rbo_p``, ``top_documents``); ``runs`` (each ``run_id``, ``set``,
 ``retriever``, ``variant``, ``state``, ``started_at``, ``questions``, ``errors``,
-``metrics`` as a *group* of the run report, ``latency_ms``, ``labels``); ``versus``
-(one per run after the reference: ``run_id``, ``paired``, ``deltas`` each ``{"metric",
+``metrics`` as a *group* of the run report, ``latency_ms``, ``labels``, ``measures`` as in
+the run report); ``measure_names`` (IR measures every run stored under one convention);
+``versus`` (one per run after the reference: ``run_id``, ``paired``, ``deltas`` (the
+metrics, the latency, then ``measure_names``) each ``{"metric",
 "reference", "value", "delta", "interval": [low, high] | null}``, ``tests`` each
 ``{"k", "wins", "losses", "ties", "p_value", "p_holm", "significant"}``, ``overlap``
 ``{"k", "rbo_p", "questions", "mean_jaccard", "mean_rbo", "identical"}``, ``notes``);
@@ -27,7 +29,7 @@ from retrieval_eval.comparison.results import (
     RunColumn,
     RunVersusReference,
 )
-from retrieval_eval.records.json_shape import group_to_dict
+from retrieval_eval.records.json_shape import group_to_dict, measures_to_dict
 from retrieval_eval.report.run.json_format import SCHEMA_VERSION, mcnemar_to_dict, verdict_to_dict
 
 
@@ -50,6 +52,7 @@ def comparison_to_dict(
             "top_documents": s.top_documents,
         },
         "runs": [_column(c) for c in comparison.runs],
+        "measure_names": list(comparison.measure_names),
         "versus": [_versus(v) for v in comparison.versus],
         "incomparable": [
             {"run_id": i.run_id, "reasons": list(i.reasons)} for i in comparison.incomparable
@@ -96,6 +99,7 @@ def _column(c: RunColumn) -> dict[str, Any]:
         "metrics": group_to_dict(c.metrics),
         "latency_ms": latency,
         "labels": dict(c.labels),
+        "measures": measures_to_dict(c.measures, c.measure_convention),
     }
 
 

@@ -48,11 +48,32 @@ def render_comparison_markdown(
         f"{plural(len(c.versus), 'run')} (**bold**: below {s.alpha:g}). RBO over the top "
         f"{s.overlap_k} distinct documents, persistence p = {s.rbo_p:g}.",
     ]
+    lines += _measures(c, names)
     for item in c.incomparable:
         lines += ["", f"> ⚠️ `{_cell(item.run_id)}` is incomparable and left out: "
                       + "; ".join(_cell(r) for r in item.reasons)]  # fmt: skip
     lines += _question_details(c, names, questions)
     return "\n".join(lines).rstrip() + "\n"
+
+
+def _measures(c: Comparison, names: list[str]) -> list[str]:
+    """The IR measures every run stored: each run's mean, Δ against A."""
+    if not c.measure_names:
+        return []
+    lines = ["", f"IR measures ({c.runs[0].measure_convention} convention):", "",
+             "| measure | " + " | ".join(names) + " |", "|---|" + "--:|" * len(names)]  # fmt: skip
+    for name in c.measure_names:
+        cells = [_mean(c.runs[0].measures[name].value)]
+        for run, versus in zip(c.runs[1:], c.versus, strict=True):
+            delta = next(d for d in versus.deltas if d.metric == name).delta
+            shift = "" if delta is None else f" ({delta:+.4f})"
+            cells.append(_mean(run.measures[name].value) + shift)
+        lines.append(f"| {_cell(name)} | " + " | ".join(cells) + " |")
+    return lines
+
+
+def _mean(value: float | None) -> str:
+    return "–" if value is None else f"{value:.4f}"
 
 
 def _question_details(c: Comparison, names: list[str], questions: QuestionsShown) -> list[str]:

@@ -77,6 +77,7 @@ def render_comparison_text(
     _runs(console, comparison, names, style)
     _legend(console, comparison, named)
     _metrics(console, comparison, names, style)
+    _measures(console, comparison, names, style)
     _groups(console, comparison, names, style)
     _overlap(console, comparison, names, style)
     _questions(console, comparison, names, style, questions)
@@ -186,6 +187,22 @@ def _metrics(console: Console, c: Comparison, names: list[str], style: Style) ->
     )
 
 
+def _measures(console: Console, c: Comparison, names: list[str], style: Style) -> None:
+    """The IR measures every run stored, one line each: value per run, Δ against A."""
+    if not c.measure_names:
+        return
+    convention = c.runs[0].measure_convention
+    console.print()
+    console.print(style.heading("IR measures against A") + f" ({convention} convention)")
+    for name in c.measure_names:
+        cells = [f"A {_fmt(c.runs[0].measures[name].value, 4)}"]
+        for tag, run, versus in zip(names[1:], c.runs[1:], c.versus, strict=True):
+            delta = next(d for d in versus.deltas if d.metric == name).delta
+            shift = "" if delta is None else f" ({delta:+.4f})"
+            cells.append(f"{tag} {_fmt(run.measures[name].value, 4)}{shift}")
+        console.print(f"  {escape(name)}: " + " · ".join(cells))
+
+
 def _delta_cells(delta: RunDelta) -> list[str]:
     value = delta.delta
     interval = delta.interval
@@ -202,8 +219,8 @@ def _test_cells(test: SignificanceTest | None) -> list[str]:
     return [f"{test.p_value:.4f}", f"{test.p_holm:.4f}{mark}"]
 
 
-def _fmt(value: float | None) -> str:
-    return "-" if value is None else f"{value:.3f}"
+def _fmt(value: float | None, places: int = 3) -> str:
+    return "-" if value is None else f"{value:.{places}f}"
 
 
 def _groups(console: Console, c: Comparison, names: list[str], style: Style) -> None:

@@ -7,7 +7,8 @@ and ``top3`` as ``{"rate", "low", "high", "successes", "count"}`` | null, ``verd
 "k", "flips", "hits", "answered", "variant"}``: flips are counted within one variant),
 ``never_hit`` (within the newest variant, named by ``never_hit_variant`` when the
 history holds several), ``ks``, ``fingerprints``; each entry also has ``accepted``
-(``{"by", "at", "reason"}`` or null).
+(``{"by", "at", "reason"}`` or null) and ``measures`` (the IR measures it stored, as in
+the run report: ``{"convention", "values"}``, ``values`` empty when none were asked).
 """
 
 from __future__ import annotations
@@ -15,6 +16,7 @@ from __future__ import annotations
 from typing import Any
 
 from retrieval_eval.comparison.results import History, HistoryEntry
+from retrieval_eval.records.json_shape import measures_to_dict
 from retrieval_eval.records.metrics import RateEstimate
 from retrieval_eval.report.baseline_notes import acceptance_dict
 from retrieval_eval.report.run.json_format import SCHEMA_VERSION, verdict_to_dict
@@ -59,6 +61,7 @@ def _entry(e: HistoryEntry) -> dict[str, Any]:
         "verdict": None if e.verdict is None else verdict_to_dict(e.verdict),
         "pinned": e.pinned,
         "accepted": acceptance_dict(e.acceptance),
+        "measures": measures_to_dict(e.measures, e.measure_convention),
     }
 
 

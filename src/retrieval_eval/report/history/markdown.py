@@ -24,6 +24,14 @@ def render_history_markdown(history: History) -> str:
             f"| {e.started_at:%Y-%m-%d %H:%M} | `{_cell(e.run_id)}`{pin} | {_cell(e.variant)} "
             f"| {_cell(labels)} | {_interval(e.top1)} | {_interval(e.top3)} | {verdict} |"
         )
+    measured = [e for e in history.entries if e.measures]
+    if measured:
+        lines += ["", "IR measures (each run's stored means):", ""]
+        lines += [f"- `{_cell(e.run_id)}`: " + ", ".join(
+                      f"{_cell(name)} " + ("–" if m.value is None else f"{m.value:.4f}")
+                      for name, m in e.measures.items())
+                  + (" (trec_eval's means)" if e.measure_convention == "trec_eval" else "")
+                  for e in measured]  # fmt: skip
     if history.flaky:
         lines += ["", "Flaky questions (hit changed between consecutive runs):", ""]
         lines += [f"- `{_cell(f.question_id)}` top-{f.k}: {plural(f.flips, 'flip')}, "

@@ -7,6 +7,8 @@ import re
 import textwrap
 from collections.abc import Mapping
 
+from rich.console import Console
+
 from retrieval_eval.comparison.results import History, HistoryEntry
 from retrieval_eval.records.metrics import RateEstimate
 from retrieval_eval.report.fit_table import Column, Drop, Shorten, Step, fitted_table
@@ -92,6 +94,7 @@ def render_history_text(history: History, *, color: bool = False, width: int = 1
         console.print(f"variants (what differs; (new): the variant changed; {FULL_PROVENANCE}):")
         for line in legend:
             console.print(escape(line), overflow="ignore", crop=False)
+    _measures(console, history, names, style)
     if len(history.fingerprints) > 1:
         console.print(style.warn(f"the labels changed {len(history.fingerprints) - 1} times "
                                  "over these runs (different set fingerprints)"))  # fmt: skip
@@ -122,6 +125,25 @@ def render_history_text(history: History, *, color: bool = False, width: int = 1
         console.print(f"every question was hit at top-{k} at least once")
     text = buffer.getvalue()
     return text if color else "".join(line.rstrip() + "\n" for line in text.splitlines())
+
+
+def _measures(
+    console: Console, history: History, names: Mapping[str, VariantName], style: Style
+) -> None:
+    """Each run's stored IR measures (newest first), one line a run that has any."""
+    measured = [e for e in history.entries if e.measures]
+    if not measured:
+        return
+    console.print()
+    console.print(style.heading("IR measures") + " (each run's stored means)")
+    for e in measured:
+        values = " · ".join(
+            f"{escape(name)} {'-' if m.value is None else f'{m.value:.4f}'}"
+            for name, m in e.measures.items()
+        )
+        trec = " (trec_eval's means)" if e.measure_convention == "trec_eval" else ""
+        console.print(f"  {short(e.run_id)} {escape(names[_key(e)].name)}: {values}{trec}",
+                      overflow="fold")  # fmt: skip
 
 
 def _before_after(

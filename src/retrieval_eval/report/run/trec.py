@@ -9,9 +9,13 @@ Both files cover the same questions, so that tools which insist on matching quer
   reval's ranking; otherwise it is derived from the rank (descending), so that tools which
   re-sort by score keep reval's order.
 - Questions whose retrieval failed are left out of both (they were never answered).
-- Questions with no expected document (no-answer questions) are left out of both by
-  default: they have no qrels, and reval's MRR, recall and nDCG leave them out too.
-  ``keep_no_answer`` keeps them in the run file.
+- The qrels are graded: every document judged for the question with the grade it was
+  scored against (``RunResult.grades_of``), judged-not-relevant ones at 0 included; a
+  run stored before grades were kept has its expected documents at grade 1.
+- Questions without any judgment (no-answer questions of plain labels) are left out of
+  both by default: they have no qrels line, so trec_eval has no such topic.
+  ``keep_no_answer`` keeps them in the run file. A question whose documents are all
+  judged not relevant is kept: it is a judged topic, which trec_eval counts.
 """
 
 from __future__ import annotations
@@ -33,7 +37,7 @@ class TrecExport:
     qrels_lines: tuple[str, ...]
     #: Question ids left out because their retrieval failed.
     errored: tuple[str, ...]
-    #: No-answer question ids left out (empty when kept).
+    #: Ids of questions without any judgment, left out (empty when kept).
     no_answer_left_out: tuple[str, ...]
     #: Questions whose scores were derived from ranks (no usable retriever scores).
     rank_scored: int
@@ -52,7 +56,8 @@ def trec_export(
         if q.error is not None:
             errored.append(q.question_id)
             continue
-        if not q.expected_document_ids and not keep_no_answer:
+        grades = run.grades_of(q)
+        if not grades and not keep_no_answer:
             no_answer.append(q.question_id)
             continue
         qid = _token(q.question_id, "question id")
@@ -63,8 +68,8 @@ def trec_export(
             doc = _token(doc, f"document id of {qid}")
             score = repr(scores[rank - 1]) if scores is not None else str(count - rank + 1)
             lines.append(f"{qid} Q0 {doc} {rank} {score} {name}")
-        for doc in dict.fromkeys(q.expected_document_ids):
-            qrels.append(f"{qid} 0 {_token(doc, f'expected document of {qid}')} 1")
+        for doc, grade in grades.items():
+            qrels.append(f"{qid} 0 {_token(doc, f'judged document of {qid}')} {grade}")
     return TrecExport(tuple(lines), tuple(qrels), tuple(errored), tuple(no_answer), rank_scored)
 
 
@@ -92,7 +97,7 @@ def run_lines(run: RunResult, run_name: str | None = None) -> Iterator[str]:
 
 
 def qrels_lines(run: RunResult) -> Iterator[str]:
-    """``qid 0 docid 1`` for every expected document of an answered question."""
+    """``qid 0 docid grade`` for every judged document of an answered question."""
     yield from trec_export(run).qrels_lines
 
 
