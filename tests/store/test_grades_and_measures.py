@@ -74,3 +74,20 @@ def test_a_run_stored_before_0003_reads_as_expected_ids_at_grade_1(store_url):
     assert all(old.grades_of(q) == dict.fromkeys(q.expected_document_ids, 1)
                for q in old.questions)  # fmt: skip
     assert old == dataclasses.replace(make_run("1303E"), run_id=run_id)
+
+
+def test_binary_ndcg_keys_of_a_0002_store_are_renamed_on_upgrade(store_url):
+    run = make_run("1303E")
+    assert any(key.startswith("binary_ndcg@") for key in run.metrics.values)
+    with RunStore.open(store_url) as store:
+        run_id = store.save(run)
+    migrate(store_url, "downgrade", "0002")  # as a 0002 store wrote it: ndcg@K
+    engine = create_engine(store_url)
+    try:
+        with engine.connect() as conn:
+            (figures,) = conn.execute(text("SELECT metrics_json FROM reval_runs")).one()
+    finally:
+        engine.dispose()
+    assert '"ndcg@' in figures and "binary_ndcg" not in figures
+    with RunStore.open(store_url) as store:  # upgrades: binary_ndcg@K again
+        assert store.get(run_id).metrics == run.metrics
