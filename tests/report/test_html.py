@@ -89,3 +89,25 @@ def test_hostile_hard_classes_stay_inside_their_json():
         assert any(hostile in text for text in decoded), hostile
     # the question table after the charts is still there: nothing was swallowed
     assert html.count('<tr data-result="') == 10 and "table" in scripts.tags
+
+
+def _returned_cells(html: str) -> dict[str, str]:
+    """Question id -> the HTML of its "returned" cell."""
+    cells = re.findall(r'<span class="qid">(\w+)</span>.*?<td>.*?<td>.*?<td>.*?<td>(.*?)<td', html)
+    return dict(cells)
+
+
+def test_unjudged_documents_are_marked_apart_from_judged_ones_when_the_set_judges():
+    run = make_run("1303")
+    plain = _returned_cells(render_html([RunReport(run)]))
+    assert 'class="unjudged"' not in "".join(plain.values())  # plain labels: nothing told apart
+    judged = replace(run, judgments={"q1": (("d1", 1), ("x0", 0)), "q2": (("d2", 2),)})
+    cells = _returned_cells(render_html([RunReport(judged)]))
+    unjudged = {
+        q: re.findall(r'<span class="unjudged"[^>]*>(\w+)</span>', c) for q, c in cells.items()
+    }
+    # the top 3 shown; q1: x0 judged not relevant, x1 never judged, d1 expected (bold)
+    assert unjudged["q1"] == ["x1"] and "<b>d1</b>" in cells["q1"] and "x0" in cells["q1"]
+    assert unjudged["q2"] == ["x0", "x1", "x2"]
+    # q0 and q3 carry no judgments beyond their expected ids: the rest is unjudged
+    assert unjudged["q0"] == ["x0", "x1"] and unjudged["q3"] == ["x0", "x1"]

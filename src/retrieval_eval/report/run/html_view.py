@@ -44,8 +44,10 @@ class QuestionRow:
     form: str
     hard_class: str
     expected: tuple[str, ...]
-    #: Scored distinct documents in rank order, each with whether it is expected.
-    returned: tuple[tuple[str, bool], ...]
+    #: Scored distinct documents in rank order, each with what the labels say of it:
+    #: "expected", "judged" (judged, below the relevance level) or "unjudged" (no
+    #: judgment; only told apart from "judged" when the set records judgments).
+    returned: tuple[tuple[str, str], ...]
     more_returned: int
     top1: bool | None
     top3: bool | None
@@ -87,13 +89,19 @@ class RunView:
     forms: tuple[str, ...]
     hard_classes: tuple[str, ...]
     other_metrics: tuple[tuple[str, float], ...]
+    #: Whether the set records judgments, so unjudged documents are marked apart.
+    graded: bool = False
 
 
 def run_view(report: RunReport, index: int = 0) -> RunView:
     run = report.run
     flips = question_flips(report)
     depth = max(run.parameters.ks)
-    rows = tuple(_row(q, depth, flips.get(q.question_id, [])) for q in run.questions)
+    graded = bool(run.judgments)  # plain labels judge nothing beyond the expected ids
+    rows = tuple(
+        _row(q, depth, flips.get(q.question_id, []), run.grades_of(q) if graded else None)
+        for q in run.questions
+    )
     return RunView(
         anchor=f"run-{index}",
         title=run_title(run),
@@ -124,6 +132,7 @@ def run_view(report: RunReport, index: int = 0) -> RunView:
             for name, value in run.metrics.values.items()
             if name not in dict(HEADLINE)
         ),
+        graded=graded,
     )
 
 
@@ -164,9 +173,13 @@ def _latency_chart(report: RunReport) -> dict[str, Any] | None:
     }
 
 
-def _row(q: QuestionOutcome, depth: int, flips: list[str]) -> QuestionRow:
+def _row(
+    q: QuestionOutcome, depth: int, flips: list[str], grades: Mapping[str, int] | None
+) -> QuestionRow:
     expected = set(q.expected_document_ids)
-    returned = tuple((doc, doc in expected) for doc in q.ranked_document_ids[:depth])
+    returned = tuple(
+        (doc, _label_state(doc, expected, grades)) for doc in q.ranked_document_ids[:depth]
+    )
     if q.error is not None:
         result = "error"
     elif q.top1_hit:
@@ -207,3 +220,11 @@ def render_html(
         warnings=list(warnings),
         **page_context(),
     )
+
+
+def _label_state(doc: str, expected: set[str], grades: Mapping[str, int] | None) -> str:
+    if doc in expected:
+        return "expected"
+    if grades is None or doc in grades:
+        return "judged"
+    return "unjudged"
