@@ -58,11 +58,10 @@ def count_option(
     )
 
 
-def file_option(flag: str, help_text: str, *, dest: str | None = None) -> Callable[[F], F]:
+def file_option(flag: str, help_text: str) -> Callable[[F], F]:
     """A file to write (``FILE``), parsed to a ``Path``; ``None`` when not given."""
-    names = (flag, dest) if dest else (flag,)
     return click.option(
-        *names,
+        flag,
         type=click.Path(dir_okay=False, path_type=Path),
         metavar="FILE",
         help=help_text,
