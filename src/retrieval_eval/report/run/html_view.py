@@ -21,7 +21,9 @@ from retrieval_eval.regression.unjudged import unjudged_line
 from retrieval_eval.regression.verdict_records import RunReport, Verdict
 from retrieval_eval.report.baseline_notes import report_notes
 from retrieval_eval.report.html.page import page_context, render_page
+from retrieval_eval.report.judged_view import JudgedTable, judged_table
 from retrieval_eval.report.model import duration_s, question_flips, retriever_label, run_title
+from retrieval_eval.scoring.judged import judged_at_k
 
 #: The headline rates, as the JSON report names them, and how people say them.
 HEADLINE = ((TOP1_HIT_RATE, "top-1"), (TOP3_HIT_RATE, "top-3"))
@@ -91,6 +93,9 @@ class RunView:
     other_metrics: tuple[tuple[str, float], ...]
     #: Whether the set records judgments, so unjudged documents are marked apart.
     graded: bool = False
+    #: Judged@k overall, by form and by hard class; None unless the set records
+    #: judgments (``judged.html.j2`` lays it out).
+    judged: JudgedTable | None = None
 
 
 def run_view(report: RunReport, index: int = 0) -> RunView:
@@ -133,6 +138,7 @@ def run_view(report: RunReport, index: int = 0) -> RunView:
             if name not in dict(HEADLINE)
         ),
         graded=graded,
+        judged=judged_table([judged_at_k(run)]),
     )
 
 

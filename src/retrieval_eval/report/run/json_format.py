@@ -44,6 +44,13 @@ key                       value
                           "left_out"}`` (the questions its mean is over, and the answered
                           ones it left out); convention ``reval`` or ``trec_eval``
                           (``--trec-means``); ``values`` is ``{}`` when none were asked
+``judged``                Judged@k at the run's deepest k, present only when the set
+                          records judgments (grades or negatives): ``{"measure"
+                          ("Judged@3"), "k", "overall", "by_form", "by_hard_class"}``,
+                          each share ``{"value", "count", "unjudged"}``: the mean share
+                          of the k best distinct documents the set judged, over the
+                          ``count`` questions answered with documents back (``null`` when
+                          none), and the unjudged documents among them
 ``errors``                number of questions whose retrieval failed (never misses)
 ``not_asked``             of those, questions never asked: the run's errors had already
                           exceeded ``--max-errors`` (error kind ``not_asked``)
@@ -114,6 +121,8 @@ from retrieval_eval.records.run import RunResult, RunState
 from retrieval_eval.regression.unjudged import judge_command, judged_runs, unjudged_line
 from retrieval_eval.regression.verdict_records import PairedTest, RunReport, Verdict
 from retrieval_eval.report.baseline_notes import accept_command, acceptance_dict, accepted_dict
+from retrieval_eval.report.judged_view import judged_to_dict
+from retrieval_eval.scoring.judged import judged_at_k
 from retrieval_eval.store.stored_run import Acceptance
 from retrieval_eval.version import __version__
 
@@ -246,6 +255,9 @@ def run_to_dict(
         out["accepted"] = acceptance_dict(acceptance)
     if accepted is not None:  # how it became a baseline (a person: also ``accepted``)
         out["acceptance"] = accepted_dict(accepted)
+    judged = judged_at_k(run)
+    if judged is not None:  # only then: a plain set's document stays as it was
+        out["judged"] = judged_to_dict(judged)
     return out
 
 

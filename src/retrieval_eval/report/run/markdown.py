@@ -16,10 +16,12 @@ from retrieval_eval.records.run import RunResult
 from retrieval_eval.regression.unjudged import judge_command, judged_runs, unjudged_line
 from retrieval_eval.regression.verdict_records import FlipDirection, RunReport, Verdict, VerdictKind
 from retrieval_eval.report.baseline_notes import accept_command, report_notes
+from retrieval_eval.report.judged_view import group_label, meaning, share_text, value_text
 from retrieval_eval.report.model import latency_lines, question_text, retriever_label, run_title
 from retrieval_eval.report.plural import plural
 from retrieval_eval.report.run.verdict_text import describe_flip
 from retrieval_eval.report.safe_text import visible
+from retrieval_eval.scoring.judged import judged_at_k, judged_rows
 
 MAX_FLIPS = 30
 _ICON = {
@@ -57,6 +59,8 @@ def render_markdown(reports: Sequence[RunReport], warnings: Sequence[str] = ()) 
     steps = [step for r in reports for step in next_steps(r)]
     if steps:
         lines += ["", "**Next:**", "", *(f"- {step}" for step in steps)]
+    for report in reports:
+        lines += _judged(report.run)
     for report in reports:
         if report.verdict is not None and report.verdict.kind is not VerdictKind.PASS:
             lines += ["", *_details(report, report.verdict)]
@@ -165,6 +169,20 @@ def _details(report: RunReport, verdict: Verdict) -> list[str]:
     if verdict.warnings:
         lines += ["", "Warnings:", ""] + [f"- ⚠️ {_cell(w)}" for w in verdict.warnings]
     return [*lines, "", "</details>"]
+
+
+def _judged(run: RunResult) -> list[str]:
+    """Judged@k of a run whose set records judgments, folded: the overall figure in the
+    summary, by form and by hard class inside."""
+    judged = judged_at_k(run)
+    if judged is None:
+        return []
+    lines = ["", f"<details><summary>{judged.name} of {_cell(run_title(run))}: "
+                 f"{share_text(judged.overall)}</summary>", "",
+             f"| group | {judged.name} | questions | unjudged |", "|---|--:|--:|--:|"]  # fmt: skip
+    lines += [f"| {_cell(group_label(kind, name))} | {value_text(share)} | {share.count} "
+              f"| {share.unjudged} |" for kind, name, share in judged_rows(judged)]  # fmt: skip
+    return [*lines, "", _cell(meaning(judged.k)), "", "</details>"]
 
 
 def _delta(verdict: Verdict | None, metric: str) -> str:

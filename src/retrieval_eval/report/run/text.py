@@ -22,6 +22,7 @@ from retrieval_eval.records.run import RunResult, RunState
 from retrieval_eval.regression.verdict_records import RunReport
 from retrieval_eval.report.baseline_notes import acceptance_line
 from retrieval_eval.report.fit_table import keep_words_whole
+from retrieval_eval.report.judged_view import group_label, meaning, value_text
 from retrieval_eval.report.model import (
     TEXT_NOT_STORED,
     latency_lines,
@@ -35,6 +36,7 @@ from retrieval_eval.report.run.verdict_text import render_verdict
 from retrieval_eval.report.safe_text import SHOWN_ID_CHARS, short
 from retrieval_eval.report.safe_text import markup_safe as escape
 from retrieval_eval.report.text_style import Style, string_console
+from retrieval_eval.scoring.judged import JudgedAtK, judged_at_k, judged_rows
 
 if TYPE_CHECKING:  # the label reader loads only when a breakdown is asked for
     from retrieval_eval.report.label_source import BySource
@@ -92,6 +94,10 @@ def render_run(
         if groups:
             console.print()
             console.print(_breakdown(title, groups, style))
+    judged = judged_at_k(run)
+    if judged is not None:
+        console.print()
+        _judged(console, judged, style)
     console.print()
     _questions(console, report, style)
     if report.verdict is not None:
@@ -209,6 +215,18 @@ def _breakdown(title: str, groups: Mapping[str, GroupMetrics], style: Style) -> 
             str(g.errors),
         )
     return table
+
+
+def _judged(console: Console, judged: JudgedAtK, style: Style) -> None:
+    """Judged@k overall, by form and by hard class, and what it means."""
+    table = style.table(title=f"{judged.name}: how much of the top {judged.k} the set judged")
+    for column in ("group", judged.name, "questions", "unjudged"):
+        table.add_column(column, justify="left" if column == "group" else "right")
+    for kind, name, share in judged_rows(judged):
+        table.add_row(escape(group_label(kind, name)), value_text(share), str(share.count),
+                      str(share.unjudged))  # fmt: skip
+    console.print(table)
+    console.print(meaning(judged.k))
 
 
 def _rate(g: GroupMetrics, name: str) -> str:
