@@ -40,6 +40,7 @@ from retrieval_eval.regression.fingerprint import HARD_PARTS, benchmark_differen
 from retrieval_eval.regression.paired import FLIP_KS, paired_outcomes, paired_tests
 from retrieval_eval.regression.verdict import compare as compare_two
 from retrieval_eval.regression.verdict_records import Thresholds
+from retrieval_eval.scoring.judged import judged_at_k
 from retrieval_eval.scoring.metrics import rank_metrics
 from retrieval_eval.scoring.protocol import hits_at
 from retrieval_eval.stats.many_runs import (
@@ -127,6 +128,7 @@ def run_column(run: RunResult) -> RunColumn:
         labels=dict(run.labels),
         measures=run.measures,
         measure_convention=run.measure_convention,
+        judged=judged_at_k(run),
     )
 
 

@@ -15,6 +15,7 @@ from typing import TYPE_CHECKING
 
 from retrieval_eval.records.metrics import GroupMetrics, LatencySummary, MeasureMean, RateEstimate
 from retrieval_eval.regression.verdict_records import Verdict
+from retrieval_eval.scoring.judged import JudgedAtK
 
 if TYPE_CHECKING:  # importing store/ would load SQLAlchemy
     from retrieval_eval.store.stored_run import Acceptance
@@ -60,6 +61,9 @@ class RunColumn:
     #: The IR measures the run stored (``reval eval --measures``) and their convention.
     measures: Mapping[str, MeasureMean] = field(default_factory=dict)
     measure_convention: str = "reval"
+    #: Judged@k overall, by form and by hard class (``scoring.judged``); None unless
+    #: the run's set records judgments.
+    judged: JudgedAtK | None = None
 
 
 @dataclass(frozen=True, slots=True)

@@ -18,6 +18,7 @@ from retrieval_eval.comparison.results import (
     RunVersusReference,
 )
 from retrieval_eval.report.html.page import page_context, render_page
+from retrieval_eval.report.judged_view import JudgedTable, judged_table
 from retrieval_eval.report.run.html_view import HEADLINE
 from retrieval_eval.report.run_names import RunName, names_of
 
@@ -33,6 +34,9 @@ class ComparisonView:
     shown: QuestionsShown
     #: How each run is called (letter or the user's name, and what differs), run order.
     names: tuple[RunName, ...] = ()
+    #: Each run's Judged@k by group (``judged_compare.html.j2``); None unless a run's
+    #: set records judgments.
+    judged: JudgedTable | None = None
 
 
 def comparison_view(
@@ -56,7 +60,8 @@ def comparison_view(
         questions = tuple(q for q in comparison.questions if q.disagree)
     else:
         questions = comparison.questions
-    return ComparisonView(comparison, versus, tuple(charts), questions, shown, names)
+    judged = judged_table([run.judged for run in comparison.runs])
+    return ComparisonView(comparison, versus, tuple(charts), questions, shown, names, judged)
 
 
 def grouped_chart(

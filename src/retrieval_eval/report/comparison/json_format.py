@@ -5,7 +5,8 @@ Comparison (``"kind": "comparison"``): ``reference_run_id``; ``settings`` (``alp
 ``overlap_k``, ``rbo_p``, ``top_documents``); ``runs`` (each ``run_id``, ``set``,
 ``retriever``, ``variant``, ``state``, ``started_at``, ``questions``, ``errors``,
 ``metrics`` as a *group* of the run report, ``latency_ms``, ``labels``, ``measures`` as in
-the run report); ``measure_names`` (IR measures every run stored under one convention);
+the run report, and ``judged`` as in the run report, present only when the run's set
+records judgments); ``measure_names`` (IR measures every run stored under one convention);
 ``versus`` (one per run after the reference: ``run_id``, ``paired``, ``deltas`` (the
 metrics, the latency, then ``measure_names``) each ``{"metric",
 "reference", "value", "delta", "interval": [low, high] | null}``, ``tests`` each
@@ -30,6 +31,7 @@ from retrieval_eval.comparison.results import (
     RunVersusReference,
 )
 from retrieval_eval.records.json_shape import group_to_dict, measures_to_dict
+from retrieval_eval.report.judged_view import judged_to_dict
 from retrieval_eval.report.run.json_format import SCHEMA_VERSION, mcnemar_to_dict, verdict_to_dict
 
 
@@ -100,6 +102,7 @@ def _column(c: RunColumn) -> dict[str, Any]:
         "latency_ms": latency,
         "labels": dict(c.labels),
         "measures": measures_to_dict(c.measures, c.measure_convention),
+        **({} if c.judged is None else {"judged": judged_to_dict(c.judged)}),
     }
 
 

@@ -11,6 +11,7 @@ from retrieval_eval.comparison.results import (
 from retrieval_eval.metric_keys import TOP1_HIT_RATE, TOP3_HIT_RATE
 from retrieval_eval.records.metrics import RateEstimate
 from retrieval_eval.report.comparison.json_format import shown_questions
+from retrieval_eval.report.judged_view import judged_table, share_text
 from retrieval_eval.report.model import question_text
 from retrieval_eval.report.plural import plural
 from retrieval_eval.report.run_names import names_of
@@ -49,6 +50,7 @@ def render_comparison_markdown(
         f"{s.overlap_k} distinct documents, persistence p = {s.rbo_p:g}.",
     ]
     lines += _measures(c, names)
+    lines += _judged(c, names)
     for item in c.incomparable:
         lines += ["", f"> ⚠️ `{_cell(item.run_id)}` is incomparable and left out: "
                       + "; ".join(_cell(r) for r in item.reasons)]  # fmt: skip
@@ -70,6 +72,18 @@ def _measures(c: Comparison, names: list[str]) -> list[str]:
             cells.append(_mean(run.measures[name].value) + shift)
         lines.append(f"| {_cell(name)} | " + " | ".join(cells) + " |")
     return lines
+
+
+def _judged(c: Comparison, names: list[str]) -> list[str]:
+    """Each run's Judged@k overall and per group, when its set records judgments."""
+    table = judged_table([run.judged for run in c.runs])
+    if table is None:
+        return []
+    lines = ["", f"{table.name}, how much of each run's top {table.k} the set judged:", "",
+             "| group | " + " | ".join(names) + " |", "|---|" + "--:|" * len(names)]  # fmt: skip
+    for row in table.rows:
+        lines.append(f"| {_cell(row.label)} | " + " | ".join(map(share_text, row.shares)) + " |")
+    return [*lines, "", _cell(table.meaning)]
 
 
 def _mean(value: float | None) -> str:

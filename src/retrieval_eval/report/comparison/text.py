@@ -22,6 +22,7 @@ from retrieval_eval.metric_keys import TOP1_HIT_RATE, TOP3_HIT_RATE
 from retrieval_eval.records.metrics import GroupMetrics
 from retrieval_eval.report.comparison.json_format import shown_questions
 from retrieval_eval.report.fit_table import Column, Drop, Step, fitted_table
+from retrieval_eval.report.judged_view import judged_table, share_text
 from retrieval_eval.report.model import question_text
 from retrieval_eval.report.run_names import NAME_LABEL, RunName, differing_parts, names_of
 from retrieval_eval.report.safe_text import markup_safe as escape
@@ -79,6 +80,7 @@ def render_comparison_text(
     _metrics(console, comparison, names, style)
     _measures(console, comparison, names, style)
     _groups(console, comparison, names, style)
+    _judged(console, comparison, names, style)
     _overlap(console, comparison, names, style)
     _questions(console, comparison, names, style, questions)
     text = buffer.getvalue()
@@ -246,6 +248,20 @@ def _group_cell(metrics: GroupMetrics | None, n: int) -> str:
     top1, top3 = metrics.values.get(TOP1_HIT_RATE), metrics.values.get(TOP3_HIT_RATE)
     count = "" if metrics.count == n else f" ({metrics.count})"
     return f"{_fmt(top1)}/{_fmt(top3)}{count}"
+
+
+def _judged(console: Console, c: Comparison, names: list[str], style: Style) -> None:
+    """Each run's Judged@k overall and per group, when its set records judgments: a
+    candidate whose top documents the labels never judged is scored on guesses."""
+    table = judged_table([run.judged for run in c.runs])
+    if table is None:
+        return
+    columns = [Column("group"), *(Column(f"{tag} {table.name}", "right") for tag in names)]
+    rows = [[visible(row.label), *map(share_text, row.shares)] for row in table.rows]
+    console.print()
+    console.print(style.heading(f"{table.name}: how much of each run's top {table.k} the set judged"))
+    console.print(fitted_table(style, columns, rows, console.width, ()))
+    console.print(table.meaning)
 
 
 def _overlap(console: Console, c: Comparison, names: list[str], style: Style) -> None:
