@@ -20,9 +20,10 @@ from retrieval_eval.comparison.results import (
 )
 from retrieval_eval.metric_keys import TOP1_HIT_RATE, TOP3_HIT_RATE
 from retrieval_eval.records.metrics import GroupMetrics
+from retrieval_eval.scoring.judged import JudgedShare
 from retrieval_eval.report.comparison.json_format import shown_questions
 from retrieval_eval.report.fit_table import Column, Drop, Step, fitted_table
-from retrieval_eval.report.judged_view import judged_table, share_text
+from retrieval_eval.report.judged_view import judged_table
 from retrieval_eval.report.model import question_text
 from retrieval_eval.report.run_names import NAME_LABEL, RunName, differing_parts, names_of
 from retrieval_eval.report.safe_text import markup_safe as escape
@@ -252,16 +253,29 @@ def _group_cell(metrics: GroupMetrics | None, n: int) -> str:
 
 def _judged(console: Console, c: Comparison, names: list[str], style: Style) -> None:
     """Each run's Judged@k overall and per group, when its set records judgments: a
-    candidate whose top documents the labels never judged is scored on guesses."""
+    candidate whose top documents the labels never judged is scored on guesses. ``n`` is
+    the reference's question count, as in the breakdowns."""
     table = judged_table([run.judged for run in c.runs])
     if table is None:
         return
-    columns = [Column("group"), *(Column(f"{tag} {table.name}", "right") for tag in names)]
-    rows = [[visible(row.label), *map(share_text, row.shares)] for row in table.rows]
+    columns = [Column("group"), Column("n", "right"),
+               *(Column(f"{tag} {table.name}", "right") for tag in names)]  # fmt: skip
+    rows = []
+    for row in table.rows:
+        n = next((s.count for s in row.shares if s is not None), 0)
+        rows.append([visible(row.label), str(n), *(_judged_cell(s, n) for s in row.shares)])
     console.print()
     console.print(style.heading(f"{table.name}: how much of each run's top {table.k} the set judged"))
     console.print(fitted_table(style, columns, rows, console.width, ()))
     console.print(table.meaning)
+
+
+def _judged_cell(share: JudgedShare | None, n: int) -> str:
+    """``0.722 (2 unjudged)``, with the run's own question count when it is not ``n``."""
+    if share is None or share.value is None:
+        return "-"
+    count = "" if share.count == n else f", {share.count} q"
+    return f"{share.value:.3f} ({share.unjudged} unjudged{count})"
 
 
 def _overlap(console: Console, c: Comparison, names: list[str], style: Style) -> None:
