@@ -66,7 +66,6 @@ def judged_to_dict(judged: JudgedAtK) -> dict[str, Any]:
     }
 
 
-
 _KINDS = ("overall", "form", "hard_class")
 
 
@@ -103,8 +102,7 @@ def judged_table(runs: Sequence[JudgedAtK | None]) -> JudgedTable | None:
         key=lambda key: (_KINDS.index(key[0]), key[1]),
     )
     rows = tuple(
-        JudgedRow(kind, name, group_label(kind, name),
-                  tuple(share_of(j, kind, name) for j in runs))  # fmt: skip
+        JudgedRow(kind, name, group_label(kind, name), tuple(share_of(j, kind, name) for j in runs))
         for kind, name in keys
     )
     first = present[0]

@@ -20,7 +20,6 @@ from retrieval_eval.comparison.results import (
 )
 from retrieval_eval.metric_keys import TOP1_HIT_RATE, TOP3_HIT_RATE
 from retrieval_eval.records.metrics import GroupMetrics
-from retrieval_eval.scoring.judged import JudgedShare
 from retrieval_eval.report.comparison.json_format import shown_questions
 from retrieval_eval.report.fit_table import Column, Drop, Step, fitted_table
 from retrieval_eval.report.judged_view import judged_table
@@ -34,6 +33,7 @@ from retrieval_eval.report.variant_names import (
     VariantName,
     legend_lines,
 )
+from retrieval_eval.scoring.judged import JudgedShare
 
 _RATE_K = {TOP1_HIT_RATE: 1, TOP3_HIT_RATE: 3}
 _NAMES = {TOP1_HIT_RATE: "top-1", TOP3_HIT_RATE: "top-3"}
@@ -265,7 +265,9 @@ def _judged(console: Console, c: Comparison, names: list[str], style: Style) -> 
         n = next((s.count for s in row.shares if s is not None), 0)
         rows.append([visible(row.label), str(n), *(_judged_cell(s, n) for s in row.shares)])
     console.print()
-    console.print(style.heading(f"{table.name}: how much of each run's top {table.k} the set judged"))
+    console.print(
+        style.heading(f"{table.name}: how much of each run's top {table.k} the set judged")
+    )
     console.print(fitted_table(style, columns, rows, console.width, ()))
     console.print(table.meaning)
 
