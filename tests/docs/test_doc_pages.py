@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import importlib
 import re
+from dataclasses import replace
 from pathlib import Path
 
 import pytest
@@ -158,7 +159,11 @@ def test_every_key_of_a_real_json_report_is_documented(tmp_path: Path) -> None:
         GoldenQuestion(f"q{n}", f"question {n}?", form, (f"page-{n}",), hard_class="normal")
         for n, form in enumerate((Form.MATCH, Form.GAP, Form.MATCH, Form.GAP))
     )
-    question_set = GoldenQuestionSet("json-keys", questions)
+    # one question judged beyond its expected id: the report's ``judged`` keys too
+    graded = replace(
+        questions[0], judgments=((questions[0].expected_document_ids[0], 2), ("faq", 0))
+    )
+    question_set = GoldenQuestionSet("json-keys", (graded, *questions[1:]))
     good = {q.question: [q.expected_document_ids[0], "faq"] for q in questions}
     worse = {**good, "question 0?": ["faq", "pricing", "about", "page-0"]}
     store = f"sqlite:///{tmp_path / 'runs.sqlite'}"
@@ -173,6 +178,7 @@ def test_every_key_of_a_real_json_report_is_documented(tmp_path: Path) -> None:
     _keys(document, found)
     # Free-form mappings: their keys are data (labels, forms, classes, cutoffs), not schema.
     found -= {"normal", "MATCH", "GAP", "1", "3", "json-keys"}
+    assert "by_hard_class" in document["runs"][0]["judged"]
     text = page_text("reference/json-report.md")
     missing = sorted(k for k in found if f"`{k}`" not in text and f'"{k}"' not in text)
     assert not missing, f"JSON report keys missing from reference/json-report.md: {missing}"

@@ -45,12 +45,12 @@ key                       value
                           ones it left out); convention ``reval`` or ``trec_eval``
                           (``--trec-means``); ``values`` is ``{}`` when none were asked
 ``judged``                Judged@k at the run's deepest k, present only when the set
-                          records judgments (grades or negatives): ``{"measure"
-                          ("Judged@3"), "k", "overall", "by_form", "by_hard_class"}``,
-                          each share ``{"value", "count", "unjudged"}``: the mean share
-                          of the k best distinct documents the set judged, over the
-                          ``count`` questions answered with documents back (``null`` when
-                          none), and the unjudged documents among them
+                          records judgments (grades or negatives): ``{"measure", "k",
+                          "overall", "by_form", "by_hard_class"}`` (``measure``: e.g.
+                          ``Judged@3``), each share ``{"value", "count", "unjudged"}``:
+                          the mean share of the k best distinct documents the set
+                          judged, over the ``count`` questions answered with documents
+                          back (``null`` when none), and the unjudged documents among them
 ``errors``                number of questions whose retrieval failed (never misses)
 ``not_asked``             of those, questions never asked: the run's errors had already
                           exceeded ``--max-errors`` (error kind ``not_asked``)
