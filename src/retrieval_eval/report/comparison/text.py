@@ -1,5 +1,6 @@
 """``runs compare`` for people: the runs, their metrics against the reference, the
-breakdowns side by side, rank overlap and the per-question grid.
+breakdowns side by side, each run's Judged@k (graded sets), rank overlap and the
+per-question grid.
 
 Every run gets its variant's letter (A is the reference's; a variant's later runs are A2,
 A3: see ``report.run_names``) used as a column heading throughout.

@@ -1,9 +1,10 @@
 """The human report: rich tables on a terminal, the same content as plain text elsewhere.
 
 Per run: a header (set, retriever, state), aggregate rates with 95% intervals and
-counts, no-answer figures, both breakdowns, latency, errors, the questions (every one on
-a small set; only misses and errors on a large one, with the top distinct documents a
-miss got), then the regression verdict with its flips (see ``verdict_text``).
+counts, no-answer figures, both breakdowns, latency, errors, Judged@k (when the set records
+judgments), the questions (every one on a small set; only misses and errors on a large
+one, with the top distinct documents a miss got), then the regression verdict with its
+flips (see ``verdict_text``).
 """
 
 from __future__ import annotations
