@@ -1,9 +1,9 @@
 """A Markdown summary (``--format markdown``) fit for a pull-request comment.
 
 A headline verdict, one table row per set × retriever (rates, deltas against the
-baseline, p-value, p95 latency with the load it was measured under, verdict), each
-graded run's Judged@k folded in ``<details>``, then for each run that did not pass the reasons and the questions that flipped, folded in
-``<details>`` so the comment stays short.
+baseline, p-value, p95 latency with the load it was measured under, verdict), each graded
+run's Judged@k, then for each run that did not pass the reasons and the questions that
+flipped, each folded in ``<details>`` so the comment stays short.
 """
 
 from __future__ import annotations
