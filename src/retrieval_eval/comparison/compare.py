@@ -100,7 +100,7 @@ def compare_runs(
         )
     return Comparison(
         reference_run_id=_id(reference),
-        runs=tuple(map(run_column, compared)),
+        runs=tuple(run_column(run, max(reference.parameters.ks)) for run in compared),
         versus=versus,
         incomparable=tuple(incomparable),
         groups=_groups(compared),
@@ -111,7 +111,9 @@ def compare_runs(
     )
 
 
-def run_column(run: RunResult) -> RunColumn:
+def run_column(run: RunResult, judged_k: int | None = None) -> RunColumn:
+    """The run as a column; its Judged@k at ``judged_k`` (a comparison takes the
+    reference's depth for every run, so that their figures share a k)."""
     return RunColumn(
         run_id=_id(run),
         set_name=run.set_name,
@@ -128,7 +130,7 @@ def run_column(run: RunResult) -> RunColumn:
         labels=dict(run.labels),
         measures=run.measures,
         measure_convention=run.measure_convention,
-        judged=judged_at_k(run),
+        judged=judged_at_k(run, judged_k),
     )
 
 

@@ -92,8 +92,8 @@ class JudgedTable:
 
 def judged_table(runs: Sequence[JudgedAtK | None]) -> JudgedTable | None:
     """The groups of every run that has Judged@k, each with every run's share; None when
-    no run has it. The name and k are the first such run's: a comparison holds runs of one
-    benchmark, whose ks agree."""
+    no run has it. The name and k are the first such run's (a comparison computes every
+    run's at its reference's k)."""
     present = [j for j in runs if j is not None]
     if not present:
         return None

@@ -5,7 +5,8 @@ everything else is *unjudged*, and counts as not relevant. When a retriever brin
 many unjudged documents, its hit rates rest on guesses: the set has gone stale for it.
 This is the figure that tells a team so, per run, per form and per hard class.
 
-- k is the run's report depth: the largest k it reports hit rates at (3 by default).
+- k is the run's report depth: the largest k it reports hit rates at (3 by default); a
+  comparison takes its reference's for every run.
 - A question's Judged@k is the share of its k best distinct documents (of as many as came
   back, if fewer) that carry a judgment: ``measures``' ``Judged@k``, as ir-measures
   computes it. The figure is its mean over the questions answered with something back
@@ -57,12 +58,13 @@ class JudgedAtK:
         return f"Judged@{self.k}"
 
 
-def judged_at_k(run: RunResult) -> JudgedAtK | None:
-    """The run's Judged@k at its report depth; None for a set that records no
-    judgments (see the module docstring)."""
+def judged_at_k(run: RunResult, k: int | None = None) -> JudgedAtK | None:
+    """The run's Judged@k at its report depth (or at ``k``: a comparison uses its
+    reference's for every run); None for a set that records no judgments (see the
+    module docstring)."""
     if not run.judgments:
         return None
-    k = max(run.parameters.ks)
+    k = k or max(run.parameters.ks)
     overall = _Sum()
     forms: dict[str, _Sum] = {}
     classes: dict[str, _Sum] = {}
