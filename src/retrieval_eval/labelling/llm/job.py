@@ -25,6 +25,7 @@ from retrieval_eval.labelling.llm.judge import (
     JudgeOptions,
     JudgeReport,
     grade_all,
+    graded_digests,
     read_pending,
     record_grades,
     set_scale,
@@ -170,7 +171,8 @@ def judge_set(
 
     grades = asyncio.run(run()) if pending else {}
     if grades:
-        record_grades(path, source, grades, options.relevance_level)
+        digests = graded_digests(grades, documents)
+        record_grades(path, source, grades, options.relevance_level, digests=digests)
     server = sum(n for kind, n in report.failures.items() if kind in SERVER_FAILURES)
     if pending and not grades and server and server == sum(report.failures.values()):
         raise InfrastructureError(f"{endpoint.url}: no candidate graded ({server} calls failed)")
