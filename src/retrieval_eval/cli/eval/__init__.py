@@ -28,6 +28,7 @@ from retrieval_eval.cli.eval.flow import (
     with_measures,
 )
 from retrieval_eval.cli.eval.label_drift import warn_label_drift
+from retrieval_eval.cli.eval.label_trust import refuse_untrusted_labels
 from retrieval_eval.cli.eval.messages import error_summary, nothing_scored
 from retrieval_eval.cli.options import (
     config_option,
@@ -339,6 +340,7 @@ def eval_command(
     for _, path in reports:
         check_writable(path)
     question_sets = load_sets(sets)
+    refuse_untrusted_labels(question_sets, config_path, gating=fail_on_regression)
     if rel_level is not None:
         question_sets = [qs.at_level(rel_level) for qs in question_sets]
     drift = warn_label_drift(question_sets, corpus) if corpus is not None else []
@@ -365,8 +367,7 @@ def eval_command(
                     baseline_file=baseline, require_baseline=require_baseline,
                     judgments=judgments,
                 )  # fmt: skip
-                if drift:  # the reports carry the drift warnings too
-                    recorded = replace(recorded, warnings=(*recorded.warnings, *drift))
+                recorded = replace(recorded, warnings=(*recorded.warnings, *drift))
                 groups = _by_source(recorded.reports, set_files) if by_source else []
                 write_reports(recorded, reports, groups)
                 emit_report(recorded, fmt, output, by_source=groups)

@@ -12,9 +12,10 @@ has judged whose candidates the model graded completely takes the model's decisi
 candidate is relevant when its grade reaches the relevance level, the question becomes
 ``judged`` by the model's source (with ``labelling.accepted`` saying on what agreement),
 and each candidate keeps the model's ``source`` and ``reason``, and the digest of the text
-the model graded (``document_digests``, as a person's judgement records it). A question the model found
-nothing relevant for stays for a person: "nothing answers it" is never a model's call.
-Below the rule nothing changes and the set stays a draft, which never gates.
+the model graded (``document_digests``, as a person's judgement records it). A question
+the model found nothing relevant for stays for a person: "nothing answers it" is never a
+model's call. Below the rule nothing changes and the set stays a draft, which never
+gates; ``labelling.llm.trust`` checks the accepted labels again whenever they gate.
 """
 
 from __future__ import annotations

@@ -6,9 +6,10 @@ model with its question and document text; the answer must be ``{"grade": N, "re
 candidate (counted, never a "not relevant"). The grades go into the question's history as
 one entry by the model's source (``llm:<model>@<prompt digest>``), with ``grades``,
 ``reasons`` and ``digests`` (the text each grade was made on, ``corpus.digest``) beside
-the usual ``relevant`` / ``not_relevant`` (grade at or above the relevance level). Nothing else changes: a candidate's decision and the question's state
-stay a person's, so model grades are drafts until ``sets agreement --accept`` finds the
-model agrees with the people well enough to take them as labels.
+the usual ``relevant`` / ``not_relevant`` (grade at or above the relevance level).
+Nothing else changes: a candidate's decision and the question's state stay a person's, so
+model grades are drafts until ``sets agreement --accept`` finds the model agrees with the
+people well enough to take them as labels.
 """
 
 from __future__ import annotations
