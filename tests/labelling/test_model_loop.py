@@ -92,7 +92,7 @@ def test_generate_judge_cache_and_agreement_on_the_example_corpus(
                        "--llm-url", server.url, "--model", "judge")  # fmt: skip
         assert graded.returncode == 0, graded.stderr
         source = f"llm:judge@{load_template('judge').digest}"
-        assert graded.stdout.startswith(f"{source}: {len(drafted)} of {len(drafted)} candidates")
+        assert f"{source}: {len(drafted)} of {len(drafted)} candidates graded" in graded.stdout
         writer = f"llm:writer@{load_template('generate').digest}"
         for q in questions(draft):
             assert q["labelling"]["candidates"][0]["source"] == writer
@@ -184,3 +184,27 @@ def test_model_labels_gate_only_while_the_rule_trusts_them(
     assert reval(tmp_path, *gate[:-2], "--no-save").returncode == 0
     config.unlink()  # no rule: no model label is trusted
     assert "no [labels] rule" in reval(tmp_path, *gate).stderr
+
+
+def test_judging_prints_its_estimate_first_and_stops_at_its_budget(tmp_path: Path) -> None:
+    draft = tmp_path / "drafted.yaml"
+    with ChatServer(model) as server:
+        made = reval(tmp_path, "sets", "generate", "--corpus", CORPUS, "--sample", "4",
+                     "--llm-url", server.url, "--model", "m", "--out", draft)  # fmt: skip
+        assert made.returncode == 0, made.stderr
+        count, sent = len(questions(draft)), len(server.requests)
+        done = reval(tmp_path, "sets", "judge", draft, "--corpus", CORPUS, "--llm-url",
+                     server.url, "--model", "m", "--max-requests", "2", "--concurrency", "1",
+                     "--price-in", "1", "--price-out", "2")  # fmt: skip
+        assert done.returncode == 0, done.stderr
+        assert len(server.requests) - sent == 2
+    first, second = done.stdout.splitlines()[:2]
+    source = f"llm:m@{load_template('judge').digest}"
+    assert re.fullmatch(
+        rf"{re.escape(source)}: grading {count} candidates: about \d+ prompt \+ {count * 30} "
+        r"completion tokens, about 0\.\d{4} at the given prices \(cached answers cost nothing\)",
+        first,
+    ), first
+    assert second == f"{source}: 2 of {count} candidates graded in {draft}"
+    assert f"stopped: --max-requests 2 reached; {count - 2} candidates not asked" in done.stdout
+    assert len(graded_by(draft, source)) == 2

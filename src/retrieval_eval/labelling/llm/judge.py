@@ -95,6 +95,16 @@ def scale_text(scale: Mapping[int, str]) -> str:
     return "\n".join(f"{grade}: {meaning}" for grade, meaning in sorted(scale.items()))
 
 
+def grading_prompt(
+    template: PromptTemplate, item: Pending, doc: CorpusDocument, options: JudgeOptions
+) -> tuple[str, str]:
+    """The (system, user) messages that ask for one candidate's grade."""
+    return template.render(
+        question=item.question, title=doc.title or "(untitled)",
+        text=doc.text[: options.max_document_chars], scale=scale_text(options.scale),
+    )  # fmt: skip
+
+
 async def grade_all(
     calls: ModelCalls,
     template: PromptTemplate,
@@ -110,10 +120,7 @@ async def grade_all(
         if doc is None:
             report.missing_documents += 1
             return
-        system, user = template.render(
-            question=item.question, title=doc.title or "(untitled)",
-            text=doc.text[: options.max_document_chars], scale=scale_text(options.scale),
-        )  # fmt: skip
+        system, user = grading_prompt(template, item, doc, options)
         request = ChatRequest(options.model, messages(system, user), options.temperature)
         grade = await ask_and_read(
             calls, request, lambda text: parse_grade(text, options.scale), report

@@ -37,12 +37,18 @@ def model_labelled(question: Any) -> bool:
 
 def trusted(question: Any, rule: AcceptRule | None) -> bool:
     """Whether the agreement the question's model labels were accepted on meets ``rule``."""
-    accepted = (question.get(LABELLING_KEY) or {}).get("accepted")
+    accepted: Any = (question.get(LABELLING_KEY) or {}).get("accepted")
     if rule is None or not isinstance(accepted, dict):
         return False
-    kappa, items = accepted.get("kappa"), accepted.get("items")
-    numbers = all(isinstance(v, int | float) and not isinstance(v, bool) for v in (kappa, items))
-    return numbers and kappa >= rule.min_kappa and items >= rule.min_items
+    kappa: Any = accepted.get("kappa")
+    items: Any = accepted.get("items")
+    if not (_number(kappa) and _number(items)):
+        return False
+    return float(kappa) >= rule.min_kappa and float(items) >= rule.min_items
+
+
+def _number(value: object) -> bool:
+    return isinstance(value, int | float) and not isinstance(value, bool)
 
 
 def untrusted_model_labels(path: Path, rule: AcceptRule | None) -> list[str]:
