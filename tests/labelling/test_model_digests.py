@@ -10,8 +10,8 @@ from pathlib import Path
 from typing import Any
 
 import yaml
-from support.chat_server import ChatServer, writer
-from support.model_jobs import grader, questions, reval
+from support.chat_server import ChatServer
+from support.model_jobs import generated, grader, questions, reval
 
 from retrieval_eval.corpus.digest import document_digest
 from retrieval_eval.example_data import corpus_path
@@ -41,10 +41,7 @@ CORPUS = corpus_path()
 
 def test_model_labels_record_and_check_the_text_they_were_graded_on(tmp_path: Path) -> None:
     draft = tmp_path / "draft.yaml"
-    with ChatServer(writer()) as server:
-        made = reval(tmp_path, "sets", "generate", "--corpus", CORPUS, "--llm-url", server.url,
-                     "--model", "writer", "--sample", "8", "--out", draft)  # fmt: skip
-    assert made.returncode == 0, made.stderr
+    generated(tmp_path, draft, 8)
     everything = questions(draft)
     # the corpus changes between drafting and grading: the grade is on today's text
     changed_doc = everything[-1]["expected_document_ids"][0]

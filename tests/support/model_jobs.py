@@ -34,3 +34,17 @@ def grader(wrong: set[str]) -> Any:
 
 def questions(path: Path) -> list[dict[str, Any]]:
     return yaml.safe_load(path.read_text(encoding="utf-8"))["questions"]
+
+
+def generated(tmp_path: Path, draft: Path, sample: int) -> list[dict[str, Any]]:
+    """``sets generate`` of the example corpus by the ``writer`` model into ``draft``:
+    its questions."""
+    from retrieval_eval.example_data import corpus_path
+    from support.chat_server import ChatServer, writer
+
+    with ChatServer(writer()) as server:
+        made = reval(tmp_path, "sets", "generate", "--corpus", corpus_path(), "--llm-url",
+                     server.url, "--model", "writer", "--sample", str(sample),
+                     "--out", draft)  # fmt: skip
+    assert made.returncode == 0, made.stderr
+    return questions(draft)
