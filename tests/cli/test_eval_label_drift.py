@@ -52,8 +52,17 @@ def test_eval_warns_once_naming_how_many_labels_drifted(
         f"since they were judged (1 changed, 1 moved, 0 gone); see reval sets lint {set_file} "
         f"--corpus {corpus}\n"
     )
+    # the report carries it too: among the JSON report's warnings, and in Markdown
+    said = warned.stderr.removeprefix("reval: warning: ").rstrip("\n")
+    assert json.loads(warned.stdout)["warnings"] == [said]
+    markdown = tmp_path / "report.md"
+    written = eval_json(
+        invoke, set_file, url, "--corpus", corpus, "--report", f"markdown:{markdown}"
+    )
+    assert written.exit_code == 0
+    assert f"> warning: {said}" in markdown.read_text()
     quiet = eval_json(invoke, set_file, url)
-    assert quiet.stderr == ""
+    assert quiet.stderr == "" and json.loads(quiet.stdout)["warnings"] == []
     # the report is the same either way: provenance never changes a figure or a fingerprint
     with_warning, without = json.loads(warned.stdout), json.loads(quiet.stdout)
     for report in (with_warning, without):

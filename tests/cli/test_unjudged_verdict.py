@@ -170,3 +170,32 @@ def test_incomparable_only_when_asked_and_never_for_judged_losses(files, serve_t
     done = reval("eval", "--set", set_file, "--retriever", target, "--db", db, "--config", bad)
     assert done.returncode == 2
     assert "unjudged_incomparable" in done.stderr and done.stderr.strip().count("\n") == 0
+
+
+def test_the_printed_command_judges_exactly_the_unjudged_documents(
+    files, serve_table, db, tmp_path
+):
+    """The verdict's own command, run as printed (with a model instead of the page):
+    the documents pooled and graded are exactly those the losses rest on."""
+    from support.chat_server import ChatServer, completion, prompt_of
+
+    set_file, corpus = files
+    gate(set_file, serve_table(BASE, identifier="s"), db)  # the baseline
+    _, cand = gate(set_file, serve_table(CAND, identifier="s"), db)
+    command = shlex.split(cand["regression"]["unjudged"]["judge_command"])
+    command[command.index("FILE")] = str(corpus)
+    asked: list[tuple[str, str]] = []
+
+    def model(request: dict) -> object:
+        prompt = prompt_of(request)
+        question = prompt.split("Question: ", 1)[1].split("\n", 1)[0]
+        text_of = prompt.split("text of ", 1)[1].split()[0]
+        asked.append((question, text_of))
+        return completion(json.dumps({"grade": 1, "reason": "answers it"}))
+
+    with ChatServer(model) as server:
+        done = reval(*command[1:], "--db", db, "--llm-url", server.url, "--model", "m",
+                     "--concurrency", "1")  # fmt: skip
+    assert done.returncode == 0, done.stderr
+    assert sorted(asked) == sorted((text(int(q[1])), f"u{q[1]}") for q in UNJUDGED)
+    assert "2 of 2 candidates graded" in done.stdout

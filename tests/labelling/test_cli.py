@@ -102,3 +102,34 @@ def test_draft_refuse_judge_extend_and_agree(
         "2",
     )
     assert broken.returncode == 3 and not (tmp_path / "x.yaml").exists()
+
+
+def test_a_blind_draft_keeps_the_questions_and_leaves_the_labels_out(
+    tmp_path: Path, bm25_specs: tuple[str, str], question_file: Path
+) -> None:
+    from retrieval_eval.example_data import questions_path
+
+    pages, _ = bm25_specs
+    out = tmp_path / "blind.yaml"
+    done = reval("sets", "draft", questions_path(), "--blind", "--corpus", CORPUS,
+                 "--retriever", pages, "--depth", "2", "--out", out)  # fmt: skip
+    assert done.returncode == 0, done.stderr
+    people = yaml.safe_load(questions_path().read_text())["questions"]
+    blind = yaml.safe_load(out.read_text())["questions"]
+    assert [(q["id"], q["question"]) for q in blind] == [(q["id"], q["question"]) for q in people]
+    for q in blind:
+        assert q["expected_document_ids"] == [] and "answer_gist" not in q
+        assert [c["relevant"] for c in q["labelling"]["candidates"]] == [None, None]
+    # without --blind the labels come along, decided
+    seen = tmp_path / "seen.yaml"
+    reval("sets", "draft", questions_path(), "--corpus", CORPUS, "--retriever", pages,
+          "--depth", "2", "--out", seen)  # fmt: skip
+    first = yaml.safe_load(seen.read_text())["questions"][0]
+    assert first["expected_document_ids"] == people[0]["expected_document_ids"]
+    refused = reval("sets", "draft", question_file, "--blind", "--corpus", CORPUS,
+                    "--retriever", pages, "--out", tmp_path / "x.yaml")  # fmt: skip
+    assert refused.returncode == 2
+    assert refused.stderr.strip() == (
+        f"reval: error: {question_file}: --blind leaves out a set file's labels; "
+        "this is no set file"
+    )

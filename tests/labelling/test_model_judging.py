@@ -6,15 +6,13 @@ the set stays a draft and cannot gate."""
 from __future__ import annotations
 
 import json
-import os
 import re
-import subprocess
+import threading
 from pathlib import Path
 from typing import Any
 
-import yaml
-from support.chat_server import ChatServer, Reply, completion, error, prompt_of, writer
-from support.cli import REVAL
+from support.chat_server import ChatServer, Reply, completion, error, prompt_of
+from support.model_jobs import generated, grader, questions, reval
 
 from retrieval_eval.example_data import corpus_path
 from retrieval_eval.labelling.agreement import agreement
@@ -23,33 +21,9 @@ from retrieval_eval.labelling.judge import Judgement, save_judgement
 CORPUS = corpus_path()
 
 
-def reval(tmp_path: Path, *args: str | Path) -> subprocess.CompletedProcess[str]:
-    env = {**os.environ, "REVAL_HOME": str(tmp_path / "home"), "NO_COLOR": "1"}
-    return subprocess.run([str(REVAL), *map(str, args)], capture_output=True, text=True,
-                          env=env, timeout=120, cwd=tmp_path)  # fmt: skip
-
-
-def grader(wrong: set[str]) -> Any:
-    """A judge model: grade 1, except 0 for questions whose text contains a word of ``wrong``."""
-
-    def answer(request: dict[str, Any]) -> Reply:
-        question = prompt_of(request).split("Question: ", 1)[1].split("\n", 1)[0]
-        grade = 0 if any(w in question.lower() for w in wrong) else 1
-        return completion(json.dumps({"grade": grade, "reason": f"grade {grade} for {question}"}))
-
-    return answer
-
-
-def questions(path: Path) -> list[dict[str, Any]]:
-    return yaml.safe_load(path.read_text(encoding="utf-8"))["questions"]
-
-
 def test_model_grades_become_labels_only_under_the_teams_rule(tmp_path: Path) -> None:
     draft = tmp_path / "draft.yaml"
-    with ChatServer(writer()) as server:
-        made = reval(tmp_path, "sets", "generate", "--corpus", CORPUS, "--llm-url", server.url,
-                     "--model", "writer", "--sample", "8", "--out", draft)  # fmt: skip
-    assert made.returncode == 0, made.stderr
+    generated(tmp_path, draft, 8)
     ids = [q["id"] for q in questions(draft)]
     assert len(ids) == 16
     # The model grades every candidate; it calls the GAP questions (everyday wording) wrong.
@@ -98,10 +72,7 @@ def test_model_grades_become_labels_only_under_the_teams_rule(tmp_path: Path) ->
 
 def test_a_model_that_agrees_is_accepted_and_the_set_gates(tmp_path: Path) -> None:
     draft = tmp_path / "draft.yaml"
-    with ChatServer(writer()) as server:
-        made = reval(tmp_path, "sets", "generate", "--corpus", CORPUS, "--llm-url", server.url,
-                     "--model", "writer", "--sample", "8", "--out", draft)  # fmt: skip
-    assert made.returncode == 0, made.stderr
+    generated(tmp_path, draft, 8)
     with ChatServer(grader({"nothing-matches-this"})) as server:
         graded = reval(tmp_path, "sets", "judge", draft, "--corpus", CORPUS,
                        "--llm-url", server.url, "--model", "judge")  # fmt: skip
@@ -134,10 +105,7 @@ def test_a_model_that_agrees_is_accepted_and_the_set_gates(tmp_path: Path) -> No
 
 def test_failures_are_never_grades(tmp_path: Path) -> None:
     draft = tmp_path / "draft.yaml"
-    with ChatServer(writer()) as server:
-        made = reval(tmp_path, "sets", "generate", "--corpus", CORPUS, "--llm-url", server.url,
-                     "--model", "writer", "--sample", "3", "--out", draft)  # fmt: skip
-    assert made.returncode == 0, made.stderr
+    generated(tmp_path, draft, 3)
     script = iter([completion('{"grade": 7, "reason": "off scale"}'),
                    completion("Relevant."), completion("", refusal="no")])  # fmt: skip
 
@@ -158,10 +126,7 @@ def test_failures_are_never_grades(tmp_path: Path) -> None:
 
 def test_a_graded_draft_is_graded_on_its_own_scale(tmp_path: Path) -> None:
     draft = tmp_path / "draft.yaml"
-    with ChatServer(writer()) as server:
-        made = reval(tmp_path, "sets", "generate", "--corpus", CORPUS, "--llm-url", server.url,
-                     "--model", "writer", "--sample", "2", "--out", draft)  # fmt: skip
-    assert made.returncode == 0, made.stderr
+    generated(tmp_path, draft, 2)
     text = draft.read_text(encoding="utf-8")
     draft.write_text(text.replace("\nname:", "\ngrade_scale: [0, 3]\nrelevance_level: 2\nname:", 1))
     grades = iter([3, 1, 5, 2])  # 5 is off the scale: a failure, never a grade
@@ -183,3 +148,31 @@ def test_a_graded_draft_is_graded_on_its_own_scale(tmp_path: Path) -> None:
         if entry["by"].startswith("llm:judge"):
             ((doc, grade),) = entry["grades"].items()
             assert (doc in entry["relevant"]) is (grade >= 2)  # the set's relevance level
+
+
+def test_a_cut_answer_and_a_timeout_are_failures_never_grades(tmp_path: Path) -> None:
+    draft = tmp_path / "draft.yaml"
+    generated(tmp_path, draft, 2)
+    released = threading.Event()
+    script = iter([completion('{"grade": 1, "reason": "answers', finish_reason="length")])
+
+    def model(request: dict[str, Any]) -> Reply:
+        reply = next(script, None)
+        if reply is None:  # too slow: the call's deadline passes first
+            released.wait(timeout=60)
+            return completion('{"grade": 1, "reason": "late"}')
+        return reply
+
+    try:
+        with ChatServer(model) as server:
+            done = reval(tmp_path, "sets", "judge", draft, "--corpus", CORPUS, "--llm-url",
+                         server.url, "--model", "judge", "--concurrency", "1",
+                         "--llm-timeout", "1", "--no-cache")  # fmt: skip
+            released.set()
+    finally:
+        released.set()
+    assert done.returncode == 0, done.stderr
+    assert "0 of 4 candidates graded" in done.stdout
+    assert "not graded: 3 timeout, 1 truncated (never counted as not relevant)" in done.stdout
+    for q in questions(draft):
+        assert len(q["labelling"]["history"]) == 1  # only the generator's claim

@@ -61,15 +61,21 @@ class DraftSummary:
     new_candidates: int = 0
 
 
-def read_draft_questions(source: Path) -> list[DraftQuestion]:
-    """Questions from a set file (its ids, classes and labels kept) or a text file (one
-    question per line, blank lines and ``#`` comments skipped; ids ``q001``...)."""
+def read_draft_questions(source: Path, *, blind: bool = False) -> list[DraftQuestion]:
+    """Questions from a set file (its ids, classes and labels kept; ``blind``: its labels
+    and answer gists left out, so a second judge decides every candidate unprompted) or a
+    text file (one question per line, blank lines and ``#`` comments skipped; ids
+    ``q001``...)."""
     if set_format(source) is not None:
         qs = load_question_set(source)
+        if blind:
+            return [DraftQuestion(q.id, q.question, q.hard_class) for q in qs.questions]
         return [
             DraftQuestion(q.id, q.question, q.hard_class, q.answer_gist, q.expected_document_ids)
             for q in qs.questions
         ]
+    if blind:
+        raise InputError(f"{source}: --blind leaves out a set file's labels; this is no set file")
     try:
         lines = source.read_text(encoding="utf-8-sig").splitlines()
     except (OSError, UnicodeDecodeError) as e:

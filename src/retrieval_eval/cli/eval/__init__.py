@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import sys
 from collections.abc import Sequence
+from dataclasses import replace
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -27,6 +28,7 @@ from retrieval_eval.cli.eval.flow import (
     with_measures,
 )
 from retrieval_eval.cli.eval.label_drift import warn_label_drift
+from retrieval_eval.cli.eval.label_trust import refuse_untrusted_labels
 from retrieval_eval.cli.eval.messages import error_summary, nothing_scored
 from retrieval_eval.cli.options import (
     config_option,
@@ -338,10 +340,10 @@ def eval_command(
     for _, path in reports:
         check_writable(path)
     question_sets = load_sets(sets)
+    refuse_untrusted_labels(question_sets, config_path, gating=fail_on_regression)
     if rel_level is not None:
         question_sets = [qs.at_level(rel_level) for qs in question_sets]
-    if corpus is not None:
-        warn_label_drift(question_sets, corpus)
+    drift = warn_label_drift(question_sets, corpus) if corpus is not None else []
     # a bad --db or RUN fails before measuring; judging against a file needs no store
     # unless the runs are saved
     store = None if baseline and no_save else open_store_or_url(db_url, baseline_id)
@@ -365,6 +367,7 @@ def eval_command(
                     baseline_file=baseline, require_baseline=require_baseline,
                     judgments=judgments,
                 )  # fmt: skip
+                recorded = replace(recorded, warnings=(*recorded.warnings, *drift))
                 groups = _by_source(recorded.reports, set_files) if by_source else []
                 write_reports(recorded, reports, groups)
                 emit_report(recorded, fmt, output, by_source=groups)

@@ -1,4 +1,6 @@
-"""``reval eval --corpus``: one warning line per set whose labels rest on changed documents.
+"""``reval eval --corpus``: one warning per set whose labels rest on changed documents, on
+stderr before anything is measured and among the report's warnings (every format that
+shows warnings: text, JSON, Markdown, GitHub, HTML).
 
 Only when asked: the corpus is read only with ``--corpus``, and only when some set file
 records document digests (a set without them costs one look at its file, and a set given
@@ -17,7 +19,8 @@ import click
 from retrieval_eval.questions.model import GoldenQuestionSet
 
 
-def warn_label_drift(question_sets: Sequence[GoldenQuestionSet], corpus: Path) -> None:
+def warn_label_drift(question_sets: Sequence[GoldenQuestionSet], corpus: Path) -> list[str]:
+    """Echo each set's warning to stderr; the warnings, for the report."""
     from retrieval_eval.questions.corpus import read_corpus
     from retrieval_eval.questions.digests_file import read_set_digests, set_path
     from retrieval_eval.questions.lint.drift import corpus_digests, label_drift
@@ -25,16 +28,20 @@ def warn_label_drift(question_sets: Sequence[GoldenQuestionSet], corpus: Path) -
     recorded = [(qs, path) for qs in question_sets if (path := set_path(qs.source)) is not None]
     digests = [(qs, path, found) for qs, path in recorded if (found := read_set_digests(path))]
     if not digests:
-        return
+        return []
     now = corpus_digests(read_corpus(corpus))
+    warnings = []
     for qs, path, found in digests:
         line = drift_line(qs.name, path, corpus, label_drift(qs.questions, found, now).counts())
         if line is not None:
-            click.echo(line, err=True)
+            click.echo(f"reval: warning: {line}", err=True)
+            warnings.append(line)
+    return warnings
 
 
 def drift_line(name: str, path: Path, corpus: Path, counts: dict[str, int]) -> str | None:
-    """The warning for one set's label counts (``DriftReport.counts``), or ``None``."""
+    """The warning for one set's label counts (``DriftReport.counts``), or ``None``; the
+    formats add their own ``warning:``."""
     from retrieval_eval.report.plural import plural
 
     drifted = counts["changed"] + counts["moved"] + counts["gone"]
@@ -42,7 +49,7 @@ def drift_line(name: str, path: Path, corpus: Path, counts: dict[str, int]) -> s
         return None
     checked = drifted + counts["unchanged"]
     return (
-        f"reval: warning: set {name!r}: {drifted} of {plural(checked, 'label')} with a digest "
+        f"set {name!r}: {drifted} of {plural(checked, 'label')} with a digest "
         f"rest on documents changed since they were judged ({counts['changed']} changed, "
         f"{counts['moved']} moved, {counts['gone']} gone); see reval sets lint {path} "
         f"--corpus {corpus}"

@@ -55,6 +55,9 @@ from retrieval_eval.labelling.pool import DEFAULT_POOL_DEPTH, PoolOptions
     "keeping every judgement; questions with new candidates need review again.",
 )
 @click.option("--name", help="The set's name [default: the output file's name].")
+@click.option("--blind", is_flag=True, help="With a set file as QUESTIONS: leave its labels "
+              "out, so every candidate is judged afresh (then compare: reval sets agreement "
+              "DRAFT --reference SET).")  # fmt: skip
 @timeout_option
 @token_env_option("Send the bearer token held in environment variable VAR to gRPC retrievers.")
 @config_option
@@ -67,6 +70,7 @@ def draft_command(
     out: Path | None,
     extend: Path | None,
     name: str | None,
+    blind: bool,
     timeout_s: float | None,
     token_env: str | None,
     config_path: Path | None,
@@ -111,7 +115,7 @@ def draft_command(
     if questions is None or out is None:
         raise click.UsageError("give QUESTIONS and --out (or --extend SET)")
     summary = draft_set(
-        read_draft_questions(questions),
+        read_draft_questions(questions, blind=blind),
         corpus,
         retrievers,
         out,

@@ -8,7 +8,7 @@ from typing import Any
 import click
 
 from retrieval_eval.cli.extras import require_extra
-from retrieval_eval.cli.sets.model_options import model_endpoint, model_options
+from retrieval_eval.cli.sets.model_options import model_endpoint, model_options, tokens_line
 
 
 @click.command("generate", short_help="Draft questions about sampled documents with a model.")
@@ -114,12 +114,8 @@ def generate_command(
         on_mismatch=on_form_mismatch,
     )  # fmt: skip
     job = prepare_generation(corpus, options, endpoint, prompt)
-    estimate = job.estimate
-    cost = f", about {estimate.cost:.4f} at the given prices" if estimate.cost is not None else ""
     click.echo(
-        f"asking {model} about {estimate.requests} documents: about "
-        f"{estimate.prompt_tokens} prompt + {estimate.completion_tokens} completion tokens"
-        f"{cost} (cached answers cost nothing)"
+        f"asking {model} about {job.estimate.requests} documents: {tokens_line(job.estimate)}"
     )
     report, spend = generate_set(job, corpus, out, options, endpoint, name=name)
     click.echo(f"wrote {out}: {len(report.questions)} questions from {report.documents} documents")

@@ -8,7 +8,7 @@ from typing import Any
 import click
 
 from retrieval_eval.cli.options import db_option
-from retrieval_eval.cli.sets.model_options import model_endpoint, model_options
+from retrieval_eval.cli.sets.model_options import model_endpoint, model_options, tokens_line
 from retrieval_eval.cli.sets.pool_from import add_run_candidates, pool_from_option
 from retrieval_eval.errors import PluginError
 from retrieval_eval.labelling.pool import DEFAULT_POOL_DEPTH
@@ -99,11 +99,15 @@ def _judge_with_model(
     set_file: Path, corpus: Path, url: str, model: str, prompt: Path | None,
     endpoint_options: dict[str, Any],
 ) -> None:  # fmt: skip
-    from retrieval_eval.labelling.llm.job import judge_set
+    from retrieval_eval.labelling.llm.job import judge_set, prepare_judging
     from retrieval_eval.labelling.llm.judge import JudgeOptions
 
     endpoint = model_endpoint(url, endpoint_options)
-    report, spend, source = judge_set(set_file, corpus, JudgeOptions(model), endpoint, prompt)
+    job = prepare_judging(set_file, corpus, JudgeOptions(model), endpoint.prices, prompt)
+    source, estimate = job.source, job.estimate
+    if estimate.requests:
+        click.echo(f"{source}: grading {estimate.requests} candidates: {tokens_line(estimate)}")
+    report, spend = judge_set(job, set_file, endpoint)
     click.echo(f"{source}: {report.graded} of {report.candidates} candidates graded in {set_file}")
     if report.failures:
         kinds = ", ".join(f"{n} {kind}" for kind, n in sorted(report.failures.items()))

@@ -11,7 +11,7 @@ from typing import TYPE_CHECKING, Any, TypeVar
 import click
 
 if TYPE_CHECKING:
-    from retrieval_eval.labelling.llm.job import ModelEndpoint
+    from retrieval_eval.labelling.llm.job import Estimate, ModelEndpoint
 
 F = TypeVar("F", bound=Callable[..., Any])
 
@@ -63,3 +63,11 @@ def model_endpoint(url: str, params: dict[str, Any]) -> ModelEndpoint:
         params.pop("cache_only"), Prices(params.pop("price_in"), params.pop("price_out")),
         Limits(params.pop("max_requests"), params.pop("max_cost")),
     )  # fmt: skip
+
+
+def tokens_line(estimate: Estimate) -> str:
+    """``about P prompt + C completion tokens[, about X at the given prices]``, the
+    estimate a job prints before its first call."""
+    cost = f", about {estimate.cost:.4f} at the given prices" if estimate.cost is not None else ""
+    return (f"about {estimate.prompt_tokens} prompt + {estimate.completion_tokens} completion "
+            f"tokens{cost} (cached answers cost nothing)")  # fmt: skip

@@ -11,9 +11,11 @@ the model's agreement with the named person reaches the rule, every question no 
 has judged whose candidates the model graded completely takes the model's decisions: a
 candidate is relevant when its grade reaches the relevance level, the question becomes
 ``judged`` by the model's source (with ``labelling.accepted`` saying on what agreement),
-and each candidate keeps the model's ``source`` and ``reason``. A question the model found
-nothing relevant for stays for a person: "nothing answers it" is never a model's call.
-Below the rule nothing changes and the set stays a draft, which never gates.
+and each candidate keeps the model's ``source`` and ``reason``, and the digest of the text
+the model graded (``document_digests``, as a person's judgement records it). A question
+the model found nothing relevant for stays for a person: "nothing answers it" is never a
+model's call. Below the rule nothing changes and the set stays a draft, which never
+gates; ``labelling.llm.trust`` checks the accepted labels again whenever they gate.
 """
 
 from __future__ import annotations
@@ -28,6 +30,7 @@ from ruamel.yaml.comments import CommentedMap, CommentedSeq
 from retrieval_eval.errors import ConfigError
 from retrieval_eval.labelling.agreement import Agreement, judge_grades
 from retrieval_eval.labelling.document import trailing_comments_kept, update_document
+from retrieval_eval.questions.digests import DIGESTS_KEY
 from retrieval_eval.questions.labelling import LABELLING_KEY, JudgementState
 
 TABLE = "labels"
@@ -91,13 +94,13 @@ def apply_model_labels(
 
     def change(document: Any) -> int:
         grades = judge_grades(document).get(source, {})
-        reasons = _reasons(document, source)
+        notes = _entry_notes(document, source)
         done = 0
         for question in document["questions"]:
             qid = str(question["id"])
             mine = {d: g for (q, d), g in grades.items() if q == qid}
             with trailing_comments_kept(question):
-                done += _take(question, mine, reasons, relevance_level, note)
+                done += _take(question, mine, notes, relevance_level, note)
         return done
 
     count, _ = update_document(path, change)
@@ -105,7 +108,7 @@ def apply_model_labels(
 
 
 def _take(
-    question: Any, grades: dict[str, int], reasons: dict[tuple[str, str], str], level: int,
+    question: Any, grades: dict[str, int], notes: dict[tuple[str, str, str], str], level: int,
     note: dict[str, Any],
 ) -> bool:  # fmt: skip
     """One question takes the model's decisions, if no person judged it, the model graded
@@ -121,12 +124,18 @@ def _take(
     if not any(decided.values()) and not any(c.get("relevant") for c in candidates):
         return False
     qid, source = str(question["id"]), str(note["source"])
+    digests = CommentedMap(question.get(DIGESTS_KEY) or {})
     for c in open_:
         doc = str(c["document_id"])
         c["relevant"] = decided[doc]
         c["source"] = source
-        if reasons.get((qid, doc)):
-            c["reason"] = reasons[(qid, doc)]
+        if notes.get(("reasons", qid, doc)):
+            c["reason"] = notes[("reasons", qid, doc)]
+        digest = notes.get(("digests", qid, doc))
+        if digest:  # the text the model graded, as a person's judgement records it
+            digests[doc] = c["document_digest"] = digest
+    if digests:
+        question[DIGESTS_KEY] = digests
     pooled = {str(c["document_id"]) for c in candidates}
     by_hand = [d for d in question.get("expected_document_ids") or [] if d not in pooled]
     expected = CommentedSeq(
@@ -144,11 +153,15 @@ def _take(
     return True
 
 
-def _reasons(document: Any, source: str) -> dict[tuple[str, str], str]:
-    found: dict[tuple[str, str], str] = {}
+def _entry_notes(document: Any, source: str) -> dict[tuple[str, str, str], str]:
+    """(``reasons`` or ``digests``, question id, document id) -> what ``source``'s history
+    entries say of that grade (the latest entry wins)."""
+    found: dict[tuple[str, str, str], str] = {}
     for question in document["questions"]:
         for entry in (question.get(LABELLING_KEY) or {}).get("history") or []:
-            if entry.get("by") == source:
-                for doc, reason in (entry.get("reasons") or {}).items():
-                    found[(str(question["id"]), str(doc))] = str(reason)
+            if entry.get("by") != source:
+                continue
+            for key in ("reasons", "digests"):
+                for doc, value in (entry.get(key) or {}).items():
+                    found[(key, str(question["id"]), str(doc))] = str(value)
     return found

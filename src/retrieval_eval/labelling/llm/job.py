@@ -24,7 +24,10 @@ from retrieval_eval.labelling.llm.generate import (
 from retrieval_eval.labelling.llm.judge import (
     JudgeOptions,
     JudgeReport,
+    Pending,
     grade_all,
+    graded_digests,
+    grading_prompt,
     read_pending,
     record_grades,
     set_scale,
@@ -140,22 +143,48 @@ def generate_set(
     return report, spend
 
 
-def judge_set(
-    path: Path,
-    corpus: Path,
-    options: JudgeOptions,
-    endpoint: ModelEndpoint,
-    prompt: Path | None = None,
-) -> tuple[JudgeReport, Spend, str]:
-    """Grade every candidate of the draft ``path`` that no person decided and this model
-    has not graded, and write the grades into its history; returns the report, what was
-    spent and the grades' source. ``InfrastructureError`` when the server failed every
-    candidate it was asked about."""
+#: Tokens a grade's answer takes, for the estimate before the job.
+COMPLETION_TOKENS_PER_GRADE = 30
+
+
+@dataclass(frozen=True, slots=True)
+class PreparedJudging:
+    template: PromptTemplate
+    options: JudgeOptions
+    #: ``llm:<model>@<prompt digest>``: who the grades are by.
+    source: str
+    pending: list[Pending]
+    documents: dict[str, CorpusDocument]
+    estimate: Estimate
+
+
+def prepare_judging(
+    path: Path, corpus: Path, options: JudgeOptions, prices: Prices, prompt: Path | None = None
+) -> PreparedJudging:
+    """What grading the draft ``path`` will ask, and what it will take, before a call."""
     template = load_template("judge", prompt)
     options = set_scale(path, options)
     source = f"llm:{options.model}@{template.digest}"
     pending = read_pending(path, source)
     documents = {d.id: d for d in read_corpus(corpus)}
+    prompt_tokens = sum(
+        estimate_tokens("".join(grading_prompt(template, p, documents[p.document_id], options)))
+        for p in pending
+        if p.document_id in documents
+    )
+    completion = len(pending) * COMPLETION_TOKENS_PER_GRADE
+    cost = prices.cost(prompt_tokens, completion) if prices != Prices() else None
+    estimate = Estimate(len(pending), prompt_tokens, completion, cost)
+    return PreparedJudging(template, options, source, pending, documents, estimate)
+
+
+def judge_set(
+    job: PreparedJudging, path: Path, endpoint: ModelEndpoint
+) -> tuple[JudgeReport, Spend]:
+    """Grade every candidate of the draft ``path`` that no person decided and this model
+    has not graded (``prepare_judging``), and write the grades into its history; returns
+    the report and what was spent. ``InfrastructureError`` when the server failed every
+    candidate it was asked about."""
     report = JudgeReport()
     spend = Spend(endpoint.prices, endpoint.limits)
     cache = ResponseCache(endpoint.cache_dir) if endpoint.cache_dir is not None else None
@@ -166,12 +195,15 @@ def judge_set(
             concurrency=endpoint.concurrency,
         ) as client:  # fmt: skip
             calls = ModelCalls(client, cache, spend, cache_only=endpoint.cache_only)
-            return await grade_all(calls, template, pending, documents, options, report)
+            return await grade_all(
+                calls, job.template, job.pending, job.documents, job.options, report
+            )
 
-    grades = asyncio.run(run()) if pending else {}
+    grades = asyncio.run(run()) if job.pending else {}
     if grades:
-        record_grades(path, source, grades, options.relevance_level)
+        digests = graded_digests(grades, job.documents)
+        record_grades(path, job.source, grades, job.options.relevance_level, digests=digests)
     server = sum(n for kind, n in report.failures.items() if kind in SERVER_FAILURES)
-    if pending and not grades and server and server == sum(report.failures.values()):
+    if job.pending and not grades and server and server == sum(report.failures.values()):
         raise InfrastructureError(f"{endpoint.url}: no candidate graded ({server} calls failed)")
-    return report, spend, source
+    return report, spend

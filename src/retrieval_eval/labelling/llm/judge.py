@@ -4,11 +4,12 @@ Every candidate no person has decided and this model has not graded yet is shown
 model with its question and document text; the answer must be ``{"grade": N, "reason":
 "..."}`` with N on the scale, anything else is an ``off-format`` failure of that
 candidate (counted, never a "not relevant"). The grades go into the question's history as
-one entry by the model's source (``llm:<model>@<prompt digest>``), with ``grades`` and
-``reasons`` beside the usual ``relevant`` / ``not_relevant`` (grade at or above the
-relevance level). Nothing else changes: a candidate's decision and the question's state
-stay a person's, so model grades are drafts until ``sets agreement --accept`` finds the
-model agrees with the people well enough to take them as labels.
+one entry by the model's source (``llm:<model>@<prompt digest>``), with ``grades``,
+``reasons`` and ``digests`` (the text each grade was made on, ``corpus.digest``) beside
+the usual ``relevant`` / ``not_relevant`` (grade at or above the relevance level).
+Nothing else changes: a candidate's decision and the question's state stay a person's, so
+model grades are drafts until ``sets agreement --accept`` finds the model agrees with the
+people well enough to take them as labels.
 """
 
 from __future__ import annotations
@@ -23,6 +24,7 @@ from typing import Any
 
 from ruamel.yaml.comments import CommentedMap, CommentedSeq
 
+from retrieval_eval.corpus.digest import document_digest
 from retrieval_eval.labelling.document import load_document, update_document
 from retrieval_eval.labelling.llm.calls import ModelCalls, Tally, ask_and_read
 from retrieval_eval.labelling.llm.prompts import PromptTemplate
@@ -93,6 +95,16 @@ def scale_text(scale: Mapping[int, str]) -> str:
     return "\n".join(f"{grade}: {meaning}" for grade, meaning in sorted(scale.items()))
 
 
+def grading_prompt(
+    template: PromptTemplate, item: Pending, doc: CorpusDocument, options: JudgeOptions
+) -> tuple[str, str]:
+    """The (system, user) messages that ask for one candidate's grade."""
+    return template.render(
+        question=item.question, title=doc.title or "(untitled)",
+        text=doc.text[: options.max_document_chars], scale=scale_text(options.scale),
+    )  # fmt: skip
+
+
 async def grade_all(
     calls: ModelCalls,
     template: PromptTemplate,
@@ -108,10 +120,7 @@ async def grade_all(
         if doc is None:
             report.missing_documents += 1
             return
-        system, user = template.render(
-            question=item.question, title=doc.title or "(untitled)",
-            text=doc.text[: options.max_document_chars], scale=scale_text(options.scale),
-        )  # fmt: skip
+        system, user = grading_prompt(template, item, doc, options)
         request = ChatRequest(options.model, messages(system, user), options.temperature)
         grade = await ask_and_read(
             calls, request, lambda text: parse_grade(text, options.scale), report
@@ -125,17 +134,34 @@ async def grade_all(
     return grades
 
 
+def graded_digests(
+    grades: Mapping[tuple[str, str], object], documents: Mapping[str, CorpusDocument]
+) -> dict[tuple[str, str], str]:
+    """The digest of the text behind each grade: the corpus document the model was shown
+    (so ``sets lint --corpus`` can tell when it changed since)."""
+    return {
+        (qid, doc): document_digest(documents[doc].title, documents[doc].text)
+        for qid, doc in grades
+        if doc in documents
+    }
+
+
 def record_grades(
     path: Path,
     source: str,
     grades: Mapping[tuple[str, str], tuple[int, str]],
     relevance_level: int,
     at: datetime | None = None,
+    digests: Mapping[tuple[str, str], str] | None = None,
 ) -> None:
-    """One history entry by ``source`` per question it graded, under the file lock."""
+    """One history entry by ``source`` per question it graded, under the file lock;
+    ``digests``: the text each grade was made on (``graded_digests``)."""
     by_question: dict[str, dict[str, tuple[int, str]]] = {}
+    texts: dict[str, dict[str, str]] = {}
     for (qid, doc), value in grades.items():
         by_question.setdefault(qid, {})[doc] = value
+        if digests and (qid, doc) in digests:
+            texts.setdefault(qid, {})[doc] = digests[(qid, doc)]
     moment = (at or datetime.now(UTC)).isoformat(timespec="seconds")
 
     def change(document: Any) -> None:
@@ -147,7 +173,10 @@ def record_grades(
             history = labelling.get("history")
             if history is None:
                 history = labelling["history"] = CommentedSeq()
-            history.append(_entry(source, moment, mine, relevance_level))
+            entry = _entry(source, moment, mine, relevance_level)
+            if texts.get(str(question["id"])):  # block style: a digest is 71 characters
+                entry["digests"] = CommentedMap(sorted(texts[str(question["id"])].items()))
+            history.append(entry)
 
     update_document(path, change)
 

@@ -1,0 +1,66 @@
+"""Whether a set's model labels may gate CI: only as far as the team's rule trusts them.
+
+``sets agreement --accept`` writes a model's decisions into a set only when its agreement
+with a person reaches the ``[labels]`` rule of reval.toml, and records that agreement in
+``labelling.accepted``. A gate checks them again against the rule as it reads now: a
+question with a model's decision (a candidate whose ``source`` is ``llm:...``, or a
+``judged_by`` model) gates only when its ``accepted`` kappa and items reach the rule. No
+rule, no ``accepted`` note (a file edited by hand), or a rule the team has since raised:
+the set's model labels are drafts, and ``reval eval --fail-on-regression`` refuses it.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+from retrieval_eval.labelling.document import load_document
+from retrieval_eval.labelling.llm.accept import AcceptRule
+from retrieval_eval.questions.formats import set_format
+from retrieval_eval.questions.labelling import LABELLING_KEY, MODEL_PREFIX
+
+
+def model_labelled(question: Any) -> bool:
+    """Whether any of the question's decisions is a model's."""
+    labelling = question.get(LABELLING_KEY) if isinstance(question, dict) else None
+    if not isinstance(labelling, dict):
+        return False
+    if str(labelling.get("judged_by") or "").startswith(MODEL_PREFIX):
+        return True
+    return any(
+        isinstance(c, dict)
+        and c.get("relevant") is not None
+        and str(c.get("source") or "").startswith(MODEL_PREFIX)
+        for c in labelling.get("candidates") or []
+    )
+
+
+def trusted(question: Any, rule: AcceptRule | None) -> bool:
+    """Whether the agreement the question's model labels were accepted on meets ``rule``."""
+    accepted: Any = (question.get(LABELLING_KEY) or {}).get("accepted")
+    if rule is None or not isinstance(accepted, dict):
+        return False
+    kappa: Any = accepted.get("kappa")
+    items: Any = accepted.get("items")
+    if not (_number(kappa) and _number(items)):
+        return False
+    return float(kappa) >= rule.min_kappa and float(items) >= rule.min_items
+
+
+def _number(value: object) -> bool:
+    return isinstance(value, int | float) and not isinstance(value, bool)
+
+
+def untrusted_model_labels(path: Path, rule: AcceptRule | None) -> list[str]:
+    """Ids of the questions of the set file ``path`` whose model labels ``rule`` does not
+    trust (none for a file that is not YAML: the labelling commands write YAML only)."""
+    if set_format(path) != "yaml" or path.suffix.lower() == ".gz":
+        return []
+    if "llm:" not in path.read_text(encoding="utf-8", errors="replace"):
+        return []  # the common case: no model decided anything here
+    document, _ = load_document(path)
+    return [
+        str(q["id"])
+        for q in document.get("questions") or []
+        if model_labelled(q) and not trusted(q, rule)
+    ]
