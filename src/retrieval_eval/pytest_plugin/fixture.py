@@ -80,6 +80,7 @@ class Reval:
         from retrieval_eval.evaluation.coordinator import EvaluationInterrupted, evaluate
 
         qs = _question_set(question_set)
+        self._refuse_untrusted(qs)
         with self._one_line():
             try:
                 runs = evaluate(
@@ -100,6 +101,7 @@ class Reval:
         from retrieval_eval.evaluation.coordinator import aevaluate
 
         qs = _question_set(question_set)
+        self._refuse_untrusted(qs)
         with self._one_line():
             runs = await aevaluate(
                 [qs], [retriever], self._options(options), config_path=self._config()
@@ -113,6 +115,18 @@ class Reval:
 
     def _config(self) -> Path | None:
         return self.settings.config_path
+
+    def _refuse_untrusted(self, qs: GoldenQuestionSet) -> None:
+        """The fixture gates, so it takes no model labels the ``[labels]`` rule of the
+        reval.toml it reads does not trust (as ``reval eval --fail-on-regression``)."""
+        from retrieval_eval.errors import InputError
+        from retrieval_eval.labelling.llm.trust import refuse_untrusted_labels
+
+        config = self._config() or Path(self._request.config.rootpath) / "reval.toml"
+        try:
+            refuse_untrusted_labels([qs], config)
+        except InputError as e:
+            raise pytest.fail.Exception(f"reval: {visible(str(e))}", pytrace=False) from None
 
     def _options(self, options: dict[str, Any]) -> Any:
         from retrieval_eval.evaluation.coordinator import EvalOptions

@@ -25,10 +25,10 @@ from retrieval_eval.cli.eval.flow import (
     evaluate_runs,
     load_sets,
     open_store_or_url,
+    refuse_untrusted_labels,
     with_measures,
 )
 from retrieval_eval.cli.eval.label_drift import warn_label_drift
-from retrieval_eval.cli.eval.label_trust import refuse_untrusted_labels
 from retrieval_eval.cli.eval.messages import error_summary, nothing_scored
 from retrieval_eval.cli.options import (
     config_option,

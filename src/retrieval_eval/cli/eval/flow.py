@@ -1,6 +1,7 @@
 """The steps of ``reval eval`` that are command-line policy, not library: where sets come
 from, opening the store (and checking ``--baseline``) before anything is measured, when a
-run stops asking, evaluating with progress shown, and the asked measures' means. Judging
+run stops asking, whether the sets' model labels may gate, evaluating with progress shown,
+and the asked measures' means. Judging
 and saving is the library's ``judge_and_save``."""
 
 from __future__ import annotations
@@ -24,6 +25,19 @@ def load_sets(sources: Sequence[str]) -> list[GoldenQuestionSet]:
     from retrieval_eval.questions.loading import load_question_sets
 
     return [qs for source in sources for qs in load_question_sets(source)]
+
+
+def refuse_untrusted_labels(
+    question_sets: Sequence[GoldenQuestionSet], config_path: Path | None, *, gating: bool
+) -> None:
+    """A gate takes no model labels the team's ``[labels]`` rule does not trust (exit 2,
+    before measuring); a report that gates nothing may show any labels."""
+    if not gating:
+        return
+    from retrieval_eval.labelling.llm.trust import refuse_untrusted_labels as refuse
+    from retrieval_eval.retrievers.config_file import default_config_path
+
+    refuse(question_sets, config_path or default_config_path())
 
 
 def open_store_or_url(db_url: str | None, baseline_id: str | None) -> RunStore | str | None:

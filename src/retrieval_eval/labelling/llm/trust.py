@@ -6,18 +6,22 @@ with a person reaches the ``[labels]`` rule of reval.toml, and records that agre
 question with a model's decision (a candidate whose ``source`` is ``llm:...``, or a
 ``judged_by`` model) gates only when its ``accepted`` kappa and items reach the rule. No
 rule, no ``accepted`` note (a file edited by hand), or a rule the team has since raised:
-the set's model labels are drafts, and ``reval eval --fail-on-regression`` refuses it.
+the set's model labels are drafts, and every gate refuses it (``reval eval
+--fail-on-regression``, the pytest plugin's fixture).
 """
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
+from retrieval_eval.errors import InputError
 from retrieval_eval.labelling.document import load_document
 from retrieval_eval.labelling.llm.accept import AcceptRule
 from retrieval_eval.questions.formats import set_format
 from retrieval_eval.questions.labelling import LABELLING_KEY, MODEL_PREFIX
+from retrieval_eval.questions.model import GoldenQuestionSet
 
 
 def model_labelled(question: Any) -> bool:
@@ -64,3 +68,27 @@ def untrusted_model_labels(path: Path, rule: AcceptRule | None) -> list[str]:
         for q in document.get("questions") or []
         if model_labelled(q) and not trusted(q, rule)
     ]
+
+
+def refuse_untrusted_labels(question_sets: Sequence[GoldenQuestionSet], config: Path) -> None:
+    """``InputError`` naming the first set whose model labels may not gate under the
+    ``[labels]`` rule of ``config`` (a missing file: no rule). Every gate calls it before
+    measuring: ``reval eval --fail-on-regression`` and the pytest plugin's fixture."""
+    from retrieval_eval.questions.digests_file import set_path
+    from retrieval_eval.retrievers.config import load_toml
+
+    rule = AcceptRule.from_config(load_toml(config), config) if config.is_file() else None
+    for qs in question_sets:
+        path = set_path(qs.source)
+        ids = untrusted_model_labels(path, rule) if path is not None else []
+        if not ids:
+            continue
+        shown = ", ".join(ids[:3]) + (", ..." if len(ids) > 3 else "")
+        why = (
+            f"no [labels] rule in {config}" if rule is None
+            else f"not accepted at min_kappa {rule.min_kappa:g} on {rule.min_items} items"
+        )  # fmt: skip
+        raise InputError(
+            f"set {qs.name!r} ({path}): {len(ids)} questions carry a model's labels ({shown}) "
+            f"{why}: they are drafts and cannot gate; reval sets agreement --accept decides"
+        )
