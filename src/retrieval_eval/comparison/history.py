@@ -2,11 +2,13 @@
 the questions that keep flipping; the questions never hit.
 
 Everything is computed within one variant (another chunking, model, version or index of
-the retriever is another variant): flips are counted per question between consecutive
-runs *of the same variant* (oldest to newest) that both answered it, at top-1 and top-3,
-so configurations that alternate never make a question look flaky; failed retrievals
-are skipped, never misses. A question is *never hit* when at least one run of the newest
-variant answered it and none of them had it in its top 3.
+the retriever is another variant) scored on one version of the labels (a set
+fingerprint): flips are counted per question between consecutive runs *of the same
+variant on the same labels* (oldest to newest) that both answered it, at top-1 and top-3,
+so configurations that alternate, or a judgment added between two runs, never make a
+question look flaky; failed retrievals are skipped, never misses. A question is *never
+hit* when at least one run of the newest variant on the newest labels answered it and
+none of them had it in its top 3. Label versions: ``comparison.label_versions``.
 """
 
 from __future__ import annotations
@@ -16,6 +18,12 @@ from collections.abc import Sequence
 from dataclasses import replace
 from typing import TYPE_CHECKING
 
+from retrieval_eval.comparison.label_versions import (
+    ALL,
+    label_versions,
+    side_by_side,
+    version_name,
+)
 from retrieval_eval.comparison.results import FlakyQuestion, History, HistoryEntry
 from retrieval_eval.metric_keys import TOP1_HIT_RATE, TOP3_HIT_RATE
 from retrieval_eval.records.run import RunResult
@@ -29,32 +37,54 @@ if TYPE_CHECKING:  # importing store/ would load SQLAlchemy
 HISTORY_KS = (1, 3)
 
 
-def build_history(set_name: str, retriever: str, stored: Sequence[StoredRun]) -> History:
-    """``stored`` in any order; the history lists them newest first."""
+def build_history(
+    set_name: str, retriever: str, stored: Sequence[StoredRun], *, labels_shown: str = ALL
+) -> History:
+    """``stored`` in any order; the history lists them newest first. ``labels_shown``
+    says which label versions ``stored`` was chosen from (``label_versions.select_labels``)."""
     newest_first = sorted(stored, key=lambda s: s.run.started_at, reverse=True)
     oldest_first = [s.run for s in reversed(newest_first)]
-    by_variant: dict[str, list[RunResult]] = {}
+    by_series: dict[str, list[RunResult]] = {}
     for run in oldest_first:
-        by_variant.setdefault(variant_key(run), []).append(run)
+        by_series.setdefault(_series_key(run), []).append(run)
+    several_labels = len({run.set_fingerprint for run in oldest_first}) > 1
     flaky = [
-        replace(f, variant=variant_of(runs[-1]))
-        for runs in by_variant.values()
+        replace(
+            f,
+            variant=variant_of(runs[-1]),
+            labels=version_name(runs[-1].set_fingerprint) if several_labels else "",
+        )
+        for runs in by_series.values()
         for k in HISTORY_KS
         for f in _flips(runs, k)
         if f.flips
     ]
     flaky.sort(key=lambda f: (-f.flips, f.k))
-    newest = variant_key(oldest_first[-1]) if oldest_first else ""
+    newest = _series_key(oldest_first[-1]) if oldest_first else ""
+    entries = tuple(map(_entry, newest_first))
+    versions = label_versions(entries[::-1])
+    variants = {variant_key(run) for run in oldest_first}
     return History(
         set_name=set_name,
         retriever=retriever,
-        entries=tuple(map(_entry, newest_first)),
+        entries=entries,
         flaky=tuple(flaky),
-        never_hit=_never_hit(by_variant.get(newest, []), HISTORY_KS[-1]),
+        never_hit=_never_hit(by_series.get(newest, []), HISTORY_KS[-1]),
         ks=HISTORY_KS,
-        fingerprints=tuple(dict.fromkeys(r.set_fingerprint for r in oldest_first)),
-        never_hit_variant=variant_of(oldest_first[-1]) if len(by_variant) > 1 else "",
+        fingerprints=tuple(v.fingerprint for v in versions),
+        never_hit_variant=variant_of(oldest_first[-1]) if len(variants) > 1 else "",
+        label_versions=versions,
+        side_by_side=side_by_side(entries),
+        labels_shown=labels_shown,
+        never_hit_labels=(
+            version_name(oldest_first[-1].set_fingerprint) if len(versions) > 1 else ""
+        ),
     )
+
+
+def _series_key(run: RunResult) -> str:
+    """Runs whose hits may be compared one after another: one variant, one label version."""
+    return f"{variant_key(run)}|{run.set_fingerprint}"
 
 
 def variant_key(run: RunResult) -> str:
@@ -91,6 +121,8 @@ def _entry(stored: StoredRun) -> HistoryEntry:
         acceptance=stored.acceptance,
         measures=run.measures,
         measure_convention=run.measure_convention,
+        set_fingerprint=run.set_fingerprint,
+        rescored_from=None if stored.rescored_from is None else stored.rescored_from[0],
     )
 
 

@@ -18,6 +18,7 @@ from retrieval_eval.regression.verdict_records import Verdict
 from retrieval_eval.scoring.judged import JudgedAtK
 
 if TYPE_CHECKING:  # importing store/ would load SQLAlchemy
+    from retrieval_eval.comparison.label_versions import LabelVersion, SideBySide
     from retrieval_eval.store.stored_run import Acceptance
 
 
@@ -229,6 +230,10 @@ class HistoryEntry:
     #: The IR measures the run stored, and their convention.
     measures: Mapping[str, MeasureMean] = field(default_factory=dict)
     measure_convention: str = "reval"
+    #: The labels the run was scored on (its set fingerprint).
+    set_fingerprint: str = ""
+    #: The run it was rescored from (``reval runs rescore``); None: its retriever was asked.
+    rescored_from: str | None = None
 
 
 @dataclass(frozen=True, slots=True)
@@ -242,6 +247,9 @@ class FlakyQuestion:
     answered: int  # runs that answered it
     #: The variant whose runs these are (flips are never counted across variants).
     variant: str = ""
+    #: The label version they were scored on, when the history holds several (flips are
+    #: never counted across label versions).
+    labels: str = ""
 
 
 @dataclass(frozen=True, slots=True)
@@ -260,3 +268,11 @@ class History:
     #: When the history holds several variants: the newest one, which ``never_hit`` is
     #: about ("" when there is only one).
     never_hit_variant: str = ""
+    #: The label versions the entries were scored on, oldest first.
+    label_versions: tuple[LabelVersion, ...] = ()
+    #: With several versions: each source run beside its rescores (newest first).
+    side_by_side: tuple[SideBySide, ...] = ()
+    #: Which versions are shown (``runs history --labels``): "all", or one version's name.
+    labels_shown: str = "all"
+    #: With several versions: the newest run's, which ``never_hit`` is about.
+    never_hit_labels: str = ""

@@ -22,19 +22,43 @@ from retrieval_eval.cli.runs.store import open_run_store
     help="The retriever's identifier (as in `runs list`) or target.",
 )
 @count_option("--limit", "The N newest runs.", default=20)
+@click.option(
+    "--label-version",
+    "label_version",
+    metavar="FINGERPRINT|latest|all",
+    default="all",
+    show_default=True,
+    help="Only the runs scored on one version of the labels: a set fingerprint (or the "
+    "first digits of it, as the history names versions), or the newest run's.",
+)
 @file_option("--output", "With --format html: write the page to FILE.")
 @db_option
 @format_option("text", "json", "markdown", "html")
 def history(
-    set_name: str, retriever: str, limit: int, output: Path | None, db_url: str | None, fmt: str
+    set_name: str,
+    retriever: str,
+    limit: int,
+    label_version: str,
+    output: Path | None,
+    db_url: str | None,
+    fmt: str,
 ) -> None:
     """One set × retriever over time: rates with intervals, variants, stored verdicts,
-    the pinned baseline; then flaky and never-hit questions."""
+    the pinned baseline; then flaky and never-hit questions.
+
+    Runs scored on other versions of the labels (a rescore, a set that grew) are told
+    apart, and each stored ranking is shown beside its rescores."""
     from retrieval_eval.comparison.history import build_history
+    from retrieval_eval.comparison.label_versions import select_labels, version_name
 
     with open_run_store(db_url) as store:
-        stored = store.history(set_name, retriever, limit)
+        stored = select_labels(store.history(set_name, retriever, limit), label_version)
         where = store.url
+    shown = (
+        label_version
+        if label_version == "all" or not stored
+        else version_name(stored[0].run.set_fingerprint)
+    )
     if not stored and fmt == "html":  # a page of nothing: most likely a misspelt name
         from retrieval_eval.errors import UnknownNameError
 
@@ -45,7 +69,7 @@ def history(
         )
     if not stored:
         click.echo(f"no runs of set {set_name!r} with retriever {retriever!r}", err=True)
-    result = build_history(set_name, retriever, stored)
+    result = build_history(set_name, retriever, stored, labels_shown=shown)
     if fmt == "html":
         from retrieval_eval.report.history.html_view import render_history_html
 

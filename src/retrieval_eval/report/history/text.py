@@ -9,6 +9,7 @@ from collections.abc import Mapping
 
 from rich.console import Console
 
+from retrieval_eval.comparison.label_versions import version_name
 from retrieval_eval.comparison.results import History, HistoryEntry
 from retrieval_eval.records.metrics import RateEstimate
 from retrieval_eval.report.fit_table import Column, Drop, Shorten, Step, fitted_table
@@ -50,16 +51,20 @@ HISTORY_STEPS: tuple[Step, ...] = (
     Shorten("verdict", lambda text: re.sub(r" vs \S+", "", text, count=1)),
     Drop("n"),
 )
+#: With several label versions, beside the variant: the version a run was scored on.
+SCORED_ON = Column("scored on", wrap=True)
 
 
 def render_history_text(history: History, *, color: bool = False, width: int = 120) -> str:
     console, buffer = string_console(width, color)
     style = Style(color)
+    on = "" if history.labels_shown == "all" else f" on label version {history.labels_shown}"
     console.print(
         f"{style.heading('history')} of set {escape(history.set_name)} × "
-        f"{escape(history.retriever)}: {plural(len(history.entries), 'run')}, newest first "
-        "(n: questions; * pinned baseline)"
+        f"{escape(history.retriever)}{escape(on)}: {plural(len(history.entries), 'run')}, "
+        "newest first (n: questions; * pinned baseline)"
     )
+    versions = len(history.label_versions) > 1
     rows = []
     variants = {e.variant_key for e in history.entries}
     names = name_variants(_shown(e) for e in reversed(history.entries))
@@ -79,6 +84,7 @@ def render_history_text(history: History, *, color: bool = False, width: int = 1
             f"{e.started_at:%Y-%m-%d %H:%M}",
             short(e.run_id) + (" *" if e.pinned else ""),
             names[_key(e)].name + (" (new)" if changed else ""),
+            *([_scored_on(e)] if versions else []),
             visible(", ".join(f"{k}={v}" for k, v in sorted(e.labels.items())
                               if k != NAME_LABEL)),
             f"{e.question_count}{errors}",
@@ -86,8 +92,8 @@ def render_history_text(history: History, *, color: bool = False, width: int = 1
             _interval(e.top3),
             "\n".join(map(visible, verdict)),
         ])  # fmt: skip
-    table = fitted_table(style, HISTORY_COLUMNS, rows, width, HISTORY_STEPS)
-    console.print(table)
+    columns = HISTORY_COLUMNS[:3] + ((SCORED_ON,) if versions else ()) + HISTORY_COLUMNS[3:]
+    console.print(fitted_table(style, columns, rows, width, HISTORY_STEPS))
     legend = legend_lines(list(dict.fromkeys(names.values())), width)
     if legend:
         console.print()
@@ -95,9 +101,8 @@ def render_history_text(history: History, *, color: bool = False, width: int = 1
         for line in legend:
             console.print(escape(line), overflow="ignore", crop=False)
     _measures(console, history, names, style)
-    if len(history.fingerprints) > 1:
-        console.print(style.warn(f"the labels changed {len(history.fingerprints) - 1} times "
-                                 "over these runs (different set fingerprints)"))  # fmt: skip
+    if versions:
+        _label_versions(console, history, names, style, width)
     console.print()
     by_label = {e.variant: names[_key(e)].name for e in reversed(history.entries)}
     if history.flaky:
@@ -105,6 +110,7 @@ def render_history_text(history: History, *, color: bool = False, width: int = 1
                       "runs of the same variant)")  # fmt: skip
         for f in history.flaky[:MAX_LISTED]:
             within = f" (variant {escape(by_label[f.variant])})" if len(variants) > 1 else ""
+            within += f" (labels {f.labels})" if f.labels else ""
             console.print(f"  {escape(f.question_id)} top-{f.k}: {plural(f.flips, 'flip')}, "
                           f"hit in {f.hits} of the {f.answered} runs that scored it"
                           f"{within}")  # fmt: skip
@@ -116,6 +122,7 @@ def render_history_text(history: History, *, color: bool = False, width: int = 1
     if history.never_hit:
         newest = by_label.get(history.never_hit_variant, history.never_hit_variant)
         where = f" in the newest variant ({escape(newest)})" if newest else ""
+        where += f" on labels {history.never_hit_labels}" if history.never_hit_labels else ""
         console.print(style.heading(f"never hit at top-{k}") + f"{where}: {len(history.never_hit)}")
         for line in textwrap.wrap(", ".join(history.never_hit[: MAX_LISTED * 3]), width,
                                   initial_indent="  ", subsequent_indent="  ",
@@ -144,6 +151,53 @@ def _measures(
         trec = " (trec_eval's means)" if e.measure_convention == "trec_eval" else ""
         console.print(f"  {short(e.run_id)} {escape(names[_key(e)].name)}: {values}{trec}",
                       overflow="fold")  # fmt: skip
+
+
+def _label_versions(
+    console: Console,
+    history: History,
+    names: Mapping[str, VariantName],
+    style: Style,
+    width: int,
+) -> None:
+    """The versions of the labels these runs were scored on, then each stored ranking on
+    each version (a run beside its rescores), so old and new labels read side by side."""
+    console.print()
+    changes = plural(len(history.label_versions) - 1, "time")
+    console.print(style.warn(f"the labels changed {changes} over these runs (different set "
+                             "fingerprints): figures on different versions measure different "
+                             "labels"))  # fmt: skip
+    console.print(style.heading("label versions") + " (oldest first; --label-version "
+                  "shows one):")  # fmt: skip
+    for v in history.label_versions:
+        rescored = f", {v.rescored} rescored" if v.rescored else ""
+        console.print(f"  {v.name}  {escape(v.fingerprint)}: {plural(v.runs, 'run')}{rescored}",
+                      overflow="fold")  # fmt: skip
+    console.print()
+    console.print(style.heading("side by side") + " (each ranking on each label version: "
+                  "top-1 / top-3, stored verdict; - not scored on it)")  # fmt: skip
+    shown = [v.name for v in history.label_versions]
+    by_id = {e.run_id: e for e in history.entries}
+    rows = []
+    for row in history.side_by_side:
+        cells = [_cell(row.by_version.get(name)) for name in shown]
+        rows.append([short(row.source_run_id), names[_key(by_id[row.source_run_id])].name,
+                     *cells])  # fmt: skip
+    columns = (Column("run"), Column("variant"),
+               *(Column(f"on {name}", wrap=True) for name in shown))  # fmt: skip
+    console.print(fitted_table(style, columns, rows, width, ()))
+
+
+def _scored_on(e: HistoryEntry) -> str:
+    rescored = f" (rescored from {short(e.rescored_from)})" if e.rescored_from else ""
+    return version_name(e.set_fingerprint) + rescored
+
+
+def _cell(e: HistoryEntry | None) -> str:
+    if e is None:
+        return "-"
+    rates = " / ".join("-" if r is None else f"{r.rate:.3f}" for r in (e.top1, e.top3))
+    return f"{rates} {'not stored' if e.verdict is None else e.verdict.kind.value}"
 
 
 def _before_after(
