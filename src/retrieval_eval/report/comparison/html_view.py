@@ -17,6 +17,7 @@ from retrieval_eval.comparison.results import (
     RunColumn,
     RunVersusReference,
 )
+from retrieval_eval.report.html.measures import ComparedMeasures, compared_measures
 from retrieval_eval.report.html.page import page_context, render_page
 from retrieval_eval.report.run.html_view import HEADLINE
 from retrieval_eval.report.run_names import RunName, names_of
@@ -33,6 +34,8 @@ class ComparisonView:
     shown: QuestionsShown
     #: How each run is called (letter or the user's name, and what differs), run order.
     names: tuple[RunName, ...] = ()
+    #: The stored IR measures side by side; None when no run stored any.
+    measures: ComparedMeasures | None = None
 
 
 def comparison_view(
@@ -56,7 +59,8 @@ def comparison_view(
         questions = tuple(q for q in comparison.questions if q.disagree)
     else:
         questions = comparison.questions
-    return ComparisonView(comparison, versus, tuple(charts), questions, shown, names)
+    return ComparisonView(comparison, versus, tuple(charts), questions, shown, names,
+                          compared_measures(comparison))  # fmt: skip
 
 
 def grouped_chart(

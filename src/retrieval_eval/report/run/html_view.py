@@ -20,6 +20,7 @@ from retrieval_eval.records.outcome import QuestionOutcome
 from retrieval_eval.regression.unjudged import unjudged_line
 from retrieval_eval.regression.verdict_records import RunReport, Verdict
 from retrieval_eval.report.baseline_notes import report_notes
+from retrieval_eval.report.html.measures import RunMeasures, run_measures
 from retrieval_eval.report.html.page import page_context, render_page
 from retrieval_eval.report.model import duration_s, question_flips, retriever_label, run_title
 
@@ -91,6 +92,8 @@ class RunView:
     other_metrics: tuple[tuple[str, float], ...]
     #: Whether the set records judgments, so unjudged documents are marked apart.
     graded: bool = False
+    #: The IR measures the run stored (``reval eval --measures``); None: none asked.
+    measures: RunMeasures | None = None
 
 
 def run_view(report: RunReport, index: int = 0) -> RunView:
@@ -133,6 +136,7 @@ def run_view(report: RunReport, index: int = 0) -> RunView:
             if name not in dict(HEADLINE)
         ),
         graded=graded,
+        measures=run_measures(run.measures, run.measure_convention),
     )
 
 
