@@ -14,9 +14,7 @@ from .test_unjudged_verdict import BASE, CAND, UNJUDGED, gate, reval, write_file
 MEASURES = "P@1,AP,nDCG@3,Judged@2"
 
 
-def test_a_graded_baseline_file_judges_unjudged_losses_as_the_store_does(
-    serve_table, db, tmp_path
-):
+def test_a_graded_baseline_file_judges_unjudged_losses_as_the_store_does(serve_table, db, tmp_path):
     set_file, _ = write_files(tmp_path)
     _, base = gate(set_file, serve_table(BASE, identifier="s"), db, "--measures", MEASURES)
     out = tmp_path / "features.baseline.json"
@@ -37,7 +35,8 @@ def test_a_graded_baseline_file_judges_unjudged_losses_as_the_store_does(
     assert by_file["unjudged_losses"] == by_store["unjudged_losses"] == list(UNJUDGED)
     assert by_file["unjudged"]["by_k"] == by_store["unjudged"]["by_k"]
     assert by_file["unjudged"]["line"] == by_store["unjudged"]["line"].replace(
-        against_store["run_id"], "RUN")  # an unsaved run is RUN in the judging command
+        against_store["run_id"], "RUN"
+    )  # an unsaved run is RUN in the judging command
 
     loaded = read_baseline_file(out).run  # the file's run: the stored run's figures
     shown = json.loads(reval("runs", "show", base["run_id"], "--db", db, "--format",

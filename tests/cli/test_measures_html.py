@@ -10,32 +10,10 @@ import json
 from html.parser import HTMLParser
 from pathlib import Path
 
-import yaml
+from support.measured import BASE, CAND, MEASURES, N
+from support.measured import write_measured_set as write_set
 
-#: A no-answer question (n6 judged not relevant, nothing relevant) that reval's means leave
-#: out of AP and RR; the others have one relevant document each.
-N = 6
-MEASURES = "P@1,AP,RR,nDCG@3,Judged@2"
 VOID = frozenset(("br", "img", "input", "meta", "link", "hr", "wbr"))
-
-
-def text(i: int) -> str:
-    return f"What does setting {i} change?"
-
-
-def write_set(tmp_path: Path) -> Path:
-    questions = [{"id": f"q{i}", "question": text(i), "form": "MATCH",
-                  "judgments": {f"t{i}": 2, f"n{i}": 0}} for i in range(N)]  # fmt: skip
-    questions.append({"id": "q6", "question": text(6), "form": "GAP", "judgments": {"n6": 0}})
-    path = tmp_path / "settings.yaml"
-    body = {"reval_question_set": 1, "name": "settings", "questions": questions}
-    path.write_text(yaml.safe_dump(body))
-    return path
-
-
-BASE = {**{text(i): [f"t{i}#0", f"n{i}#0"] for i in range(N)}, text(6): ["n6#0"]}
-#: q0 and q1 rank the target second, behind an unjudged document.
-CAND = {**BASE, text(0): ["u0#0", "t0#0"], text(1): ["u1#0", "t1#0"]}
 
 
 class MeasureCells(HTMLParser):
@@ -50,7 +28,7 @@ class MeasureCells(HTMLParser):
         self.stack: list[dict[str, str]] = []
         self.cells: dict[tuple[str, str], dict[str, str]] = {}
         self.conventions: list[str] = []
-        self.capturing: list[tuple[tuple[str, str], str]] = []
+        self.capturing: list[tuple[tuple[str, str], str, int]] = []
 
     def handle_starttag(self, tag: str, attrs: list[tuple[str, str | None]]) -> None:
         a = {k: v or "" for k, v in attrs}
@@ -65,24 +43,19 @@ class MeasureCells(HTMLParser):
         if name is not None:
             run = next((s["data-run-id"] for s in reversed(self.stack) if "data-run-id" in s), "")
             measure = next(s["data-measure"] for s in reversed(self.stack) if "data-measure" in s)
-            self.capturing.append(((run, measure), name))
             self.cells.setdefault((run, measure), {})[name] = ""
+            self.capturing.append(((run, measure), name, len(self.stack)))
 
     def handle_endtag(self, tag: str) -> None:
         if not self.stack or tag in VOID:
             return
+        if self.capturing and self.capturing[-1][2] == len(self.stack):
+            self.capturing.pop()
         self.stack.pop()
-        if self.capturing and len(self.capturing) > 0:
-            key, name = self.capturing[-1]
-            if self.cells[key][name] and not self._open(name):
-                self.capturing.pop()
-
-    def _open(self, name: str) -> bool:
-        return any(name in s.get("class", "").split() for s in self.stack)
 
     def handle_data(self, data: str) -> None:
         if self.capturing:
-            key, name = self.capturing[-1]
+            key, name, _ = self.capturing[-1]
             self.cells[key][name] += data
 
 
@@ -101,11 +74,11 @@ def test_the_run_comparison_and_history_pages_show_the_stored_measures(
 ):
     set_file = write_set(tmp_path)
     runs = []
-    for answers, extra in ((BASE, ()), (CAND, ()), (CAND, ("--measures", "P@1,AP"))):
+    for answers, asked in ((BASE, MEASURES), (CAND, MEASURES), (CAND, "P@1,AP")):
         page, report = tmp_path / f"run{len(runs)}.html", tmp_path / f"run{len(runs)}.json"
-        args = ("--measures", MEASURES, *extra) if not extra else extra
-        done = invoke("eval", "--set", set_file, "--retriever", serve_table(answers, identifier="s"),
-                      "--db", db, *args, "--format", "html", "--output", page,
+        target = serve_table(answers, identifier="s")
+        done = invoke("eval", "--set", set_file, "--retriever", target, "--db", db,
+                      "--measures", asked, "--format", "html", "--output", page,
                       "--report", f"json:{report}")  # fmt: skip
         assert done.exit_code in (0, 1), done.output
         (run,) = json.loads(report.read_text())["runs"]
@@ -153,7 +126,8 @@ def test_the_run_comparison_and_history_pages_show_the_stored_measures(
     expected = {}
     for entry in history["entries"]:
         for name, m in entry["measures"]["values"].items():
-            expected[(entry["run_id"], name)] = {"value": mean(m["value"]), "count": str(m["count"])}
+            shown = {"value": mean(m["value"]), "count": str(m["count"])}
+            expected[(entry["run_id"], name)] = shown
     assert cells.cells == expected
     assert len(expected) == 2 * 5 + 2
 

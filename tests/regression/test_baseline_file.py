@@ -104,7 +104,7 @@ def test_a_file_this_reval_cannot_read_is_bad_input_naming_it(tmp_path, change, 
     document = json.loads(path.read_text(encoding="utf-8"))
     change(document)
     path.write_text(json.dumps(document), encoding="utf-8")
-    with pytest.raises(InputError, match="base.json") as raised:
+    with pytest.raises(InputError, match=r"base\.json") as raised:
         read_baseline_file(path)
     assert culprit in str(raised.value)
     assert "\n" not in str(raised.value)
