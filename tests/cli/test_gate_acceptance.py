@@ -180,7 +180,7 @@ def test_a_committed_baseline_file_judges_with_no_database(sets, serve_table, db
                  db).returncode == 0  # fmt: skip
     assert out.read_bytes() == exported  # deterministic: same run, same bytes
     document = json.loads(exported)
-    assert (document["format"], document["format_version"]) == ("reval-baseline", 1)
+    assert (document["format"], document["format_version"]) == ("reval-baseline", 2)
     assert document["lineage"] == "grpc:s" and document["accepted"]["how"] == "first-run"
     assert document["figures"]["top1_hit_rate"] == 0.75
     home = tmp_path / "home"  # no store anywhere: a fork's pull request

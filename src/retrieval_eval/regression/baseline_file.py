@@ -3,9 +3,16 @@ accepted run, ``reval eval --baseline-file`` judges against it with no database.
 
 The file holds everything a verdict needs (the run's rankings and hits per question, its
 figures, its set fingerprint and benchmark, its lineage) and how the run was accepted, so
-that moving the baseline is a reviewed change of one file in a pull request. Its bytes
-are deterministic: the same run always exports to the same file (keys sorted, one
-question per line), so a diff shows what changed.
+that moving the baseline is a reviewed change of one file in a pull request. It holds the
+run as the store does: each question's judgments (document id -> grade, in judgment
+order), the IR measures' means, their convention and the relevance level, so a run read
+from the file equals the stored one. Its bytes are deterministic: the same run always
+exports to the same file (keys sorted, one question per line), so a diff shows what
+changed.
+
+Format version 2 added the questions' ``judgments`` column. A version 1 file (no such
+column, and no measures when written before the store kept them) still loads, as what it
+always meant: plain labels (each expected document at grade 1, nothing else judged).
 
 A file that is not one (unreadable, not JSON, another format version, fields missing) is
 bad input naming the file (``InputError``, exit 2).
@@ -21,11 +28,16 @@ from typing import Any
 
 from retrieval_eval.errors import InputError
 from retrieval_eval.records.run import RunResult
-from retrieval_eval.store import serialize
+from retrieval_eval.store import graded, serialize
 from retrieval_eval.store.stored_run import StoredRun
 
 FORMAT = "reval-baseline"
-FORMAT_VERSION = 1
+FORMAT_VERSION = 2
+#: The versions this reval reads, each with its question columns.
+_QUESTION_COLUMNS = {
+    1: serialize.OUTCOME_ROW_COLUMNS,
+    2: (*serialize.OUTCOME_ROW_COLUMNS, "judgments"),
+}
 #: ``reval_runs`` columns that hold JSON text: written as JSON values, read back as text.
 _JSON_COLUMNS = ("retriever_json", "parameters_json", "metrics_json", "by_form_json",
                  "by_hard_class_json", "latency_json")  # fmt: skip
@@ -33,7 +45,9 @@ _JSON_COLUMNS = ("retriever_json", "parameters_json", "metrics_json", "by_form_j
 _STORE_ONLY = ("pinned", "verdict_kind", "baseline_run_id", "verdict_json", "lineage",
                "accepted_how", "accepted_thresholds_json", "accepted_baseline")  # fmt: skip
 #: Outcome columns that hold JSON arrays as text.
-_JSON_OUTCOMES = frozenset(("expected_ids", "raw_ids", "ranked_ids", "raw_scores", "notes"))
+_JSON_OUTCOMES = frozenset(
+    ("expected_ids", "raw_ids", "ranked_ids", "raw_scores", "notes", "judgments")
+)
 
 
 @dataclass(frozen=True, slots=True)
@@ -60,7 +74,9 @@ def baseline_document(stored: StoredRun) -> str:
         row.pop(column, None)
     for column in _JSON_COLUMNS:
         row[column] = None if row[column] is None else json.loads(row[column])
-    rows = serialize.outcome_rows(run.questions)
+    outcomes = serialize.outcome_rows(run.questions)
+    judged = graded.judgments_column(run, (values[0] for values in outcomes))
+    rows = [(*values, grades) for values, grades in zip(outcomes, judged, strict=True)]
     head = {
         "format": FORMAT,
         "format_version": FORMAT_VERSION,
@@ -73,7 +89,7 @@ def baseline_document(stored: StoredRun) -> str:
         "accepted": _accepted(stored),
         "labels": dict(sorted(run.labels.items())),
         "run": row,
-        "question_columns": list(serialize.OUTCOME_ROW_COLUMNS),
+        "question_columns": list(_QUESTION_COLUMNS[FORMAT_VERSION]),
     }  # fmt: skip
     text = json.dumps(head, indent=2, sort_keys=True, ensure_ascii=False)
     lines = (_line(values) for values in rows)
@@ -88,7 +104,7 @@ def baseline_document(stored: StoredRun) -> str:
 def _line(values: tuple[Any, ...]) -> str:
     decoded = [
         json.loads(v) if name in _JSON_OUTCOMES and v is not None else v
-        for name, v in zip(serialize.OUTCOME_ROW_COLUMNS, values, strict=True)
+        for name, v in zip(_QUESTION_COLUMNS[FORMAT_VERSION], values, strict=True)
     ]
     return json.dumps(decoded, ensure_ascii=False, separators=(",", ":"))
 
@@ -117,9 +133,10 @@ def read_baseline_file(path: Path) -> BaselineFile:
     if not isinstance(data, dict) or data.get("format") != FORMAT:
         raise InputError(f"{path}: not a reval baseline file (no \"format\": \"{FORMAT}\"); "
                          "write one with reval runs export-baseline RUN --out FILE")  # fmt: skip
-    if data.get("format_version") != FORMAT_VERSION:
-        raise InputError(f"{path}: baseline file format version "
-                         f"{data.get('format_version')!r}; this reval reads {FORMAT_VERSION}: "
+    version = data.get("format_version")
+    if version not in _QUESTION_COLUMNS or isinstance(version, bool):
+        raise InputError(f"{path}: baseline file format version {version!r}; this reval "
+                         f"reads {' and '.join(map(str, _QUESTION_COLUMNS))}: "
                          "export it again with this reval")  # fmt: skip
     try:
         run = _run(data)
@@ -139,19 +156,28 @@ def _run(data: Mapping[str, Any]) -> RunResult:
         value = row[column]
         row[column] = None if value is None else json.dumps(value)
     row["run_id"] = data["run_id"]
-    columns = data["question_columns"]
-    if list(columns) != list(serialize.OUTCOME_ROW_COLUMNS):
-        raise ValueError(f"question columns {columns!r}")
-    outcomes = [serialize.outcome_from_tuple(_row(values)) for values in data["questions"]]
+    columns = _QUESTION_COLUMNS[data["format_version"]]
+    if list(data["question_columns"]) != list(columns):
+        raise ValueError(f"question columns {data['question_columns']!r}")
+    width = len(serialize.OUTCOME_ROW_COLUMNS)
+    outcomes, judged = [], {}
+    for values in data["questions"]:
+        encoded = _row(values, columns)
+        outcome = serialize.outcome_from_tuple(encoded[:width])
+        outcomes.append(outcome)
+        grades = graded.decode_judgments(encoded[width]) if len(encoded) > width else None
+        if grades is not None:  # a version 1 file, or plain labels: None
+            judged[outcome.question_id] = grades
     labels = data.get("labels") or {}
-    return serialize.run_from_row(row, {str(k): str(v) for k, v in labels.items()}, outcomes)
+    return serialize.run_from_row(row, {str(k): str(v) for k, v in labels.items()}, outcomes,
+                                  judged)  # fmt: skip
 
 
-def _row(values: list[Any]) -> tuple[Any, ...]:
-    if not isinstance(values, list) or len(values) != len(serialize.OUTCOME_ROW_COLUMNS):
+def _row(values: list[Any], columns: tuple[str, ...]) -> tuple[Any, ...]:
+    if not isinstance(values, list) or len(values) != len(columns):
         raise ValueError("a question row of the wrong length")
     encoded = [
         json.dumps(v, ensure_ascii=False) if name in _JSON_OUTCOMES and v is not None else v
-        for name, v in zip(serialize.OUTCOME_ROW_COLUMNS, values, strict=True)
+        for name, v in zip(columns, values, strict=True)
     ]
     return tuple(encoded)

@@ -22,8 +22,9 @@ from retrieval_eval.cli.options import db_option
 )
 @db_option
 def export_baseline(run_id: str, out: Path, db_url: str | None) -> None:
-    """Write RUN, an accepted baseline, to FILE: its rankings and hits per question, its
-    figures, fingerprints and lineage, and how it was accepted. Commit FILE beside the set
+    """Write RUN, an accepted baseline, to FILE: its rankings, hits and judgments per
+    question, its figures and measures, fingerprints and lineage, and how it was
+    accepted. Commit FILE beside the set
     and judge with `reval eval --baseline-file FILE`: moving the baseline is then a
     reviewed change. A run that is not accepted is refused."""
     from retrieval_eval.atomic import is_infrastructure, write_atomically

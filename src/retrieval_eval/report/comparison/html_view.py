@@ -17,6 +17,7 @@ from retrieval_eval.comparison.results import (
     RunColumn,
     RunVersusReference,
 )
+from retrieval_eval.report.html.measures import ComparedMeasures, compared_measures
 from retrieval_eval.report.html.page import page_context, render_page
 from retrieval_eval.report.judged_view import JudgedTable, judged_table
 from retrieval_eval.report.run.html_view import HEADLINE
@@ -37,6 +38,8 @@ class ComparisonView:
     #: Each run's Judged@k by group (``judged_compare.html.j2``); None unless a run's
     #: set records judgments.
     judged: JudgedTable | None = None
+    #: The stored IR measures side by side; None when no run stored any.
+    measures: ComparedMeasures | None = None
 
 
 def comparison_view(
@@ -61,7 +64,8 @@ def comparison_view(
     else:
         questions = comparison.questions
     judged = judged_table([run.judged for run in comparison.runs])
-    return ComparisonView(comparison, versus, tuple(charts), questions, shown, names, judged)
+    return ComparisonView(comparison, versus, tuple(charts), questions, shown, names, judged,
+                          compared_measures(comparison))  # fmt: skip
 
 
 def grouped_chart(

@@ -15,6 +15,7 @@ from typing import Any
 
 from retrieval_eval.comparison.results import History, HistoryEntry
 from retrieval_eval.metric_keys import TOP1_HIT_RATE
+from retrieval_eval.report.html.measures import HistoryMeasures, history_measures
 from retrieval_eval.report.html.page import page_context, render_page
 from retrieval_eval.report.run.html_view import HEADLINE
 from retrieval_eval.report.run_names import PART_SEPARATOR, differing_parts
@@ -47,6 +48,8 @@ class HistoryView:
     questions: bool = True
     #: The ``?limit=`` the page was asked with, kept by its links.
     limit: int | None = None
+    #: Each shown run's stored IR measures; None when no shown run stored any.
+    measures: HistoryMeasures | None = None
 
 
 def history_view(
@@ -64,7 +67,8 @@ def history_view(
     parts = differing_parts(labels) if len(labels) > 1 else [() for _ in labels]
     differs = {label: PART_SEPARATOR.join(p) for label, p in zip(labels, parts, strict=True)}
     chart = _chart(oldest_first, variants)
-    return HistoryView(history, variants, letters, chart, changed, differs, questions, limit)
+    return HistoryView(history, variants, letters, chart, changed, differs, questions, limit,
+                       history_measures(history))  # fmt: skip
 
 
 def verdict_kind(entry: HistoryEntry) -> str:

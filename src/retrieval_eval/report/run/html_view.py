@@ -20,6 +20,7 @@ from retrieval_eval.records.outcome import QuestionOutcome
 from retrieval_eval.regression.unjudged import unjudged_line
 from retrieval_eval.regression.verdict_records import RunReport, Verdict
 from retrieval_eval.report.baseline_notes import report_notes
+from retrieval_eval.report.html.measures import RunMeasures, run_measures
 from retrieval_eval.report.html.page import page_context, render_page
 from retrieval_eval.report.judged_view import JudgedTable, judged_table
 from retrieval_eval.report.model import duration_s, question_flips, retriever_label, run_title
@@ -96,6 +97,8 @@ class RunView:
     #: Judged@k overall, by form and by hard class; None unless the set records
     #: judgments (``judged.html.j2`` lays it out).
     judged: JudgedTable | None = None
+    #: The IR measures the run stored (``reval eval --measures``); None: none asked.
+    measures: RunMeasures | None = None
 
 
 def run_view(report: RunReport, index: int = 0) -> RunView:
@@ -139,6 +142,7 @@ def run_view(report: RunReport, index: int = 0) -> RunView:
         ),
         graded=graded,
         judged=judged_table([judged_at_k(run)]),
+        measures=run_measures(run.measures, run.measure_convention),
     )
 
 
