@@ -2,7 +2,8 @@
 planted before/after whose candidate loses hits to unjudged documents on some questions
 and to judged-not-relevant ones on others gets a verdict naming exactly the unjudged
 losses (every format, and the stored verdict); judging those documents through the
-judging page's writer and rescoring both runs turns the verdict around; the
+judging page's writer and rescoring both runs turns the verdict around, and the stored
+history shows both label versions side by side; the
 ``unjudged_incomparable`` option never passes a loss on judged documents."""
 
 from __future__ import annotations
@@ -134,6 +135,32 @@ def test_the_verdict_names_the_unjudged_losses_and_rescoring_turns_it(
     source = json.loads(reval("runs", "show", cand["run_id"], "--db", db, "--format",
                               "json").stdout)["runs"][0]  # fmt: skip
     assert source["regression"]["unjudged_losses"] == list(UNJUDGED)
+
+    # the stored history shows both label versions side by side
+    history = reval("runs", "history", "--set", "features", "--retriever", "s", "--db", db,
+                    "--format", "json")  # fmt: skip
+    assert history.returncode == 0, history.stderr
+    h = json.loads(history.stdout)
+    old_labels, new_labels = (v["name"] for v in h["label_versions"])
+    assert [(v["runs"], v["rescored"]) for v in h["label_versions"]] == [(2, 0), (2, 2)]
+    rows = {r["source_run_id"]: r["by_label_version"] for r in h["side_by_side"]}
+    assert rows == {
+        base["run_id"]: {old_labels: base["run_id"], new_labels: rebased["run_id"]},
+        cand["run_id"]: {old_labels: cand["run_id"], new_labels: again["run_id"]},
+    }
+    verdicts = {e["run_id"]: (e["label_version"], e["verdict"]["verdict"] if e["verdict"] else None)
+                for e in h["entries"]}  # fmt: skip
+    assert verdicts[cand["run_id"]] == (old_labels, "regression")
+    assert verdicts[again["run_id"]] == (new_labels, "pass")
+    assert {e["rescored_from"] for e in h["entries"]} == {None, base["run_id"], cand["run_id"]}
+    shown = reval("runs", "history", "--set", "features", "--retriever", "s", "--db", db)
+    side = shown.stdout.split("side by side", 1)[1]
+    assert f"on {old_labels}" in side and f"on {new_labels}" in side
+    latest = json.loads(reval("runs", "history", "--set", "features", "--retriever", "s",
+                              "--db", db, "--format", "json", "--label-version",
+                              "latest").stdout)  # fmt: skip
+    assert {e["run_id"] for e in latest["entries"]} == {rebased["run_id"], again["run_id"]}
+    assert latest["label_version_shown"] == new_labels and latest["side_by_side"] == []
 
 
 def test_incomparable_only_when_asked_and_never_for_judged_losses(files, serve_table, db, tmp_path):

@@ -142,3 +142,29 @@ def test_the_judging_page_names_the_set_file_as_started(tmp_path, monkeypatch) -
     elsewhere.mkdir()
     monkeypatch.chdir(elsewhere)
     assert desk.page_data(key)["file"] == str(draft.resolve())
+
+
+def test_history_page_tells_label_versions_apart_and_shows_one(client, store, filled):
+    from support.factory import make_run, question_set
+
+    from retrieval_eval.comparison.label_versions import version_name
+    from retrieval_eval.records.outcome import Form
+
+    source = store.get(filled[0])
+    grown = question_set(10, forms=[Form.MATCH, Form.GAP] * 5, classes=["near-duplicate"] * 10)
+    rescored = store.save(make_run("1111111300", qs=grown, started=9),
+                          rescored_from=(filled[0], source.set_fingerprint))  # fmt: skip
+    old, new = version_name(source.set_fingerprint), version_name(grown.fingerprint)
+    page = client.get("/history?set=faq&retriever=bm25").text
+    assert page.count('<tr data-run-id="') == len(filled) + 1
+    side = re.search(f'<tr data-source-run="{filled[0]}">(.*?)</tr>', page, re.DOTALL)
+    assert side is not None
+    cells = dict(re.findall(r'data-label-version="([^"]+)">(.*?)</td>', side.group(1), re.DOTALL))
+    assert set(cells) == {old, new} and rescored in cells[new]
+    assert f"label_version={new}" in page  # a link to this version alone
+    one = client.get(f"/history?set=faq&retriever=bm25&label_version={new}").text
+    assert re.findall(r'<tr data-run-id="([^"]+)"', one) == [rescored]
+    assert 'data-note="label-version-shown"' in one and "data-source-run" not in one
+    assert f"label_version={new}&amp;limit=50" in one  # the page's links keep the version
+    bad = client.get("/history?set=faq&retriever=bm25&label_version=zz")
+    assert bad.status_code == 400 and "no run here was scored on those labels" in bad.text

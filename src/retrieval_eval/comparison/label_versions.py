@@ -23,7 +23,7 @@ if TYPE_CHECKING:  # importing store/ would load SQLAlchemy
 
 #: Hex digits of the fingerprint that name a version.
 NAME_DIGITS = 8
-#: ``--labels`` values besides a fingerprint (prefix): every version, the newest run's.
+#: ``--label-version`` values besides a fingerprint (prefix): every version, the newest run's.
 ALL, LATEST = "all", "latest"
 
 
@@ -105,10 +105,10 @@ def select_labels(stored: Sequence[StoredRun], which: str) -> list[StoredRun]:
         matches = [fp for fp in versions if fp.split(":", 1)[-1].lower().startswith(digits)]
         known = ", ".join(version_name(fp) for fp in versions)
         if not digits or not matches:
-            raise InputError(f"--labels {which!r}: no run here was scored on those labels "
+            raise InputError(f"--label-version {which!r}: no run here was scored on those labels "
                              f"(label versions: {known})")  # fmt: skip
         if len(matches) > 1:
-            raise InputError(f"--labels {which!r} names {len(matches)} label versions "
+            raise InputError(f"--label-version {which!r} names {len(matches)} label versions "
                              f"({known}): give more digits")  # fmt: skip
         chosen = matches[0]
     return [s for s in stored if s.run.set_fingerprint == chosen]

@@ -15,6 +15,7 @@ from starlette.requests import Request
 
 from retrieval_eval.comparison.compare import compare_runs
 from retrieval_eval.comparison.history import build_history
+from retrieval_eval.comparison.label_versions import ALL, select_labels, version_name
 from retrieval_eval.errors import InputError, RevalError, UnknownNameError
 from retrieval_eval.records.run import RunState
 from retrieval_eval.regression.stored import stored_verdict
@@ -116,13 +117,16 @@ def history_page(store: RunStore, request: Request) -> str:
     # never-hit questions need every shown run's outcomes, read when asked for.
     questions = request.query_params.get("questions") == "1"
     stored = store.history(set_name, retriever, limit=limit, outcomes=questions)
+    label_version = request.query_params.get("label_version", "").strip() or ALL
+    shown = select_labels(stored, label_version)
     if not stored:  # a 404 page naming what was asked (a history of nothing draws nothing)
         raise UnknownNameError(
             "set × retriever",
             f"{set_name} × {retriever}",
             hint="no runs stored; the runs list shows the stored ones",
         )
-    history = build_history(set_name, retriever, stored)
+    labels_shown = ALL if label_version == ALL else version_name(shown[0].run.set_fingerprint)
+    history = build_history(set_name, retriever, shown, labels_shown=labels_shown)
     view = history_view(history, questions=questions, limit=limit)
     return _page("history.html.j2", view=view)
 

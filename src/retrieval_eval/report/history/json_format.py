@@ -9,12 +9,22 @@ and ``top3`` as ``{"rate", "low", "high", "successes", "count"}`` | null, ``verd
 history holds several), ``ks``, ``fingerprints``; each entry also has ``accepted``
 (``{"by", "at", "reason"}`` or null) and ``measures`` (the IR measures it stored, as in
 the run report: ``{"convention", "values"}``, ``values`` empty when none were asked).
+
+Label versions: each entry's ``set_fingerprint``, ``label_version`` (the fingerprint's
+first hex digits, as every view names it) and ``rescored_from`` (the run it was rescored
+from, or null); ``label_versions`` (oldest first: ``{"name", "fingerprint", "runs",
+"rescored"}``), ``label_version_shown`` (``all`` or the one ``--label-version`` chose),
+``side_by_side`` (with several versions, newest first: ``{"source_run_id", "variant",
+"by_label_version": {name: run_id}}``, a ranking and its rescores), ``never_hit_labels``
+(the version ``never_hit`` is about, when there are several) and each flaky question's
+``labels`` (the version its flips were counted on, when there are several, else null).
 """
 
 from __future__ import annotations
 
 from typing import Any
 
+from retrieval_eval.comparison.label_versions import version_name
 from retrieval_eval.comparison.results import History, HistoryEntry
 from retrieval_eval.records.json_shape import measures_to_dict
 from retrieval_eval.records.metrics import RateEstimate
@@ -37,6 +47,7 @@ def history_to_dict(history: History) -> dict[str, Any]:
                 "hits": f.hits,
                 "answered": f.answered,
                 "variant": f.variant,
+                "labels": f.labels or None,
             }
             for f in history.flaky
         ],
@@ -44,6 +55,20 @@ def history_to_dict(history: History) -> dict[str, Any]:
         "never_hit_variant": history.never_hit_variant or None,
         "ks": list(history.ks),
         "fingerprints": list(history.fingerprints),
+        "label_versions": [
+            {"name": v.name, "fingerprint": v.fingerprint, "runs": v.runs, "rescored": v.rescored}
+            for v in history.label_versions
+        ],
+        "label_version_shown": history.labels_shown,
+        "side_by_side": [
+            {
+                "source_run_id": row.source_run_id,
+                "variant": row.variant,
+                "by_label_version": {name: e.run_id for name, e in row.by_version.items()},
+            }
+            for row in history.side_by_side
+        ],
+        "never_hit_labels": history.never_hit_labels or None,
     }
 
 
@@ -62,6 +87,9 @@ def _entry(e: HistoryEntry) -> dict[str, Any]:
         "pinned": e.pinned,
         "accepted": acceptance_dict(e.acceptance),
         "measures": measures_to_dict(e.measures, e.measure_convention),
+        "set_fingerprint": e.set_fingerprint,
+        "label_version": version_name(e.set_fingerprint),
+        "rescored_from": e.rescored_from,
     }
 
 
