@@ -27,7 +27,7 @@ from types import FrameType
 STEPS = (
     "load_sets", "read_set_file", "check_raw_set", "label_fingerprint", "open_store_or_url",
     "_evaluate", "result", "summarize_with_breakdowns", "run_latency", "judge_and_save",
-    "judge", "save", "_insert_run", "outcome_rows", "insert_rows", "emit_report",
+    "judge", "save", "insert_run", "outcome_rows", "insert_rows", "emit_report",
     "write_json", "render_text",
 )  # fmt: skip
 PAGE = os.sysconf("SC_PAGE_SIZE")

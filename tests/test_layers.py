@@ -96,6 +96,11 @@ def test_a_forbidden_import_planted_in_any_package_breaks_lint_imports(tmp_path)
     module, name = _a_module_of(tree, "stats")
     _plant(module, "import retrieval_eval.report.plural  # planted")
     planted.append((name, "retrieval_eval.report"))
+    # A package's inner layers (``INNER``): a label check reaching up to the header's.
+    validate = tree / "retrieval_eval" / "questions" / "validate"
+    _plant(validate / "labels.py", "import retrieval_eval.questions.validate.header  # planted")
+    planted.append(("retrieval_eval.questions.validate.labels",
+                    "retrieval_eval.questions.validate.header"))  # fmt: skip
     _plant(tree / "reval_bm25" / "__init__.py", "import retrieval_eval.store  # planted")
     planted.append(("reval_bm25", "retrieval_eval.store"))
     # The plugins reach reval through its plugin API only: not a module it re-exports
@@ -107,7 +112,7 @@ def test_a_forbidden_import_planted_in_any_package_breaks_lint_imports(tmp_path)
 
     broken = _lint(tree)
     assert broken.returncode != 0
-    report = broken.stdout
+    report = " ".join(broken.stdout.split())  # a long import line wraps in the report
     missed = [f"{name} -> {target}" for name, target in planted
               if f"{name} -> {target}" not in report]  # fmt: skip
     assert missed == [], report[-3000:]

@@ -1,8 +1,8 @@
 """The import-linter contracts, derived from one list of the layers.
 
 Every contract in ``.importlinter`` (the file ``lint-imports`` reads) is written from
-``LAYERS``, ``OWNERS`` and ``PLUGIN_API`` below, so no package can be left out of one: the
-layers contract is exhaustive (a package missing from ``LAYERS`` fails it), each "only X
+``LAYERS``, ``OWNERS``, ``INNER`` and ``PLUGIN_API`` below, so no package can be left out
+of one: the layers contract is exhaustive (a package missing from ``LAYERS`` fails it), each "only X
 imports Y" contract forbids Y to every package of ``LAYERS`` but its owners, and the
 reference plugins may import reval's plugin API module and nothing else of reval.
 ``tests/test_layers.py`` fails when ``.importlinter`` and this file disagree.
@@ -61,6 +61,13 @@ OWNERS: tuple[tuple[str, tuple[str, ...], tuple[str, ...]], ...] = (
      ("psycopg",), ("retrievers",)),
 )  # fmt: skip
 
+#: Layers inside one package, top down, where its modules split one job: (package, name,
+#: layers). The package's ``__init__`` (its entry point) may import any of them.
+INNER: tuple[tuple[str, str, tuple[str, ...]], ...] = (
+    ("questions.validate", "Set validation: field checks over label checks over the findings",
+     ("fields | header | storable", "labels", "findings | keys")),
+)  # fmt: skip
+
 #: The reference plugins, and the one module of reval they may import.
 PLUGINS = ("reval_bm25", "reval_dense")
 PLUGIN_API = "plugin_api"
@@ -111,6 +118,11 @@ def section() -> str:
             _list("source_modules", sources) + _list("forbidden_modules", list(modules))
             + "# direct imports: the owning layer is the way in\n"
             "allow_indirect_imports = True\n",
+        )  # fmt: skip
+    for package, name, inner in INNER:
+        text += _contract(
+            f"inner-{package}", name, "layers",
+            f"containers = {PACKAGE}.{package}\nexhaustive = True\n" + _list("layers", list(inner)),
         )  # fmt: skip
     others = [q for p, q in zip(packages(), qualified, strict=True) if p != PLUGIN_API]
     text += _contract(

@@ -115,7 +115,7 @@ def test_a_duplicate_id_in_a_valid_jsonl_set_names_both_lines(tmp_path: Path) ->
              for i in ["b", "a", "c", "a", "b", "a"]]  # fmt: skip
     path = tmp_path / "s.jsonl"
     path.write_text("\n".join(lines) + "\n", encoding="utf-8")
-    from retrieval_eval.questions.formats import read_set_file
+    from retrieval_eval.questions.reading import read_set_file
     from retrieval_eval.questions.validate import check_raw_set
 
     qs, found = check_raw_set(read_set_file(path))

@@ -18,10 +18,11 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from support.questions import only, problems, write
 
-from retrieval_eval.questions.formats import HEADER_KEY, RawSet, read_set_file, read_text
+from retrieval_eval.questions.formats import HEADER_KEY, RawSet, read_text
 from retrieval_eval.questions.jsondecode import WITH_DUPLICATES, DuplicateKeys
 from retrieval_eval.questions.locate import JsonlLines
 from retrieval_eval.questions.model import GoldenQuestionSet
+from retrieval_eval.questions.reading import read_set_file
 from retrieval_eval.questions.validate import check_raw_set
 
 HEADER = '{"reval_question_set": 1, "name": "s"}'

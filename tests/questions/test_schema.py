@@ -13,7 +13,7 @@ from support.questions import reval, write
 from retrieval_eval.errors import QuestionSetError
 from retrieval_eval.questions.loading import load_question_set
 from retrieval_eval.questions.schema import header_schema, question_schema, question_set_schema
-from retrieval_eval.questions.validate import HEADER_KEYS, QUESTION_KEYS
+from retrieval_eval.questions.validate.keys import HEADER_KEYS, QUESTION_KEYS
 
 VALIDATOR = jsonschema.Draft202012Validator(question_set_schema())
 GOOD = {"id": "q1", "question": "x?", "form": "match", "expected_document_ids": ["d1"]}

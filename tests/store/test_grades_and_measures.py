@@ -9,8 +9,10 @@ import dataclasses
 import json
 
 from sqlalchemy import create_engine, text
-from support.factory import make_run
+from support.factory import make_run, question_set
 
+from retrieval_eval.evaluation.rescore import rescore
+from retrieval_eval.questions.model import GoldenQuestionSet
 from retrieval_eval.records.metrics import MeasureMean
 from retrieval_eval.store.store import RunStore
 
@@ -91,3 +93,27 @@ def test_binary_ndcg_keys_of_a_0002_store_are_renamed_on_upgrade(store_url):
     assert '"ndcg@' in figures and "binary_ndcg" not in figures
     with RunStore.open(store_url) as store:  # upgrades: binary_ndcg@K again
         assert store.get(run_id).metrics == run.metrics
+
+
+def test_a_run_stored_before_0003_is_rescored_at_level_1_like_a_plain_run_since(store_url):
+    """Before 0003 every run was scored on binary labels, the expected ids at grade 1 and
+    level 1: exactly what a plain-label run stored since then records. Both rescore alike,
+    at that level, whatever level the newer set declares (the verdict compares the
+    rescore with its source at one level; ``reval eval --rel-level`` picks another)."""
+    with RunStore.open(store_url) as store:
+        run_id = store.save(make_run("11"))
+    migrate(store_url, "downgrade", "0002")
+    with RunStore.open(store_url) as store:
+        old = store.get(run_id)
+        plain = store.get(store.save(make_run("11")))
+    assert old.relevance_level == plain.relevance_level == 1
+    q0, q1 = question_set(2).questions
+    graded = GoldenQuestionSet("faq", (
+        dataclasses.replace(q0, expected_document_ids=(), judgments=(("d0", 1),)),
+        dataclasses.replace(q1, judgments=(("d1", 2),)),
+    ), relevance_level=2)  # fmt: skip
+    rescored = [rescore(run, graded) for run in (old, plain)]
+    assert [r.relevance_level for r in rescored] == [1, 1]
+    # d0, graded 1, is a target at level 1; at the set's level 2 q0 would expect nothing
+    assert [r.metrics.values["top1_hit_rate"] for r in rescored] == [1.0, 1.0]
+    assert rescored[0].questions == rescored[1].questions

@@ -7,7 +7,7 @@ import json
 from pathlib import Path
 
 from retrieval_eval.cli.main import main
-from retrieval_eval.questions.formats import read_set_file
+from retrieval_eval.questions.reading import read_set_file
 from retrieval_eval.questions.validate import check_raw_set
 
 PROVIDERS_DIR = Path(__file__).resolve().parents[1] / "questions" / "fixtures" / "providers"

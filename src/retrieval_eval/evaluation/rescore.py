@@ -5,6 +5,10 @@ unchanged set reproduces every figure of the source run. Errored questions stay 
 a failure is never turned into a miss or a hit by new labels. The run is scored at the
 source's relevance level, and the IR measures the source stored are computed again (same
 names, same no-answer convention) against the new grades, which the rescored run keeps.
+A run stored before levels existed (schema 0003) reads as level 1: it was scored on binary
+labels, each expected id at grade 1, as a plain-label run stored since is; so it rescores
+as that run does, not at the newer set's ``relevance_level`` (the rescore stays the
+source's methodology on new labels; ``reval eval --rel-level`` picks another level).
 
 Refuses (``InputError``) when the new set asks different questions than the run did, or
 when the run's stored depth cannot answer the cutoffs it was scored at."""

@@ -65,12 +65,21 @@ def load_document(path: Path) -> tuple[Any, str]:
     except OSError as e:
         raise InputError(f"{path}: cannot read: {e.strerror or e}") from e
     try:
-        document = _yaml().load(data.decode("utf-8-sig"))
-    except (YAMLError, UnicodeDecodeError) as e:
+        text = data.decode("utf-8-sig")
+    except UnicodeDecodeError as e:
+        raise InputError(f"{path}: not a readable YAML set: {e}".splitlines()[0]) from e
+    return parse_document(text, path), version_of(data)
+
+
+def parse_document(text: str, path: Path) -> Any:
+    """The round-trip document ``text`` (read from ``path``, which errors name) holds."""
+    try:
+        document = _yaml().load(text)
+    except YAMLError as e:
         raise InputError(f"{path}: not a readable YAML set: {e}".splitlines()[0]) from e
     if not isinstance(document, dict) or not isinstance(document.get("questions"), list):
         raise InputError(f"{path}: expected a mapping with a 'questions' list")
-    return document, version_of(data)
+    return document
 
 
 def dump_document(document: Any, layout: Layout = OWN_LAYOUT) -> str:

@@ -5,11 +5,12 @@ place a question names the old id: ``expected_document_ids``, ``judgments``,
 ``document_digests`` and a draft's candidates (the history keeps what was judged, under
 the id of the day). Nothing else changes:
 
-- YAML is rewritten round-trip under the set's lock (``labelling.document``): comments,
-  key order, quoting, blank lines and the file's sequence indentation stay, and a renamed
-  key keeps its place;
+- YAML (``.yaml.gz`` too) is rewritten round-trip under the set's lock
+  (``labelling.document``): comments, key order, quoting, blank lines and the file's
+  sequence indentation stay, and a renamed key keeps its place;
 - JSON keeps its key order (it holds no comments) and is written with two-space indents;
-- JSONL rewrites only the lines of questions that change; every other line keeps its bytes.
+- JSONL rewrites only the lines of questions that change; every other line keeps its bytes;
+- a ``.gz`` file is written back gzipped; every file is replaced atomically.
 
 The set's fingerprint changes as its labels do (the ids changed); scores do not, since
 the same text is a target under its new id.
@@ -27,7 +28,7 @@ from ruamel.yaml.comments import CommentedMap
 
 from retrieval_eval.atomic import write_atomically
 from retrieval_eval.errors import InputError
-from retrieval_eval.labelling.document import layout_of, load_document, locked, write_document
+from retrieval_eval.labelling.document import dump_document, layout_of, locked, parse_document
 from retrieval_eval.questions.digests import DIGESTS_KEY
 from retrieval_eval.questions.formats import read_text, set_format
 from retrieval_eval.questions.judgments import JUDGMENTS_KEY
@@ -44,23 +45,33 @@ def fix_moved(path: Path, moves: Moves) -> int:
     fmt = set_format(path)
     if fmt == "yaml":
         return _fix_yaml(path, moves)
-    try:
-        text = read_text(path, limit=None)
-    except (OSError, UnicodeDecodeError) as e:
-        raise InputError(f"{path}: cannot read: {e}") from e
-    changed, text = _fix_jsonl(text, moves) if fmt == "jsonl" else _fix_json(text, moves)
-    data = text.encode("utf-8")
-    write_atomically(path, gzip.compress(data, mtime=0) if path.suffix.lower() == ".gz" else data)
+    changed, text = (_fix_jsonl if fmt == "jsonl" else _fix_json)(_read(path), moves)
+    _write(path, text)
     return changed
 
 
+def _read(path: Path) -> str:
+    try:
+        return read_text(path, limit=None)  # gunzipped by suffix
+    except (OSError, UnicodeDecodeError) as e:
+        raise InputError(f"{path}: cannot read: {e}") from e
+
+
+def _write(path: Path, text: str) -> None:
+    """Replace the file atomically, gzipped again when its suffix says so."""
+    data = text.encode("utf-8")
+    write_atomically(path, gzip.compress(data, mtime=0) if path.suffix.lower() == ".gz" else data)
+
+
 def _fix_yaml(path: Path, moves: Moves) -> int:
-    """Under the set's lock, round-trip, in the file's own sequence layout."""
+    """Under the set's lock, round-trip (``.yaml.gz`` too), in the file's own sequence
+    layout."""
     with locked(path):
-        document, _version = load_document(path)  # refuses .gz, names the file
+        text = _read(path)
+        document = parse_document(text, path)
         changed = _fix_all(document["questions"], moves)
         if changed:
-            write_document(document, path, layout_of(path.read_text(encoding="utf-8-sig")))
+            _write(path, dump_document(document, layout_of(text)))
     return changed
 
 

@@ -15,8 +15,9 @@ from retrieval_eval.corpus.digest import is_digest
 from retrieval_eval.errors import InputError
 from retrieval_eval.questions.bounded import numbered_lines, open_set_file
 from retrieval_eval.questions.digests import DIGESTS_KEY
-from retrieval_eval.questions.formats import HEADER_KEY, read_set_file, set_format
+from retrieval_eval.questions.formats import HEADER_KEY, set_format
 from retrieval_eval.questions.loading import as_path
+from retrieval_eval.questions.reading import read_set_file
 
 #: question id -> document id -> digest, for the questions that record any.
 SetDigests = dict[str, dict[str, str]]

@@ -17,9 +17,10 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from retrieval_eval.errors import QuestionSetError
-from retrieval_eval.questions.formats import read_set_file, set_format
+from retrieval_eval.questions.formats import set_format
 from retrieval_eval.questions.model import GoldenQuestionSet
 from retrieval_eval.questions.problems import Problem, QuestionSetProblems
+from retrieval_eval.questions.reading import read_set_file
 from retrieval_eval.questions.validate import build_set, check_raw_set
 
 if TYPE_CHECKING:  # providers (entry points) load when a set is named, not given as a file

@@ -17,9 +17,10 @@ from pathlib import Path
 from retrieval_eval import plugins
 from retrieval_eval.errors import InputError, PluginError, QuestionSetError, UnknownNameError
 from retrieval_eval.questions.did_you_mean import suggest
-from retrieval_eval.questions.formats import RawSet, read_set_file
+from retrieval_eval.questions.formats import RawSet
 from retrieval_eval.questions.model import GoldenQuestionSet
 from retrieval_eval.questions.provider import QuestionSetProvider
+from retrieval_eval.questions.reading import read_set_file
 from retrieval_eval.questions.validate import build_set
 
 log = logging.getLogger(__name__)

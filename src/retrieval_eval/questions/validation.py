@@ -9,10 +9,10 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from retrieval_eval.errors import InputError
-from retrieval_eval.questions.formats import read_set_file
 from retrieval_eval.questions.loading import as_path, load_question_sets, set_files
 from retrieval_eval.questions.model import GoldenQuestionSet
 from retrieval_eval.questions.problems import Problem, QuestionSetProblems
+from retrieval_eval.questions.reading import read_set_file
 from retrieval_eval.questions.validate import check_raw_set
 
 

@@ -22,7 +22,9 @@ What n questions can detect, at level ``SIGNIFICANCE_LEVEL``:
 from __future__ import annotations
 
 import math
+import sys
 from dataclasses import dataclass
+from fractions import Fraction
 from statistics import NormalDist
 
 from retrieval_eval.metric_keys import TOP1_HIT_RATE, TOP3_HIT_RATE
@@ -93,11 +95,19 @@ def questions_needed(
         raise ValueError(f"drop must be in (0, 1], got {drop}")
     if not 0 < discordance <= 1:
         raise ValueError(f"discordance must be in (0, 1], got {discordance}")
+    if not 0 < alpha / 2 < 0.5:  # the smallest float halves to 0: no z for it
+        raise ValueError(f"alpha must be in (0, 1) and over 5e-324, got {alpha}")
     psi = max(discordance, drop)
-    z_alpha = NormalDist().inv_cdf(1 - alpha / 2)
+    z_alpha = -NormalDist().inv_cdf(alpha / 2)  # = z(1 - alpha/2); 1 - alpha/2 may round to 1
     z_power = NormalDist().inv_cdf(power)
     root = z_alpha * math.sqrt(psi) + z_power * math.sqrt(max(psi - drop * drop, 0.0))
-    return math.ceil(root * root / (drop * drop) - 1e-9)
+    square = drop * drop
+    if square >= sys.float_info.min:  # a normal float: the quotient may still overflow
+        needed = root * root / square
+        if math.isfinite(needed):
+            return math.ceil(needed - 1e-9)
+    # A drop under ~1e-154: its square underflows, so divide in exact rationals.
+    return math.ceil(Fraction(root) ** 2 / Fraction(drop) ** 2)
 
 
 @dataclass(frozen=True, slots=True)

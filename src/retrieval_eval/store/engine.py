@@ -34,8 +34,8 @@ from sqlalchemy import Connection, Engine, create_engine, event
 from sqlalchemy.engine import URL
 from sqlalchemy.exc import DBAPIError, SQLAlchemyError
 
-from retrieval_eval.errors import StoreError
-from retrieval_eval.store.url import mask, sqlite_path
+from retrieval_eval.errors import InputError, StoreError
+from retrieval_eval.store.url import is_default_location, mask, sqlite_path
 
 log = logging.getLogger(__name__)
 T = TypeVar("T")
@@ -213,3 +213,15 @@ def with_retry(url: URL, action: str, lock_timeout_s: float, work: Callable[[], 
             log.debug("run store %s locked during %s; retrying", mask(url), action)
             time.sleep(min(delay * (1 + random.random()), max(0.0, deadline - time.monotonic())))
             delay = min(delay * 2, 0.5)
+
+
+def prepare_directory(url: URL, path: Path) -> None:
+    """Create the default store's directory on first use; an explicit path's directory
+    must exist (a typo should not silently create a tree)."""
+    with translated(url, "creating the store directory"):
+        if is_default_location(url):
+            path.parent.mkdir(parents=True, exist_ok=True)
+        elif not path.parent.is_dir():
+            raise InputError(
+                f"directory {str(path.parent)!r} of run store {mask(url)} does not exist"
+            )

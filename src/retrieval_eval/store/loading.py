@@ -11,9 +11,11 @@ from typing import Any
 
 from sqlalchemy import Connection, Select, select
 
+from retrieval_eval.errors import UnknownNameError
 from retrieval_eval.outcomes.compact import CompactOutcomeBuilder, CompactOutcomes
+from retrieval_eval.records.run import RunResult
 from retrieval_eval.store import graded, queries, serialize
-from retrieval_eval.store.models import label_table, outcome_table
+from retrieval_eval.store.models import label_table, outcome_table, run_table
 from retrieval_eval.store.stored_run import StoredRun
 
 #: Outcome rows fetched from the database at a time: a big run's rows are never all
@@ -87,3 +89,12 @@ def _outcomes(
             if grades is not None:
                 judged.setdefault(row[0], {})[row[1]] = grades
     return found, judged
+
+
+def load_run(conn: Connection, run_id: str, outcomes: bool = True) -> RunResult:
+    """The run stored as ``run_id`` exactly; without ``outcomes``, its questions are not
+    read (an empty sequence)."""
+    found = stored_runs(conn, select(run_table).where(run_table.c.run_id == run_id), outcomes)
+    if not found:  # deleted (pruned) since its id was found
+        raise UnknownNameError("run", run_id)
+    return found[0].run

@@ -6,30 +6,33 @@ another writer holds the lock, so concurrent ``reval eval`` processes all get st
 
 from __future__ import annotations
 
-import hashlib
 import logging
 from collections.abc import Callable, Mapping
 from datetime import UTC, datetime
 from functools import partial
-from pathlib import Path
-from typing import TYPE_CHECKING, Any, TypeVar
+from typing import TYPE_CHECKING, TypeVar
 
-from sqlalchemy import Connection, Engine, case, delete, insert, select, text, update
+from sqlalchemy import Connection, Engine, select
 from sqlalchemy.engine import URL
 from sqlalchemy.exc import IntegrityError
 
 from retrieval_eval.errors import InputError, StoreError, UnknownNameError
 from retrieval_eval.records.run import RunResult, RunState
-from retrieval_eval.store import queries, serialize
-from retrieval_eval.store.engine import BEGIN_MODE, create_store_engine, translated, with_retry
+from retrieval_eval.store import baselines, queries, retention, serialize
+from retrieval_eval.store.engine import (
+    BEGIN_MODE,
+    create_store_engine,
+    prepare_directory,
+    with_retry,
+)
 from retrieval_eval.store.ids import new_run_id
-from retrieval_eval.store.loading import stored_runs
-from retrieval_eval.store.models import label_table, outcome_table, run_table
+from retrieval_eval.store.loading import load_run, stored_runs
+from retrieval_eval.store.models import run_table
 from retrieval_eval.store.schema import ensure_schema
-from retrieval_eval.store.stored_run import Accepted, FirstRunRaced, HowAccepted, StoredRun
-from retrieval_eval.store.url import is_default_location, mask, resolve_url, sqlite_path
+from retrieval_eval.store.stored_run import Accepted, HowAccepted, StoredRun
+from retrieval_eval.store.url import mask, resolve_url, sqlite_path
 from retrieval_eval.store.verdicts import VerdictLike
-from retrieval_eval.store.writing import insert_run_rows
+from retrieval_eval.store.writing import id_taken, insert_first_run, insert_run
 
 if TYPE_CHECKING:  # listings load it (``queries.summaries``); judging a run does not
     from retrieval_eval.store.summaries import RunSummary
@@ -55,7 +58,7 @@ class RunStore:
         resolved = resolve_url(url)
         path = sqlite_path(resolved)
         if path is not None:
-            _prepare_directory(resolved, path)
+            prepare_directory(resolved, path)
         engine = create_store_engine(resolved, lock_timeout_s)
         try:
             ensure_schema(engine, resolved, lock_timeout_s)
@@ -119,10 +122,10 @@ class RunStore:
             try:
                 self._write(
                     f"saving run {run_id}",
-                    partial(_insert_first_run if first else _insert_run, row=row, run=run),
+                    partial(insert_first_run if first else insert_run, row=row, run=run),
                 )
             except StoreError as e:
-                if isinstance(e.__cause__, IntegrityError) and _id_taken(e.__cause__):
+                if isinstance(e.__cause__, IntegrityError) and id_taken(e.__cause__):
                     if run.run_id:
                         taken = f"run {run.run_id!r} is already stored in {self.url}"
                         raise InputError(taken) from e
@@ -149,35 +152,16 @@ class RunStore:
         run not accepted otherwise is recorded as accepted by its pin (``HowAccepted.
         PINNED``) while it is pinned."""
         summary = self.resolve_baseline(run_id)
-
-        def work(conn: Connection) -> None:
-            same = (run_table.c.set_name == summary.set_name) & (
-                run_table.c.lineage == summary.lineage
-            )
-            pinned = same & (run_table.c.pinned.is_(True))
-            conn.execute(update(run_table).where(pinned).values(pinned=False, **_UNPINNED))
-            this = run_table.c.run_id == summary.run_id
-            conn.execute(update(run_table).where(this).values(pinned=True))
-            conn.execute(
-                update(run_table)
-                .where(this, run_table.c.accepted_how.is_(None))
-                .values(serialize.accepted_columns(Accepted(HowAccepted.PINNED)))
-            )
-
-        self._write(f"pinning run {summary.run_id}", work)
+        self._write(
+            f"pinning run {summary.run_id}",
+            lambda conn: baselines.pin(conn, summary.run_id, summary.set_name, summary.lineage),
+        )
         return summary.run_id
 
     def unpin(self, run_id: str) -> str:
         """Stop pinning a run; an acceptance that was its pin alone goes with it."""
         full = self.resolve_id(run_id)
-        self._write(
-            f"unpinning run {full}",
-            lambda c: c.execute(
-                update(run_table)
-                .where(run_table.c.run_id == full)
-                .values(pinned=False, **_UNPINNED)
-            ),
-        )
+        self._write(f"unpinning run {full}", partial(baselines.unpin, run_id=full))
         return full
 
     def accept(self, run_id: str, reason: str, by: str, at: datetime | None = None) -> RunSummary:
@@ -190,17 +174,9 @@ class RunStore:
             raise InputError("give who accepts the run: --by NAME")
         summary = self.resolve_baseline(run_id)
         moment = at or datetime.now(UTC)
-        values = {
-            "accepted_at": moment.isoformat(),
-            "accepted_by": by.strip(),
-            "accepted_reason": reason.strip(),
-            **serialize.accepted_columns(Accepted(HowAccepted.PERSON)),
-        }
         self._write(
             f"accepting run {summary.run_id}",
-            lambda c: c.execute(
-                update(run_table).where(run_table.c.run_id == summary.run_id).values(**values)
-            ),
+            lambda conn: baselines.accept(conn, summary.run_id, reason.strip(), by.strip(), moment),
         )
         return self._summary(summary.run_id)
 
@@ -210,17 +186,7 @@ class RunStore:
         were deleted."""
         if keep < 0:
             raise InputError(f"--keep must be 0 or more, got {keep}")
-
-        def work(conn: Connection) -> int:
-            doomed = queries.prune_victims(conn, keep)
-            for i in range(0, len(doomed), queries.BATCH):
-                chunk = doomed[i : i + queries.BATCH]
-                conn.execute(delete(outcome_table).where(outcome_table.c.run_pk.in_(chunk)))
-                conn.execute(delete(label_table).where(label_table.c.run_pk.in_(chunk)))
-                conn.execute(delete(run_table).where(run_table.c.pk.in_(chunk)))
-            return len(doomed)
-
-        deleted: int = self._write("pruning runs", work)
+        deleted = self._write("pruning runs", partial(retention.delete_old_runs, keep=keep))
         log.info("pruned %d runs from %s", deleted, self.url)
         return deleted
 
@@ -234,20 +200,7 @@ class RunStore:
         newest first; deletes nothing."""
         if keep < 0:
             raise InputError(f"--keep must be 0 or more, got {keep}")
-
-        def work(conn: Connection) -> tuple[list[str], list[tuple[str, str]]]:
-            doomed, kept = queries.prune_plan(conn, keep)
-            wanted = [*doomed, *kept]
-            found: dict[int, str] = {}
-            for i in range(0, len(wanted), queries.BATCH):
-                chunk = wanted[i : i + queries.BATCH]
-                rows = conn.execute(
-                    select(run_table.c.pk, run_table.c.run_id).where(run_table.c.pk.in_(chunk))
-                )
-                found.update((pk, run_id) for pk, run_id in rows)
-            return [found[pk] for pk in doomed], [(found[pk], why) for pk, why in kept.items()]
-
-        return self._read("finding runs to prune", work)
+        return self._read("finding runs to prune", partial(retention.prune_plan, keep=keep))
 
     # --- reading -------------------------------------------------------------------------
 
@@ -326,14 +279,7 @@ class RunStore:
         lineage with the best top-1 rate since a person last accepted one (see
         ``queries.drift_reference_query``); None when there is none, or when a run is
         pinned (the pinned baseline is then the reference itself)."""
-        pinned, _ = queries.baseline_queries(run)
-
-        def work(conn: Connection) -> RunResult | None:
-            if conn.scalar(pinned) is not None:
-                return None
-            found = conn.scalar(queries.drift_reference_query(run))
-            return None if found is None else _load_run(conn, str(found))
-
+        work = partial(baselines.drift_reference, run=run)
         return self._read("finding the drift reference", work)
 
     def judging_runs(
@@ -348,88 +294,10 @@ class RunStore:
         any other reference is loaded without its outcomes (drift compares aggregates)."""
         if baseline_id is not None:
             full = self.resolve_baseline(baseline_id).run_id
-            return self._read(f"loading run {full}", partial(_load_run, run_id=full)), None
-        pinned, latest = queries.baseline_queries(run)
-
-        def work(conn: Connection) -> tuple[RunResult | None, RunResult | None]:
-            found = conn.scalar(pinned)
-            if found is not None:  # a pinned baseline is the drift reference itself
-                return _load_run(conn, str(found)), None
-            found = conn.scalar(latest)
-            if found is None:
-                return None, None
-            baseline = _load_run(conn, str(found))
-            reference = conn.scalar(queries.drift_reference_query(run)) if drift else None
-            if reference is None or str(reference) == baseline.run_id:
-                return baseline, None if reference is None else baseline
-            return baseline, _load_run(conn, str(reference), outcomes=False)
-
+            return self._read(f"loading run {full}", partial(load_run, run_id=full)), None
+        work = partial(baselines.judging_runs, run=run, drift=drift)
         return self._read("finding the baseline", work)
 
     def _summary(self, run_id: str) -> RunSummary:
         query = select(run_table).where(run_table.c.run_id == run_id)
         return self._read(f"loading run {run_id}", lambda conn: queries.summaries(conn, query))[0]
-
-
-def _load_run(conn: Connection, run_id: str, outcomes: bool = True) -> RunResult:
-    """The run stored as ``run_id`` exactly; without ``outcomes``, its questions are not
-    read (an empty sequence)."""
-    query = select(run_table).where(run_table.c.run_id == run_id)
-    found = stored_runs(conn, query, outcomes=outcomes)
-    if not found:  # deleted (pruned) since its id was found
-        raise UnknownNameError("run", run_id)
-    return found[0].run
-
-
-def _prepare_directory(url: URL, path: Path) -> None:
-    """Create the default store's directory on first use; an explicit path's directory
-    must exist (a typo should not silently create a tree)."""
-    with translated(url, "creating the store directory"):
-        if is_default_location(url):
-            path.parent.mkdir(parents=True, exist_ok=True)
-        elif not path.parent.is_dir():
-            raise InputError(
-                f"directory {str(path.parent)!r} of run store {mask(url)} does not exist"
-            )
-
-
-#: Unpinning takes back an acceptance that was the pin alone (``HowAccepted.PINNED``).
-_UNPINNED = {
-    "accepted_how": case(
-        (run_table.c.accepted_how == HowAccepted.PINNED.value, None),
-        else_=run_table.c.accepted_how,
-    )
-}
-
-
-def _insert_run(conn: Connection, row: dict[str, Any], run: RunResult) -> None:
-    key = conn.execute(insert(run_table), row).inserted_primary_key
-    assert key is not None
-    insert_run_rows(conn, key[0], run)
-
-
-def _insert_first_run(conn: Connection, row: dict[str, Any], run: RunResult) -> None:
-    """Insert a run accepted as the first of its lineage, unless one was stored first.
-
-    The check and the insert are one transaction under the lineage's lock (SQLite: the
-    store's ``BEGIN IMMEDIATE`` write lock; PostgreSQL: a transaction-level advisory lock
-    on the set and lineage), so of two first runs at once exactly one is accepted as such.
-    """
-    if conn.dialect.name == "postgresql":
-        conn.execute(text("SELECT pg_advisory_xact_lock(:key)"),
-                     {"key": _lineage_lock_key(run.set_name, row["lineage"])})  # fmt: skip
-    winner = conn.scalar(queries.lineage_taken(run))
-    if winner is not None:
-        raise FirstRunRaced(str(winner))
-    _insert_run(conn, row, run)
-
-
-def _lineage_lock_key(set_name: str, lineage: str) -> int:
-    """A signed 64-bit advisory-lock key for one set x lineage."""
-    digest = hashlib.sha256(f"reval-lineage\0{set_name}\0{lineage}".encode()).digest()
-    return int.from_bytes(digest[:8], "big", signed=True)
-
-
-def _id_taken(error: IntegrityError) -> bool:
-    text = str(error.orig).lower()
-    return "run_id" in text or "reval_runs" in text

@@ -1,15 +1,21 @@
-"""A run's per-question rows and labels, written after its ``reval_runs`` row: outcomes
+"""Writing a run: its ``reval_runs`` row, then its per-question rows and labels; outcomes
 in batches (a big run is never encoded whole at once), each with the judgments its
-question was scored against."""
+question was scored against. A run accepted as its lineage's first is written only if
+no run of the lineage was accepted first (``insert_first_run``)."""
 
 from __future__ import annotations
 
-from sqlalchemy import Connection, insert
+import hashlib
+from typing import Any
+
+from sqlalchemy import Connection, insert, text
+from sqlalchemy.exc import IntegrityError
 
 from retrieval_eval.records.run import RunResult
-from retrieval_eval.store import graded, serialize
+from retrieval_eval.store import graded, queries, serialize
 from retrieval_eval.store.bulk import insert_rows
-from retrieval_eval.store.models import label_table, outcome_table
+from retrieval_eval.store.models import label_table, outcome_table, run_table
+from retrieval_eval.store.stored_run import FirstRunRaced
 
 #: Outcome rows encoded and sent per batch.
 SAVE_BATCH = 5_000
@@ -30,3 +36,37 @@ def insert_run_rows(conn: Connection, pk: int, run: RunResult) -> None:
     if run.labels:
         labels = [{"run_pk": pk, "key": k, "value": v} for k, v in run.labels.items()]
         conn.execute(insert(label_table), labels)
+
+
+def insert_run(conn: Connection, row: dict[str, Any], run: RunResult) -> None:
+    key = conn.execute(insert(run_table), row).inserted_primary_key
+    assert key is not None
+    insert_run_rows(conn, key[0], run)
+
+
+def insert_first_run(conn: Connection, row: dict[str, Any], run: RunResult) -> None:
+    """Insert a run accepted as the first of its lineage, unless one was stored first.
+
+    The check and the insert are one transaction under the lineage's lock (SQLite: the
+    store's ``BEGIN IMMEDIATE`` write lock; PostgreSQL: a transaction-level advisory lock
+    on the set and lineage), so of two first runs at once exactly one is accepted as such.
+    """
+    if conn.dialect.name == "postgresql":
+        conn.execute(text("SELECT pg_advisory_xact_lock(:key)"),
+                     {"key": _lineage_lock_key(run.set_name, row["lineage"])})  # fmt: skip
+    winner = conn.scalar(queries.lineage_taken(run))
+    if winner is not None:
+        raise FirstRunRaced(str(winner))
+    insert_run(conn, row, run)
+
+
+def _lineage_lock_key(set_name: str, lineage: str) -> int:
+    """A signed 64-bit advisory-lock key for one set x lineage."""
+    digest = hashlib.sha256(f"reval-lineage\0{set_name}\0{lineage}".encode()).digest()
+    return int.from_bytes(digest[:8], "big", signed=True)
+
+
+def id_taken(error: IntegrityError) -> bool:
+    """Whether ``error`` says the run id is already stored."""
+    message = str(error.orig).lower()
+    return "run_id" in message or "reval_runs" in message

@@ -4,6 +4,7 @@ comments and order in YAML (and its other lines in JSONL)."""
 
 from __future__ import annotations
 
+import gzip
 import json
 from collections.abc import Callable
 from pathlib import Path
@@ -153,6 +154,26 @@ def test_fix_moved_relabels_keeping_comments_and_order(
     again = lint(pets, "--corpus", corpus, "--fix-moved")
     assert again.output.startswith("fixed 0 moved labels in")
     assert pets.read_text() == text
+
+
+def test_fix_moved_rewrites_a_gzipped_yaml_set_in_place_keeping_comments(
+    tmp_path: Path, corpus: Path, lint: Callable
+) -> None:
+    """The loader reads ``.yaml.gz`` (as ``.json.gz`` and ``.jsonl.gz``): the fix writes it
+    back gzipped, atomically, with the same round trip as a plain YAML set."""
+    plain, packed = tmp_path / "plain.yaml", tmp_path / "pets.yaml.gz"
+    plain.write_text(SET)
+    packed.write_bytes(gzip.compress(SET.encode()))
+    result = lint(packed, "--corpus", corpus, "--fix-moved")
+    assert result.exit_code == 0, result.output
+    assert result.output.startswith(f"fixed 2 moved labels in {packed}\n")
+    lint(plain, "--corpus", corpus, "--fix-moved")
+    assert gzip.decompress(packed.read_bytes()).decode() == plain.read_text()
+    assert "# Pets set: judged on the spring export." in plain.read_text()
+    assert load_question_set(packed).questions[2].expected_document_ids == ("c2", "e")
+    assert sorted(p.name for p in tmp_path.iterdir() if p.name.startswith("pets")) == [
+        "pets.yaml.gz", "pets.yaml.gz.lock",
+    ]  # fmt: skip
 
 
 def test_fix_moved_in_jsonl_rewrites_only_the_lines_that_move(

@@ -155,3 +155,14 @@ def test_grades_outside_the_scale_and_conflicting_judgments(tmp_path: Path) -> N
     strict = reval("sets", "lint", str(graded), "--corpus", str(EXAMPLE_CORPUS), "--no-runs",
                    "--strict")  # fmt: skip
     assert strict.returncode == 1 and "grade-outside-scale (1)" in strict.stdout.splitlines()
+
+
+def test_a_threshold_too_small_to_square_plans_the_set_exactly() -> None:
+    """1e-308 is a strict threshold (one lost question regresses), not a crash: its square
+    underflows, so the questions needed are worked out in exact rationals."""
+    done = reval("sets", "lint", str(EXAMPLE_SET), "--corpus", str(EXAMPLE_CORPUS),
+                 "--no-runs", "--format", "json", "--max-top1-drop", "1e-308")  # fmt: skip
+    assert done.returncode == 0, done.stderr
+    top1 = json.loads(done.stdout)["power"]["thresholds"][0]
+    assert top1["threshold"] == 1e-308 and top1["regression_losses"] == 1
+    assert len(str(top1["questions_needed"])) == 616 and not top1["enough_questions"]
