@@ -124,6 +124,9 @@ def test_the_verdict_names_the_unjudged_losses_and_rescoring_turns_it(
     assert done.returncode == 0, done.stderr
     rebased, again = json.loads(out.read_text())["runs"]
     assert rebased["acceptance"]["how"] == "rescored"
+    shown = reval("runs", "show", rebased["run_id"], "--db", db).stdout
+    assert f"accepted as a baseline for these labels: rescored from {base['run_id']}" in shown
+    assert "saved without a regression check" not in shown and "judged pass" not in shown
     turned = again["regression"]
     assert turned["verdict"] == "pass" and turned["baseline_run_id"] == rebased["run_id"]
     assert turned["unjudged_losses"] == []  # q2 is still a loss, on a judged document

@@ -43,6 +43,9 @@ def accepted_line(accepted: Accepted | None) -> str | None:
         return "accepted as a baseline: pinned (reval runs pin), until unpinned"
     if accepted.how is HowAccepted.FIRST_RUN:
         return f"accepted as a baseline: the first run of its lineage, judged{under}"
+    if accepted.how is HowAccepted.RESCORED:  # the source's standing, on the new labels
+        return (f"accepted as a baseline for these labels: rescored from {accepted.baseline}, "
+                "which was one")  # fmt: skip
     return f"accepted as a baseline: judged pass against {accepted.baseline}{under}"
 
 

@@ -21,7 +21,7 @@ from retrieval_eval.records.metrics import GroupMetrics
 from retrieval_eval.records.outcome import QuestionOutcome
 from retrieval_eval.records.run import RunResult, RunState
 from retrieval_eval.regression.verdict_records import RunReport
-from retrieval_eval.report.baseline_notes import acceptance_line
+from retrieval_eval.report.baseline_notes import acceptance_line, accepted_line
 from retrieval_eval.report.fit_table import keep_words_whole
 from retrieval_eval.report.judged_view import group_label, meaning, value_text
 from retrieval_eval.report.model import (
@@ -105,9 +105,11 @@ def render_run(
         console.print()
         render_verdict(console, report.verdict, style, acceptance=report.acceptance,
                        accepted=report.accepted, run_id=run.run_id)  # fmt: skip
-    elif report.acceptance is not None:
-        console.print()
-        console.print(escape(acceptance_line(report.acceptance) or ""))
+    elif report.acceptance is not None or report.accepted is not None:
+        console.print()  # a person's acceptance, or the standing a rescore carried over
+        for line in (accepted_line(report.accepted), acceptance_line(report.acceptance)):
+            if line:
+                console.print(escape(line))
     elif run.run_id and run.state is RunState.COMPLETE:
         console.print()
         console.print(UNJUDGED_NOTE)
