@@ -159,6 +159,7 @@ def test_the_verdict_names_the_unjudged_losses_and_rescoring_turns_it(
     shown = reval("runs", "history", "--set", "features", "--retriever", "s", "--db", db)
     side = shown.stdout.split("side by side", 1)[1]
     assert f"on {old_labels}" in side and f"on {new_labels}" in side
+    assert "rescored baseline" in side  # the base's rescore stands as the new labels' baseline
     latest = json.loads(reval("runs", "history", "--set", "features", "--retriever", "s",
                               "--db", db, "--format", "json", "--label-version",
                               "latest").stdout)  # fmt: skip

@@ -30,6 +30,7 @@ from retrieval_eval.records.run import RunResult
 from retrieval_eval.regression.fingerprint import variant_fingerprint
 from retrieval_eval.regression.stored import stored_verdict
 from retrieval_eval.retrievers.lineage import lineage_of
+from retrieval_eval.store.stored_run import HowAccepted
 
 if TYPE_CHECKING:  # importing store/ would load SQLAlchemy
     from retrieval_eval.store.stored_run import StoredRun
@@ -123,6 +124,8 @@ def _entry(stored: StoredRun) -> HistoryEntry:
         measure_convention=run.measure_convention,
         set_fingerprint=run.set_fingerprint,
         rescored_from=None if stored.rescored_from is None else stored.rescored_from[0],
+        rescored_baseline=stored.accepted is not None
+        and stored.accepted.how is HowAccepted.RESCORED,
     )
 
 

@@ -234,6 +234,15 @@ class HistoryEntry:
     set_fingerprint: str = ""
     #: The run it was rescored from (``reval runs rescore``); None: its retriever was asked.
     rescored_from: str | None = None
+    #: A rescore of an accepted run, accepted for the new labels (it has no verdict of
+    #: its own: it carries its source's standing).
+    rescored_baseline: bool = False
+
+    def verdict_shown(self, unchecked: str = "not stored") -> str:
+        """The stored verdict's kind, else what the run stands as."""
+        if self.verdict is not None:
+            return self.verdict.kind.value
+        return "rescored baseline" if self.rescored_baseline else unchecked
 
 
 @dataclass(frozen=True, slots=True)

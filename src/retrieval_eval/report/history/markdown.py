@@ -78,7 +78,7 @@ def _scored_on(e: HistoryEntry) -> str:
 
 
 def _verdict(e: HistoryEntry) -> str:
-    return "not stored" if e.verdict is None else e.verdict.kind.value
+    return e.verdict_shown()
 
 
 def _rate(e: RateEstimate | None) -> str:

@@ -73,7 +73,7 @@ def render_history_text(history: History, *, color: bool = False, width: int = 1
     for e, before in zip(history.entries, older, strict=True):
         changed = before is not None and before.variant_key != e.variant_key
         errors = f" ({plural(e.errors, 'error')})" if e.errors else ""
-        verdict = ["not stored" if e.verdict is None else e.verdict.kind.value]
+        verdict = [e.verdict_shown()]
         if e.verdict is not None and e.verdict.baseline_run_id:
             verdict[0] += f" vs {short(e.verdict.baseline_run_id)}"
         if e.verdict is not None and e.verdict.variant_change:
@@ -197,7 +197,7 @@ def _cell(e: HistoryEntry | None) -> str:
     if e is None:
         return "-"
     rates = " / ".join("-" if r is None else f"{r.rate:.3f}" for r in (e.top1, e.top3))
-    return f"{rates} {'not stored' if e.verdict is None else e.verdict.kind.value}"
+    return f"{rates} {e.verdict_shown()}"
 
 
 def _before_after(
