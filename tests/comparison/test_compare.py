@@ -8,6 +8,7 @@ from scipy.stats import binomtest
 from support.factory import make_run, question_set
 
 from retrieval_eval.comparison.compare import compare_runs
+from retrieval_eval.comparison.label_versions import version_name
 from retrieval_eval.comparison.overlap import jaccard, rbo
 from retrieval_eval.comparison.results import Cell
 from retrieval_eval.errors import InputError
@@ -105,6 +106,20 @@ def test_runs_of_other_labels_are_reported_incomparable():
     assert [c.run_id for c in comparison.runs] == ["run0", "run1"]
     assert [i.run_id for i in comparison.incomparable] == ["elsewhere"]
     assert comparison.incomparable[0].reasons[0].startswith("labels:")
+    assert not any("rescore" in r for r in comparison.incomparable[0].reasons)  # another set
+
+
+def test_a_run_on_other_labels_of_the_same_set_is_offered_the_rescore():
+    grown = question_set(4, classes=[None, None, None, "near-duplicate"])
+    older = make_run("1111", qs=grown, run_id="older")
+    comparison = compare_runs([*runs(REF, BETTER), older], resamples=50)
+    (item,) = comparison.incomparable
+    hint = item.reasons[-1]
+    assert hint == (
+        f"scored on other labels (version {version_name(grown.fingerprint)}, the reference's "
+        f"{version_name(runs(REF)[0].set_fingerprint)}): reval runs rescore older --set FILE "
+        "scores it on the reference's"
+    )
 
 
 def test_bad_requests():

@@ -18,6 +18,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import replace
 
 from retrieval_eval.comparison.grid import question_rows
+from retrieval_eval.comparison.label_versions import version_name
 from retrieval_eval.comparison.overlap import DEFAULT_RBO_P, jaccard, rbo
 from retrieval_eval.comparison.results import (
     Comparison,
@@ -82,6 +83,13 @@ def compare_runs(
     for run in runs[1:]:
         differences = benchmark_differences(run, reference)
         hard = tuple(str(d) for d in differences if d.part in HARD_PARTS)
+        relabelled = run.set_name == reference.set_name and any(
+            d.part == "labels" for d in differences
+        )
+        if relabelled:  # the same set on other labels: its rankings can be rescored
+            hard += (f"scored on other labels (version {version_name(run.set_fingerprint)}, the "
+                     f"reference's {version_name(reference.set_fingerprint)}): reval runs "
+                     f"rescore {_id(run)} --set FILE scores it on the reference's",)  # fmt: skip
         if hard:
             incomparable.append(IncomparableRun(_id(run), hard))
         else:
