@@ -102,8 +102,8 @@ def section() -> str:
     """The whole of ``.importlinter``."""
     qualified = [f"{PACKAGE}.{p}" for p in packages()]
     text = (
-        "# Written by tools/layers.py from its LAYERS, OWNERS and PLUGIN_API: edit those, then\n"
-        "# run it. Read by lint-imports (.ci/run).\n"
+        "# Written by tools/layers.py from its LAYERS, OWNERS, INNER and PLUGIN_API: edit those,\n"
+        "# then run it. Read by lint-imports (.ci/run).\n"
         "[importlinter]\n" + _list("root_packages", [PACKAGE, *PLUGINS])
         + "include_external_packages = True\n"
     )  # fmt: skip
