@@ -3,8 +3,9 @@ planted before/after whose candidate loses hits to unjudged documents on some qu
 and to judged-not-relevant ones on others gets a verdict naming exactly the unjudged
 losses (every format, and the stored verdict); judging those documents through the
 judging page's writer and rescoring both runs turns the verdict around, and the stored
-history shows both label versions side by side; the
-``unjudged_incomparable`` option never passes a loss on judged documents."""
+history shows both label versions side by side; the ``unjudged_incomparable`` option never
+passes a loss on judged documents, and no option, rescore or set edit passes a run whose
+losses are all on judged documents."""
 
 from __future__ import annotations
 
@@ -230,3 +231,52 @@ def test_the_printed_command_judges_exactly_the_unjudged_documents(
     assert done.returncode == 0, done.stderr
     assert sorted(asked) == sorted((text(int(q[1])), f"u{q[1]}") for q in UNJUDGED)
     assert "2 of 2 candidates graded" in done.stdout
+
+
+#: q2, q3: a document judged not relevant (grade 0) now ranks above the target.
+JUDGED_ONLY = {**BASE, **{text(i): [f"n{i}#0", f"t{i}#0"] for i in (2, 3)}}
+OPTIONS = {
+    "strict": (),
+    "--unjudged-incomparable": ("--unjudged-incomparable",),
+    "--unjudged-strict": ("--unjudged-strict",),
+    "[gate] unjudged_incomparable": ("--config", "incomparable.toml"),
+    "[gate] and --unjudged-incomparable": ("--config", "incomparable.toml",
+                                           "--unjudged-incomparable"),
+}  # fmt: skip
+
+
+@pytest.mark.parametrize("option", list(OPTIONS))
+def test_no_option_passes_losses_on_judged_documents(serve_table, db, tmp_path, option):
+    set_file, _ = write_files(tmp_path)
+    (tmp_path / "incomparable.toml").write_text("[gate]\nunjudged_incomparable = true\n")
+    extra = tuple(str(tmp_path / a) if a.endswith(".toml") else a for a in OPTIONS[option])
+    gate(set_file, serve_table(BASE, identifier="s"), db)
+    code, cand = gate(set_file, serve_table(JUDGED_ONLY, identifier="s"), db, *extra)
+    verdict = cand["regression"]
+    assert (code, verdict["verdict"]) == (1, "regression"), option
+    assert verdict["unjudged_losses"] == [] and "acceptance" not in cand
+
+
+def test_no_rescore_or_set_edit_passes_losses_on_judged_documents(serve_table, db, tmp_path):
+    set_file, _ = write_files(tmp_path)
+    _, base = gate(set_file, serve_table(BASE, identifier="s"), db)
+    _, cand = gate(set_file, serve_table(JUDGED_ONLY, identifier="s"), db)
+    unchanged = tmp_path / "unchanged.yaml"
+    unchanged.write_text(set_file.read_text())
+    grown = yaml.safe_load(set_file.read_text())  # every other document judged relevant
+    for i, question in enumerate(grown["questions"]):
+        question["judgments"][f"u{i}"] = 1
+    grown_file = tmp_path / "grown.yaml"
+    grown_file.write_text(yaml.safe_dump(grown))
+    for labels in (unchanged, grown_file):
+        out = tmp_path / f"rescored-{labels.stem}.json"
+        done = reval("runs", "rescore", base["run_id"], cand["run_id"], "--set", labels,
+                     "--db", db, "--format", "json", "--output", out)  # fmt: skip
+        assert done.returncode == 0, done.stderr
+        _, again = json.loads(out.read_text())["runs"]
+        assert again["regression"]["verdict"] == "regression", labels.name
+        assert "acceptance" not in again
+    # and a later run of the regressed retriever still fails against the rescored baseline
+    code, later = gate(grown_file, serve_table(JUDGED_ONLY, identifier="s"), db,
+                        "--unjudged-incomparable")  # fmt: skip
+    assert (code, later["regression"]["verdict"]) == (1, "regression")
