@@ -119,6 +119,12 @@ def test_the_verdict_names_the_unjudged_losses_and_rescoring_turns_it(
     assert judged[0]["judgments"] == {"t0": 2, "n0": 0, "u0": 1}
     assert set_file.read_text().startswith("# hand-labelled")
 
+    # the gate against the baseline on the older labels says so and offers the rescore
+    code, stale = gate(set_file, serve_table(CAND, identifier="s"), db, "--no-save")
+    assert (code, stale["regression"]["verdict"]) == (1, "incomparable")
+    offer = f"rescore it on the current ones with `reval runs rescore {base['run_id']} --set FILE`"
+    assert any(offer in line for line in stale["regression"]["reasons"])
+
     out = tmp_path / "rescored.json"
     done = reval("runs", "rescore", base["run_id"], cand["run_id"], "--set", set_file,
                  "--db", db, "--format", "json", "--output", out)  # fmt: skip
