@@ -133,6 +133,11 @@ class ChatClient:
         #: Cleared when the server refused ``response_format``.
         self.json_mode = True
 
+    @property
+    def concurrency(self) -> int:
+        """Calls in flight at most."""
+        return self._concurrency
+
     async def __aenter__(self) -> ChatClient:
         self._session = open_session(self._headers, max_connections=self._concurrency)
         return self
@@ -142,9 +147,10 @@ class ChatClient:
             await self._session.close()
 
     async def complete(self, request: ChatRequest) -> ChatAnswer:
-        """The model's answer; ``ChatFailure`` when there is none to use."""
-        deadline = time.monotonic() + self.timeout_s
+        """The model's answer; ``ChatFailure`` when there is none to use. The deadline
+        runs from when the call gets its slot: waiting behind other calls is not its time."""
         async with self._limit:
+            deadline = time.monotonic() + self.timeout_s
             try:
                 body = await retrying(
                     lambda: self._post(request, deadline), self.backoff, _verdict,

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import asyncio
 from collections import Counter
 from collections.abc import Callable
 from dataclasses import dataclass, field
@@ -64,6 +65,9 @@ class ModelCalls:
         self.cache = cache
         self.spend = spend
         self.cache_only = cache_only
+        #: A call takes its slot before the budget is asked, so the budget sees every
+        #: answer but those still in flight (at most ``concurrency - 1`` more).
+        self._slots = asyncio.Semaphore(client.concurrency)
 
     async def ask(self, request: ChatRequest) -> ChatAnswer:
         payload = request.payload()
@@ -76,10 +80,11 @@ class ModelCalls:
                 return hit
         if self.cache_only:
             raise ChatFailure("not-cached", "no cached answer (--cache-only)")
-        self.spend.allow()
-        self.spend.requests += 1
-        answer = await self.client.complete(request)
-        self.spend.record(prompt, answer, cached=False)
+        async with self._slots:
+            self.spend.allow()
+            self.spend.requests += 1
+            answer = await self.client.complete(request)
+            self.spend.record(prompt, answer, cached=False)
         if self.cache is not None:
             self.cache.put(key, payload, answer)
         return answer
