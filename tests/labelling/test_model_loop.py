@@ -208,3 +208,31 @@ def test_judging_prints_its_estimate_first_and_stops_at_its_budget(tmp_path: Pat
     assert second == f"{source}: 2 of {count} candidates graded in {draft}"
     assert f"stopped: --max-requests 2 reached; {count - 2} candidates not asked" in done.stdout
     assert len(graded_by(draft, source)) == 2
+
+
+def test_prices_come_from_reval_toml_unless_the_options_give_them(tmp_path: Path) -> None:
+    """[llm.prices] prices the model a job asks (its estimate and --max-cost stop, which
+    sees every answer before the next call takes its slot); the options override it;
+    another model's entry prices nothing; a bad entry is one line."""
+    config = tmp_path / "reval.toml"
+    config.write_text('[llm.prices]\nm = { prompt = 1000000, completion = 1000000 }\n'
+                      'other = { prompt = 5 }\n')  # fmt: skip
+    draft = tmp_path / "drafted.yaml"
+    with ChatServer(model) as server:
+        args = ("sets", "generate", "--corpus", CORPUS, "--sample", "4", "--llm-url", server.url,
+                "--out", draft, "--no-cache")  # fmt: skip
+        priced = reval(tmp_path, *args, "--model", "m", "--max-cost", "1", "--concurrency", "1")
+        assert priced.returncode == 0, priced.stderr
+        assert " at the given prices " in priced.stdout and "stopped: --max-cost 1" in priced.stdout
+        sent = len(server.requests)
+        assert sent == 1  # a unit per token: the first answer spends the budget
+        overridden = reval(tmp_path, *args, "--model", "m", "--max-cost", "1",
+                           "--price-in", "0", "--price-out", "0")  # fmt: skip
+        assert overridden.returncode == 0, overridden.stderr
+        assert "stopped" not in overridden.stdout and len(server.requests) - sent == 4
+        unpriced = reval(tmp_path, *args, "--model", "n")
+        assert unpriced.returncode == 0 and "at the given prices" not in unpriced.stdout
+        config.write_text("[llm.prices]\nm = { prompt = -1 }\n")
+        bad = reval(tmp_path, *args, "--model", "m")
+    assert bad.returncode == 2 and bad.stderr.count("\n") == 1
+    assert "[llm.prices] 'm': prices must be numbers >= 0" in bad.stderr

@@ -108,7 +108,7 @@ def generate_command(
     from retrieval_eval.labelling.llm.generate import GenerateOptions
     from retrieval_eval.labelling.llm.job import generate_set, prepare_generation
 
-    endpoint = model_endpoint(llm_url, endpoint_options)
+    endpoint = model_endpoint(llm_url, model, endpoint_options)
     options = GenerateOptions(
         model, sample, seed, match, gap, strata, max_document_chars, temperature,
         on_mismatch=on_form_mismatch,

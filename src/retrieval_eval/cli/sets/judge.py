@@ -102,7 +102,7 @@ def _judge_with_model(
     from retrieval_eval.labelling.llm.job import judge_set, prepare_judging
     from retrieval_eval.labelling.llm.judge import JudgeOptions
 
-    endpoint = model_endpoint(url, endpoint_options)
+    endpoint = model_endpoint(url, model, endpoint_options)
     job = prepare_judging(set_file, corpus, JudgeOptions(model), endpoint.prices, prompt)
     source, estimate = job.source, job.estimate
     if estimate.requests:

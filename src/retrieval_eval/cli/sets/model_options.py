@@ -11,6 +11,7 @@ from typing import TYPE_CHECKING, Any, TypeVar
 import click
 
 if TYPE_CHECKING:
+    from retrieval_eval.labelling.llm.budget import Prices
     from retrieval_eval.labelling.llm.job import Estimate, ModelEndpoint
 
 F = TypeVar("F", bound=Callable[..., Any])
@@ -28,10 +29,13 @@ _OPTIONS = (
                  help="Stop before sending more requests than this."),
     click.option("--max-cost", type=click.FloatRange(min=0), default=None,
                  help="Stop once the priced tokens reach this."),
-    click.option("--price-in", type=click.FloatRange(min=0), default=0.0,
-                 help="Price of a million prompt tokens (for the estimate and --max-cost)."),
-    click.option("--price-out", type=click.FloatRange(min=0), default=0.0,
-                 help="Price of a million completion tokens."),
+    click.option("--price-in", type=click.FloatRange(min=0), default=None,
+                 help="Price of a million prompt tokens (for the estimate and --max-cost) "
+                 "[default: the model's in reval.toml [llm.prices], else none]."),
+    click.option("--price-out", type=click.FloatRange(min=0), default=None,
+                 help="Price of a million completion tokens [default: as --price-in]."),
+    click.option("--config", "config_path", type=click.Path(dir_okay=False, path_type=Path),
+                 default=None, help="Read [llm.prices] from this file instead of ./reval.toml."),
     click.option("--cache-only", is_flag=True,
                  help="Answer from the cache alone, sending nothing (replay a job offline)."),
     click.option("--no-cache", is_flag=True, help="Neither read nor keep answers."),
@@ -44,10 +48,11 @@ def model_options(function: F) -> F:
     return function
 
 
-def model_endpoint(url: str, params: dict[str, Any]) -> ModelEndpoint:
-    """The endpoint the shared options describe; they are taken out of ``params``."""
+def model_endpoint(url: str, model: str, params: dict[str, Any]) -> ModelEndpoint:
+    """The endpoint the shared options describe for ``model``; they are taken out of
+    ``params``."""
     from retrieval_eval.errors import ConfigError
-    from retrieval_eval.labelling.llm.budget import Limits, Prices
+    from retrieval_eval.labelling.llm.budget import Limits
     from retrieval_eval.labelling.llm.job import ModelEndpoint
     from retrieval_eval.store.url import reval_home
 
@@ -60,9 +65,25 @@ def model_endpoint(url: str, params: dict[str, Any]) -> ModelEndpoint:
     cache: Path | None = None if params.pop("no_cache") else reval_home() / "llm-cache"
     return ModelEndpoint(
         url, api_key, params.pop("timeout_s"), params.pop("concurrency"), cache,
-        params.pop("cache_only"), Prices(params.pop("price_in"), params.pop("price_out")),
+        params.pop("cache_only"), _prices(model, params),
         Limits(params.pop("max_requests"), params.pop("max_cost")),
     )  # fmt: skip
+
+
+def _prices(model: str, params: dict[str, Any]) -> Prices:
+    """The options' prices when either is given, else the model's in reval.toml."""
+    from retrieval_eval.labelling.llm.budget import Prices
+    from retrieval_eval.labelling.llm.prices import configured_prices
+    from retrieval_eval.retrievers.config import load_toml
+    from retrieval_eval.retrievers.config_file import default_config_path
+
+    given, path = (params.pop("price_in"), params.pop("price_out")), params.pop("config_path")
+    if any(price is not None for price in given):
+        return Prices(*(price or 0.0 for price in given))
+    config = path or default_config_path()
+    if not config.is_file():
+        return Prices()
+    return configured_prices(load_toml(config), config, model) or Prices()
 
 
 def tokens_line(estimate: Estimate) -> str:
