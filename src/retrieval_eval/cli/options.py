@@ -34,13 +34,14 @@ def db_option(function: F) -> F:
 
 
 def config_option(function: F) -> F:
-    """``--config FILE``: the reval.toml naming retrievers, one definition for every
-    command that opens a retriever by name."""
+    """``--config FILE``: the reval.toml to read (named retrievers, ``[gate]``,
+    ``[labels]``, ``[llm.prices]``), one definition for every command that reads one."""
     return click.option(
         "--config",
         "config_path",
         type=click.Path(dir_okay=False, path_type=Path),
-        help="Read named retrievers from this file instead of ./reval.toml.",
+        help="Read this reval.toml instead of ./reval.toml (named retrievers, [gate], "
+        "[labels], [llm.prices]).",
     )(function)
 
 

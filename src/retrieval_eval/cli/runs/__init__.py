@@ -39,8 +39,9 @@ from retrieval_eval.report.plural import plural
         ),
         "export-baseline": Lazy(
             "retrieval_eval.cli.runs.export_baseline:export_baseline",
-            "Write RUN, an accepted baseline, to FILE: its rankings and hits per question, its "
-            "figures, fingerprints and lineage, and how it was accepted.",
+            "Write RUN, an accepted baseline, to FILE: its rankings, hits and judgments per "
+            "question, its figures and measures, fingerprints and lineage, and how it was "
+            "accepted.",
         ),
         "rescore": Lazy(
             "retrieval_eval.cli.runs.rescore:rescore",

@@ -10,6 +10,8 @@ from typing import TYPE_CHECKING, Any, TypeVar
 
 import click
 
+from retrieval_eval.cli.options import config_option
+
 if TYPE_CHECKING:
     from retrieval_eval.labelling.llm.budget import Prices
     from retrieval_eval.labelling.llm.job import Estimate, ModelEndpoint
@@ -34,8 +36,6 @@ _OPTIONS = (
                  "[default: the model's in reval.toml [llm.prices], else none]."),
     click.option("--price-out", type=click.FloatRange(min=0), default=None,
                  help="Price of a million completion tokens [default: as --price-in]."),
-    click.option("--config", "config_path", type=click.Path(dir_okay=False, path_type=Path),
-                 default=None, help="Read [llm.prices] from this file instead of ./reval.toml."),
     click.option("--cache-only", is_flag=True,
                  help="Answer from the cache alone, sending nothing (replay a job offline)."),
     click.option("--no-cache", is_flag=True, help="Neither read nor keep answers."),
@@ -43,9 +43,10 @@ _OPTIONS = (
 
 
 def model_options(function: F) -> F:
+    """The shared options, and ``--config`` (where ``[llm.prices]`` is read)."""
     for option in reversed(_OPTIONS):
         function = option(function)
-    return function
+    return config_option(function)
 
 
 def model_endpoint(url: str, model: str, params: dict[str, Any]) -> ModelEndpoint:
