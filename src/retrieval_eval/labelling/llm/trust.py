@@ -17,11 +17,11 @@ from pathlib import Path
 from typing import Any
 
 from retrieval_eval.errors import InputError
-from retrieval_eval.labelling.document import load_document
 from retrieval_eval.labelling.llm.accept import AcceptRule
-from retrieval_eval.questions.formats import set_format
+from retrieval_eval.questions.formats import read_text
 from retrieval_eval.questions.labelling import LABELLING_KEY, MODEL_PREFIX
 from retrieval_eval.questions.model import GoldenQuestionSet
+from retrieval_eval.questions.reading import read_set_file
 
 
 def model_labelled(question: Any) -> bool:
@@ -56,17 +56,16 @@ def _number(value: object) -> bool:
 
 
 def untrusted_model_labels(path: Path, rule: AcceptRule | None) -> list[str]:
-    """Ids of the questions of the set file ``path`` whose model labels ``rule`` does not
-    trust (none for a file that is not YAML: the labelling commands write YAML only)."""
-    if set_format(path) != "yaml" or path.suffix.lower() == ".gz":
-        return []
-    if "llm:" not in path.read_text(encoding="utf-8", errors="replace"):
+    """Ids of the questions of the set file ``path`` (any set format: the labelling
+    commands write YAML, but a set may be converted) whose model labels ``rule`` does not
+    trust."""
+    if MODEL_PREFIX not in read_text(path, None):
         return []  # the common case: no model decided anything here
-    document, _ = load_document(path)
+    questions = read_set_file(path).questions
     return [
-        str(q["id"])
-        for q in document.get("questions") or []
-        if model_labelled(q) and not trusted(q, rule)
+        str(q.get("id"))
+        for q in (questions if isinstance(questions, list) else [])
+        if isinstance(q, dict) and model_labelled(q) and not trusted(q, rule)
     ]
 
 
