@@ -90,6 +90,14 @@ def side_by_side(newest_first: Sequence[HistoryEntry]) -> tuple[SideBySide, ...]
     return tuple(SideBySide(run_id, by_id[run_id].variant, groups[run_id]) for run_id in order)
 
 
+def shown_label(selected: Sequence[StoredRun], which: str) -> str:
+    """What ``select_labels(..., which)`` chose, as views name it: ``all``, or the one
+    version's name (``which`` may have been ``latest`` or a prefix)."""
+    if which == ALL or not selected:
+        return ALL
+    return version_name(selected[0].run.set_fingerprint)
+
+
 def select_labels(stored: Sequence[StoredRun], which: str) -> list[StoredRun]:
     """The runs scored on one label version: ``all``, ``latest`` (the newest run's) or a
     fingerprint, whole or a prefix of its hex digits; an unknown or ambiguous one is bad

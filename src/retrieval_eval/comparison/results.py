@@ -13,6 +13,7 @@ from datetime import datetime
 from enum import StrEnum
 from typing import TYPE_CHECKING
 
+from retrieval_eval.comparison.label_versions import version_name
 from retrieval_eval.records.metrics import GroupMetrics, LatencySummary, MeasureMean, RateEstimate
 from retrieval_eval.regression.verdict_records import Verdict
 from retrieval_eval.scoring.judged import JudgedAtK
@@ -237,6 +238,11 @@ class HistoryEntry:
     #: A rescore of an accepted run, accepted for the new labels (it has no verdict of
     #: its own: it carries its source's standing).
     rescored_baseline: bool = False
+
+    @property
+    def label_version(self) -> str:
+        """The labels it was scored on, by the name every view gives them."""
+        return version_name(self.set_fingerprint)
 
     def verdict_shown(self, unchecked: str = "not stored") -> str:
         """The stored verdict's kind, else what the run stands as."""

@@ -15,7 +15,7 @@ from starlette.requests import Request
 
 from retrieval_eval.comparison.compare import compare_runs
 from retrieval_eval.comparison.history import build_history
-from retrieval_eval.comparison.label_versions import ALL, select_labels, version_name
+from retrieval_eval.comparison.label_versions import ALL, select_labels, shown_label
 from retrieval_eval.errors import InputError, RevalError, UnknownNameError
 from retrieval_eval.records.run import RunState
 from retrieval_eval.regression.stored import stored_verdict
@@ -125,8 +125,9 @@ def history_page(store: RunStore, request: Request) -> str:
             f"{set_name} × {retriever}",
             hint="no runs stored; the runs list shows the stored ones",
         )
-    labels_shown = ALL if label_version == ALL else version_name(shown[0].run.set_fingerprint)
-    history = build_history(set_name, retriever, shown, labels_shown=labels_shown)
+    history = build_history(
+        set_name, retriever, shown, labels_shown=shown_label(shown, label_version)
+    )
     view = history_view(history, questions=questions, limit=limit)
     return _page("history.html.j2", view=view)
 

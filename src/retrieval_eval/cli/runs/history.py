@@ -49,16 +49,11 @@ def history(
     Runs scored on other versions of the labels (a rescore, a set that grew) are told
     apart, and each stored ranking is shown beside its rescores."""
     from retrieval_eval.comparison.history import build_history
-    from retrieval_eval.comparison.label_versions import select_labels, version_name
+    from retrieval_eval.comparison.label_versions import select_labels, shown_label
 
     with open_run_store(db_url) as store:
         stored = select_labels(store.history(set_name, retriever, limit), label_version)
         where = store.url
-    shown = (
-        label_version
-        if label_version == "all" or not stored
-        else version_name(stored[0].run.set_fingerprint)
-    )
     if not stored and fmt == "html":  # a page of nothing: most likely a misspelt name
         from retrieval_eval.errors import UnknownNameError
 
@@ -69,7 +64,9 @@ def history(
         )
     if not stored:
         click.echo(f"no runs of set {set_name!r} with retriever {retriever!r}", err=True)
-    result = build_history(set_name, retriever, stored, labels_shown=shown)
+    result = build_history(
+        set_name, retriever, stored, labels_shown=shown_label(stored, label_version)
+    )
     if fmt == "html":
         from retrieval_eval.report.history.html_view import render_history_html
 

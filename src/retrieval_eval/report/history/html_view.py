@@ -13,7 +13,6 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
-from retrieval_eval.comparison.label_versions import version_name
 from retrieval_eval.comparison.results import History, HistoryEntry
 from retrieval_eval.metric_keys import TOP1_HIT_RATE
 from retrieval_eval.report.html.measures import HistoryMeasures, history_measures
@@ -51,8 +50,6 @@ class HistoryView:
     limit: int | None = None
     #: Each shown run's stored IR measures; None when no shown run stored any.
     measures: HistoryMeasures | None = None
-    #: Per entry (newest first): the label version it was scored on, by name.
-    versions: tuple[str, ...] = ()
 
 
 def history_view(
@@ -70,9 +67,8 @@ def history_view(
     parts = differing_parts(labels) if len(labels) > 1 else [() for _ in labels]
     differs = {label: PART_SEPARATOR.join(p) for label, p in zip(labels, parts, strict=True)}
     chart = _chart(oldest_first, variants)
-    versions = tuple(version_name(e.set_fingerprint) for e in history.entries)
     return HistoryView(history, variants, letters, chart, changed, differs, questions, limit,
-                       history_measures(history), versions)  # fmt: skip
+                       history_measures(history))  # fmt: skip
 
 
 def verdict_kind(entry: HistoryEntry) -> str:

@@ -24,7 +24,6 @@ from __future__ import annotations
 
 from typing import Any
 
-from retrieval_eval.comparison.label_versions import version_name
 from retrieval_eval.comparison.results import History, HistoryEntry
 from retrieval_eval.records.json_shape import measures_to_dict
 from retrieval_eval.records.metrics import RateEstimate
@@ -88,7 +87,7 @@ def _entry(e: HistoryEntry) -> dict[str, Any]:
         "accepted": acceptance_dict(e.acceptance),
         "measures": measures_to_dict(e.measures, e.measure_convention),
         "set_fingerprint": e.set_fingerprint,
-        "label_version": version_name(e.set_fingerprint),
+        "label_version": e.label_version,
         "rescored_from": e.rescored_from,
     }
 

@@ -3,7 +3,6 @@ then the flaky and the never-hit questions."""
 
 from __future__ import annotations
 
-from retrieval_eval.comparison.label_versions import version_name
 from retrieval_eval.comparison.results import History, HistoryEntry
 from retrieval_eval.records.metrics import RateEstimate
 from retrieval_eval.report.plural import plural
@@ -28,7 +27,7 @@ def render_history_markdown(history: History) -> str:
         lines.append(
             f"| {e.started_at:%Y-%m-%d %H:%M} | `{_cell(e.run_id)}`{pin} | {_cell(e.variant)} "
             f"|{scored_on} {_cell(labels)} | {_interval(e.top1)} | {_interval(e.top3)} "
-            f"| {_verdict(e)} |"
+            f"| {e.verdict_shown()} |"
         )
     if versions:
         lines += _side_by_side(history)
@@ -67,18 +66,16 @@ def _side_by_side(history: History) -> list[str]:
         cells = []
         for name in names:
             e = row.by_version.get(name)
-            cells.append("–" if e is None else f"{_rate(e.top1)} / {_rate(e.top3)} {_verdict(e)}")
+            cells.append(
+                "–" if e is None else f"{_rate(e.top1)} / {_rate(e.top3)} {e.verdict_shown()}"
+            )
         lines.append(f"| `{_cell(row.source_run_id)}` | " + " | ".join(cells) + " |")
     return lines
 
 
 def _scored_on(e: HistoryEntry) -> str:
     rescored = f" (rescored from `{_cell(e.rescored_from)}`)" if e.rescored_from else ""
-    return f"`{version_name(e.set_fingerprint)}`{rescored}"
-
-
-def _verdict(e: HistoryEntry) -> str:
-    return e.verdict_shown()
+    return f"`{e.label_version}`{rescored}"
 
 
 def _rate(e: RateEstimate | None) -> str:

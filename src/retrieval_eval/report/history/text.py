@@ -9,7 +9,6 @@ from collections.abc import Mapping
 
 from rich.console import Console
 
-from retrieval_eval.comparison.label_versions import version_name
 from retrieval_eval.comparison.results import History, HistoryEntry
 from retrieval_eval.records.metrics import RateEstimate
 from retrieval_eval.report.fit_table import Column, Drop, Shorten, Step, fitted_table
@@ -190,7 +189,7 @@ def _label_versions(
 
 def _scored_on(e: HistoryEntry) -> str:
     rescored = f" (rescored from {short(e.rescored_from)})" if e.rescored_from else ""
-    return version_name(e.set_fingerprint) + rescored
+    return e.label_version + rescored
 
 
 def _cell(e: HistoryEntry | None) -> str:
